@@ -1,0 +1,80 @@
+"""The public functions, as thin calls into the process-wide plugin host.
+
+Kept separate from ``__init__`` so that importing the package imports neither pydantic
+nor pluggy: the host (and everything behind it) is imported on the first call.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from .errors import PluginLoadError
+    from .processors import Formatter, InputProcessor, OutputProcessor
+    from .registry import ModelInfo, ModelRegistry, PluginInfo, Resolution
+
+
+def _registry() -> ModelRegistry:
+    from .plugins import default_host
+
+    return default_host().registry()
+
+
+def get_formatter(model: str, /) -> Formatter:
+    """The formatter (input and output processor) for a model name.
+
+    Any name people use works: a model id (``granite-3.2-8b-instruct``), a Hugging Face
+    id, an Ollama tag, a GGUF file name, a watsonx id. Raises
+    :class:`~granite_formatters.UnknownModelError` for a name no plugin provides.
+    """
+    return _registry().get_formatter(model)
+
+
+def get_input_processor(model: str, /) -> InputProcessor:
+    """The input processor for a model name (see :func:`get_formatter`)."""
+    return get_formatter(model).input_processor
+
+
+def get_output_processor(model: str, /) -> OutputProcessor:
+    """The output processor for a model name (see :func:`get_formatter`)."""
+    return get_formatter(model).output_processor
+
+
+def resolve_model(model: str, /) -> Resolution:
+    """Resolve a name without creating processors: which model, which rule, which plugin."""
+    return _registry().resolve(model)
+
+
+def list_models() -> list[ModelInfo]:
+    """Every registered model with its aliases, patterns and plugin, sorted by id."""
+    return _registry().list_models()
+
+
+def list_plugins() -> list[PluginInfo]:
+    """Every plugin that was found, with its version, models and problems."""
+    return _registry().list_plugins()
+
+
+def plugin_errors() -> list[PluginLoadError]:
+    """Problems met while loading plugins; empty when every plugin loaded cleanly."""
+    from .plugins import default_host
+
+    return default_host().plugin_errors()
+
+
+def register_plugin(plugin: object, *, name: str) -> None:
+    """Register a plugin object without packaging (tests, notebooks, one-off formatters).
+
+    ``plugin`` is a module, class or instance whose ``register_formatters`` is marked
+    with :data:`~granite_formatters.hookimpl`. The registry is rebuilt on next use.
+    """
+    from .plugins import default_host
+
+    default_host().register_plugin(plugin, name=name)
+
+
+def unregister_plugin(name: str, /) -> None:
+    """Remove a plugin added with :func:`register_plugin`."""
+    from .plugins import default_host
+
+    default_host().unregister_plugin(name)

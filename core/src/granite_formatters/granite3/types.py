@@ -1,0 +1,120 @@
+"""Types shared by the Granite 3 family of formatters (3.1, 3.2, 3.3, ...)."""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, StrictBool, ValidationError, field_validator
+
+from ..types import AssistantMessage, ChatCompletion, Document
+
+__all__ = [
+    "Citation",
+    "Granite3AssistantMessage",
+    "Granite3ChatCompletion",
+    "Granite3Controls",
+    "Granite3Kwargs",
+    "Hallucination",
+]
+
+
+class Hallucination(BaseModel):
+    """A sentence of the response that the model flagged as possibly hallucinated.
+
+    ``response_begin``/``response_end`` index the cleaned response (the message's
+    ``content``); they are ``None`` when the flagged text could not be found there.
+    """
+
+    hallucination_id: str
+    risk: str
+    reasoning: str | None = None
+    response_text: str
+    response_begin: int | None = None
+    response_end: int | None = None
+
+
+class Citation(BaseModel):
+    """A citation parsed from model output.
+
+    ``response_begin``/``response_end`` index the cleaned response (``content``), and
+    ``context_begin``/``context_end`` index the full text of the cited input document.
+    A span that could not be located is ``None`` (never a fake ``0``).
+    """
+
+    citation_id: str
+    doc_id: str
+    context_text: str
+    context_begin: int | None = None
+    context_end: int | None = None
+    response_text: str = ""
+    response_begin: int | None = None
+    response_end: int | None = None
+
+
+class Granite3Controls(BaseModel):
+    """Output controls for Granite 3.x models, as given in ``chat_template_kwargs.controls``."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    citations: StrictBool | None = None
+    hallucinations: StrictBool | None = None
+    length: Literal["short", "long"] | None = None
+    originality: Literal["extractive", "abstractive"] | None = None
+
+
+class Granite3Kwargs(BaseModel):
+    """The ``chat_template_kwargs`` the Granite 3 templates understand.
+
+    ``controls`` keeps the caller's dict (key order and ``false`` values matter: the
+    template prints it verbatim) after checking it against :class:`Granite3Controls`.
+    A misspelt option is an error, not silently ignored.
+    """
+
+    model_config = ConfigDict(extra="forbid")
+
+    thinking: StrictBool = False
+    controls: dict[str, Any] | None = None
+
+    @field_validator("controls")
+    @classmethod
+    def _check_controls(cls, value: dict[str, Any] | None) -> dict[str, Any] | None:
+        if value is not None:
+            Granite3Controls.model_validate(value)
+        return value
+
+
+_EMPTY_KWARGS = Granite3Kwargs()
+
+
+class Granite3ChatCompletion(ChatCompletion):
+    """A chat request with its Granite 3 template options validated."""
+
+    chat_template_kwargs: Granite3Kwargs = Field(default=_EMPTY_KWARGS)  # type: ignore[assignment]
+
+    @field_validator("chat_template_kwargs", mode="before")
+    @classmethod
+    def _none_is_empty(cls, value: Any) -> Any:
+        return _EMPTY_KWARGS if value is None else value
+
+    def controls(self) -> Granite3Controls:
+        """The validated controls (empty when none were given)."""
+        raw = self.chat_template_kwargs.controls
+        if not raw:
+            return Granite3Controls()
+        try:
+            return Granite3Controls.model_validate(raw)
+        except ValidationError:  # pragma: no cover - validated on construction
+            return Granite3Controls()
+
+    def thinking(self) -> bool:
+        """Whether chain-of-thought ("thinking") mode was requested."""
+        return self.chat_template_kwargs.thinking
+
+
+class Granite3AssistantMessage(AssistantMessage):
+    """An assistant message with the Granite 3 extras parsed out of the raw text."""
+
+    citations: list[Citation] = Field(default_factory=list)
+    documents: list[Document] = Field(default_factory=list)
+    hallucinations: list[Hallucination] = Field(default_factory=list)
+    stop_reason: str | None = None

@@ -1,0 +1,104 @@
+"""The two interfaces every formatter implements, and the pair that binds them to a model."""
+
+from __future__ import annotations
+
+import datetime
+from abc import ABC, abstractmethod
+from typing import TYPE_CHECKING, Any
+
+from .types import AssistantMessage, ChatCompletion
+
+if TYPE_CHECKING:
+    from .registry import PluginInfo
+
+__all__ = ["Formatter", "InputProcessor", "OutputProcessor", "RequestLike"]
+
+#: What a formatter accepts as a request: a typed request, a dict, or a JSON string.
+RequestLike = ChatCompletion | dict[str, Any] | str
+
+
+class InputProcessor(ABC):
+    """Turns a chat request into the exact prompt string a model was trained on."""
+
+    @abstractmethod
+    def transform(
+        self,
+        chat_completion: RequestLike,
+        add_generation_prompt: bool = True,
+        *,
+        today: datetime.date | None = None,
+    ) -> str:
+        """Render ``chat_completion`` as a prompt.
+
+        ``add_generation_prompt`` appends the assistant header that asks the model to
+        answer. ``today`` pins the date that some formats print; when it is ``None``
+        the current date is read at each call.
+
+        Raises :class:`~granite_formatters.errors.InvalidRequestError` for a request
+        the format cannot express.
+        """
+
+
+class OutputProcessor(ABC):
+    """Turns a model's raw output text into a structured assistant message."""
+
+    @abstractmethod
+    def transform(
+        self, model_output: str, chat_completion: RequestLike | None = None
+    ) -> AssistantMessage:
+        """Parse ``model_output``, optionally using the request that produced it.
+
+        ``model_output`` may be an incomplete prefix of a stream. Implementations never
+        raise on model output: they return the best message they can, keep the raw
+        text, and record what they could not interpret in ``notes``.
+        """
+
+
+class Formatter:
+    """An input and an output processor for one model, as ``get_formatter`` returns it."""
+
+    __slots__ = ("input_processor", "model_id", "output_processor", "plugin")
+
+    def __init__(
+        self,
+        model_id: str,
+        input_processor: InputProcessor,
+        output_processor: OutputProcessor,
+        plugin: PluginInfo | None = None,
+    ) -> None:
+        self.model_id = model_id
+        self.input_processor = input_processor
+        self.output_processor = output_processor
+        self.plugin = plugin
+
+    def __repr__(self) -> str:
+        plugin = f" from {self.plugin.name} {self.plugin.version}" if self.plugin else ""
+        return f"<Formatter {self.model_id}{plugin}>"
+
+    def format(
+        self,
+        request: RequestLike,
+        *,
+        add_generation_prompt: bool = True,
+        today: datetime.date | None = None,
+        special_tokens: str | None = None,
+    ) -> str:
+        """Render ``request`` as this model's prompt string.
+
+        ``special_tokens`` (``"error"``, ``"strip"`` or ``"keep"``) is passed on to
+        processors that support a special-token policy; ``None`` keeps their default.
+        """
+        if special_tokens is None:
+            return self.input_processor.transform(
+                request, add_generation_prompt, today=today
+            )
+        transform: Any = self.input_processor.transform
+        return str(
+            transform(
+                request, add_generation_prompt, today=today, special_tokens=special_tokens
+            )
+        )
+
+    def parse(self, model_output: str, request: RequestLike | None = None) -> AssistantMessage:
+        """Parse raw model output into a structured assistant message."""
+        return self.output_processor.transform(model_output, request)

@@ -1,0 +1,47 @@
+"""Granite 3.2 formatter plugin for granite-formatters.
+
+This module is what the ``granite_formatters`` entry point loads: it only registers
+model names. The processors live in :mod:`.input` and :mod:`.output` and are imported
+the first time a Granite 3.2 model is used.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from granite_formatters import hookimpl
+
+if TYPE_CHECKING:
+    from granite_formatters import Register
+
+__all__ = ["register_formatters"]
+
+_INPUT = "granite_formatters_granite32.input:Granite32InputProcessor"
+_OUTPUT = "granite_formatters_granite32.output:Granite32OutputProcessor"
+
+
+@hookimpl
+def register_formatters(register: Register) -> None:
+    """Register Granite 3.2 instruct 2b and 8b, and the 8b preview."""
+    for size in ("2b", "8b"):
+        register(
+            f"granite-3.2-{size}-instruct",
+            input_processor=_INPUT,
+            output_processor=_OUTPUT,
+            aliases=[
+                f"ibm-granite/granite-3.2-{size}-instruct",
+                f"granite3.2:{size}",
+                f"ibm/granite-3-2-{size}-instruct",
+            ]
+            + (["granite3.2", "granite3.2:latest"] if size == "8b" else []),
+            patterns=[f"granite-3.2-{size}-instruct-*"],
+            description=f"IBM Granite 3.2 {size} instruct",
+        )
+    register(
+        "granite-3.2-8b-instruct-preview",
+        input_processor=_INPUT,
+        output_processor=_OUTPUT,
+        aliases=["ibm-granite/granite-3.2-8b-instruct-preview", "granite-8b-instruct-preview-4k"],
+        patterns=["granite-3.2-8b-instruct-preview-*"],
+        description="IBM Granite 3.2 8b instruct preview",
+    )

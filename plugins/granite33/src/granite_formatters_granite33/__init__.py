@@ -1,0 +1,39 @@
+"""Granite 3.3 formatter plugin for granite-formatters.
+
+This module is what the ``granite_formatters`` entry point loads: it only registers
+model names. The processors live in :mod:`.input` and :mod:`.output` and are imported
+the first time a Granite 3.3 model is used.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from granite_formatters import hookimpl
+
+if TYPE_CHECKING:
+    from granite_formatters import Register
+
+__all__ = ["register_formatters"]
+
+_INPUT = "granite_formatters_granite33.input:Granite33InputProcessor"
+_OUTPUT = "granite_formatters_granite33.output:Granite33OutputProcessor"
+
+
+@hookimpl
+def register_formatters(register: Register) -> None:
+    """Register Granite 3.3 instruct 2b and 8b."""
+    for size in ("2b", "8b"):
+        register(
+            f"granite-3.3-{size}-instruct",
+            input_processor=_INPUT,
+            output_processor=_OUTPUT,
+            aliases=[
+                f"ibm-granite/granite-3.3-{size}-instruct",
+                f"granite3.3:{size}",
+                f"ibm/granite-3-3-{size}-instruct",
+            ]
+            + (["granite3.3", "granite3.3:latest"] if size == "8b" else []),
+            patterns=[f"granite-3.3-{size}-instruct-*"],
+            description=f"IBM Granite 3.3 {size} instruct",
+        )
