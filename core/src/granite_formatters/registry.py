@@ -174,7 +174,7 @@ def _instantiate(source: ProcessorSource[P], kind: type[P], spec: FormatterSpec)
         return target
     if not callable(target):
         raise PluginLoadError(
-            spec.plugin, None, f"{source!r} for model {spec.model_id} is not a {kind.__name__}"
+            spec.plugin, None, f"{source!r} for model {spec.model_id} is not an {kind.__name__}"
         )
     try:
         instance = target()
@@ -187,7 +187,7 @@ def _instantiate(source: ProcessorSource[P], kind: type[P], spec: FormatterSpec)
             spec.plugin,
             None,
             f"{source!r} for model {spec.model_id} produced {type(instance).__name__}, "
-            f"not a {kind.__name__}",
+            f"not an {kind.__name__}",
         )
     return instance
 
@@ -256,31 +256,31 @@ class ModelRegistry:
         later claim on a model id or alias that is already taken is dropped and
         recorded as a :class:`Conflict`.
         """
-        accepted: list[FormatterSpec] = []
-        owner: dict[str, tuple[str, str]] = {}  # name -> (model id, plugin)
+        ordered = list(registrations)
+        ids: dict[str, FormatterSpec] = {}
         conflicts: list[Conflict] = []
-        for spec in registrations:
-            winner = owner.get(spec.model_id)
-            if winner is not None and winner[1] != spec.plugin:
+        for spec in ordered:  # ids first: an id always beats another model's alias
+            first = ids.get(spec.model_id)
+            if first is None:
+                ids[spec.model_id] = spec
+            elif first is not spec:
                 conflicts.append(
-                    Conflict(spec.model_id, winner[0], spec.model_id, winner[1], spec.plugin)
+                    Conflict(spec.model_id, first.model_id, spec.model_id, first.plugin, spec.plugin)
                 )
+        alias_owner: dict[str, FormatterSpec] = {}
+        accepted: list[FormatterSpec] = []
+        for spec in ordered:
+            if ids.get(spec.model_id) is not spec:
                 continue
-            if winner is not None:
-                conflicts.append(
-                    Conflict(spec.model_id, winner[0], spec.model_id, winner[1], spec.plugin)
-                )
-                continue
-            owner[spec.model_id] = (spec.model_id, spec.plugin)
             kept_aliases: list[str] = []
             for alias in spec.aliases:
-                claimed = owner.get(alias)
-                if claimed is not None and claimed[0] != spec.model_id:
+                claimed = ids.get(alias) or alias_owner.get(alias)
+                if claimed is not None and claimed.model_id != spec.model_id:
                     conflicts.append(
-                        Conflict(alias, claimed[0], spec.model_id, claimed[1], spec.plugin)
+                        Conflict(alias, claimed.model_id, spec.model_id, claimed.plugin, spec.plugin)
                     )
                     continue
-                owner[alias] = (spec.model_id, spec.plugin)
+                alias_owner[alias] = spec
                 if alias not in kept_aliases and alias != spec.model_id:
                     kept_aliases.append(alias)
             accepted.append(attrs.evolve(spec, aliases=tuple(kept_aliases)))

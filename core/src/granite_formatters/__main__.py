@@ -1,0 +1,7 @@
+"""``python -m granite_formatters`` runs the ``granite-format`` command."""
+
+import sys
+
+from .cli import main
+
+sys.exit(main())

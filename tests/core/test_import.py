@@ -1,0 +1,29 @@
+"""Importing the package is cheap: no plugin, no pydantic-heavy plugin module, no jinja2."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+CHECK = """
+import json, sys
+import granite_formatters
+loaded = sorted(m for m in sys.modules if m.startswith(("granite_formatters", "jinja2", "pydantic")))
+print(json.dumps(loaded))
+"""
+
+
+def test_import_loads_no_plugin_and_no_heavy_module() -> None:
+    proc = subprocess.run([sys.executable, "-c", CHECK], capture_output=True, text=True, check=True)
+    loaded = json.loads(proc.stdout)
+    assert not [m for m in loaded if m.startswith(("granite_formatters_", "jinja2", "pydantic"))]
+    assert "granite_formatters.plugins" not in loaded
+    assert "granite_formatters.registry" not in loaded
+
+
+def test_public_names_resolve() -> None:
+    import granite_formatters
+
+    for name in granite_formatters.__all__:
+        assert getattr(granite_formatters, name) is not None
