@@ -105,7 +105,7 @@ def make_dist(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[MakeD
         sys.modules.pop(module, None)
 
 
-GOOD_PLUGIN = '''
+GOOD_PLUGIN = """
 from granite_formatters import hookimpl
 from granite_formatters.processors import InputProcessor, OutputProcessor
 from granite_formatters.types import AssistantMessage
@@ -121,7 +121,7 @@ class Out(OutputProcessor):
 @hookimpl
 def register_formatters(register):
     register("{model}", input_processor=In, output_processor=Out, aliases={aliases!r})
-'''
+"""
 
 
 def good_plugin(model: str, tag: str = "ok", aliases: tuple[str, ...] = ()) -> str:

@@ -24,14 +24,23 @@ def run(*argv: str, stdin: str = "") -> tuple[int, str, str]:
 @pytest.fixture
 def toy(default_host: PluginHost) -> PluginHost:
     default_host.register_plugin(
-        toy_plugin({"model_id": "toy-model", "aliases": ["toy"], "patterns": ["toy-*"], "description": "A toy"}),
+        toy_plugin(
+            {
+                "model_id": "toy-model",
+                "aliases": ["toy"],
+                "patterns": ["toy-*"],
+                "description": "A toy",
+            }
+        ),
         name="toy-plugin",
     )
     return default_host
 
 
 def test_render_reads_stdin_and_prints_the_prompt(toy: PluginHost) -> None:
-    code, out, err = run("render", "--model", "toy", stdin='{"messages": [{"role": "user", "content": "x"}]}')
+    code, out, err = run(
+        "render", "--model", "toy", stdin='{"messages": [{"role": "user", "content": "x"}]}'
+    )
     assert (code, out, err) == (0, "[echo]", "")
 
 
@@ -76,12 +85,15 @@ def test_resolve_says_which_rule_matched(toy: PluginHost) -> None:
 
 
 def test_plugins_lists_name_models_and_problems(toy: PluginHost) -> None:
-    code, out, _ = run("plugins", "--json")
+    _, out, _ = run("plugins", "--json")
     (plugin,) = json.loads(out)
     assert (plugin["name"], plugin["models"], plugin["errors"], plugin["source"]) == (
-        "toy-plugin", ["toy-model"], [], "programmatic"
+        "toy-plugin",
+        ["toy-model"],
+        [],
+        "programmatic",
     )
-    code, out, _ = run("plugins")
+    _, out, _ = run("plugins")
     assert out.splitlines()[1].split() == ["toy-plugin", "-", "1", "-"]
 
 
@@ -89,9 +101,21 @@ def test_plugins_lists_name_models_and_problems(toy: PluginHost) -> None:
     ("argv", "stdin", "message"),
     [
         (("render", "--model", "nope"), "{}", "granite-format: error: Unknown model 'nope'."),
-        (("render", "--model", "toy"), "not json", "granite-format: error: request (stdin) is not valid JSON"),
-        (("render", "--model", "toy", "/no/such/file.json"), "", "granite-format: error: cannot read /no/such/file.json"),
-        (("parse", "--model", "toy", "--request", "/no/such.json"), "", "granite-format: error: cannot read /no/such.json"),
+        (
+            ("render", "--model", "toy"),
+            "not json",
+            "granite-format: error: request (stdin) is not valid JSON",
+        ),
+        (
+            ("render", "--model", "toy", "/no/such/file.json"),
+            "",
+            "granite-format: error: cannot read /no/such/file.json",
+        ),
+        (
+            ("parse", "--model", "toy", "--request", "/no/such.json"),
+            "",
+            "granite-format: error: cannot read /no/such.json",
+        ),
         (("resolve", "granite-99"), "", "granite-format: error: Unknown model 'granite-99'."),
     ],
 )
@@ -132,7 +156,10 @@ def test_console_script_runs_as_a_module_with_no_traceback() -> None:
     env = {"GRANITE_FORMATTERS_LOAD_PLUGINS": "", "PATH": ""}
     proc = subprocess.run(
         [sys.executable, "-m", "granite_formatters", "resolve", "no-such-model"],
-        capture_output=True, text=True, env=env, check=False,
+        capture_output=True,
+        text=True,
+        env=env,
+        check=False,
     )
     assert proc.returncode == 1
     assert proc.stderr.startswith("granite-format: error: Unknown model 'no-such-model'.")

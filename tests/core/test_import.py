@@ -9,7 +9,8 @@ import sys
 CHECK = """
 import json, sys
 import granite_formatters
-loaded = sorted(m for m in sys.modules if m.startswith(("granite_formatters", "jinja2", "pydantic")))
+prefixes = ("granite_formatters", "jinja2", "pydantic")
+loaded = sorted(m for m in sys.modules if m.startswith(prefixes))
 print(json.dumps(loaded))
 """
 

@@ -57,7 +57,10 @@ def test_entry_point_plugin_is_loaded_with_name_and_version(make_dist: MakeDist)
     registry = host_for("gf-good").registry()
     (plugin,) = registry.list_plugins()
     assert (plugin.name, plugin.version, plugin.source, plugin.models) == (
-        "gf-good", "2.5", "entry point", ("good-model",)
+        "gf-good",
+        "2.5",
+        "entry point",
+        ("good-model",),
     )
     assert plugin.hooks == ("register_formatters",)
     assert registry.get_formatter("good-model").format(MESSAGES) == "good"
@@ -101,14 +104,19 @@ def test_unknown_model_error_names_the_plugin_that_failed(make_dist: MakeDist) -
     host = host_for("gf-bad")
     with pytest.warns(PluginWarning), pytest.raises(UnknownModelError) as info:
         host.registry().resolve("granite-9.9-8b-instruct")
-    assert "a plugin failed to load and may provide this model: plugin gf-bad 3.1: import failed" in str(info.value)
+    assert (
+        "a plugin failed to load and may provide this model: plugin gf-bad 3.1: import failed"
+        in str(info.value)
+    )
 
 
 def test_two_distributions_sharing_an_entry_point_name_are_reported(make_dist: MakeDist) -> None:
     make_dist("gf-twin-a", good_plugin("twin-a-model"), ep_name="gf-twin")
     make_dist("gf-twin-b", good_plugin("twin-b-model"), ep_name="gf-twin")
     host = host_for("gf-twin")
-    with pytest.warns(PluginWarning, match="entry point name 'gf-twin' is used by distributions gf-twin-a"):
+    with pytest.warns(
+        PluginWarning, match="entry point name 'gf-twin' is used by distributions gf-twin-a"
+    ):
         registry = host.registry()
     assert [m.model_id for m in registry.list_models()] == ["twin-a-model"]
     (error,) = host.plugin_errors()
@@ -128,7 +136,10 @@ def test_load_allowlist_disable_list_and_empty(make_dist: MakeDist) -> None:
     assert models(host_for("gf-two")) == ["two"]
     assert models(PluginHost(environ={ENV_LOAD: ""})) == []
     assert models(host_for("gf-one", "gf-two", **{ENV_DISABLE: "gf-one"})) == ["two"]
-    with pytest.warns(PluginWarning, match="gf-missing: named in GRANITE_FORMATTERS_LOAD_PLUGINS but not installed"):
+    with pytest.warns(
+        PluginWarning,
+        match="gf-missing: named in GRANITE_FORMATTERS_LOAD_PLUGINS but not installed",
+    ):
         assert models(host_for("gf-one", "gf-missing")) == ["one"]
 
 
@@ -211,14 +222,19 @@ def test_first_lookup_racing_from_32_threads_loads_once(make_dist: MakeDist) -> 
 
 
 def test_public_api_uses_the_default_host(default_host: PluginHost) -> None:
-    granite_formatters.register_plugin(toy_plugin({"model_id": "api-model", "aliases": ["api"]}), name="api")
+    granite_formatters.register_plugin(
+        toy_plugin({"model_id": "api-model", "aliases": ["api"]}), name="api"
+    )
     try:
         assert granite_formatters.resolve_model("api").model.model_id == "api-model"
         assert [m.model_id for m in granite_formatters.list_models()] == ["api-model"]
         assert [p.name for p in granite_formatters.list_plugins()] == ["api"]
         assert granite_formatters.get_formatter("api").format(MESSAGES) == "[echo]"
         assert granite_formatters.get_output_processor("api").transform("a").content == "A"
-        assert granite_formatters.get_input_processor("api") is granite_formatters.get_formatter("api").input_processor
+        assert (
+            granite_formatters.get_input_processor("api")
+            is granite_formatters.get_formatter("api").input_processor
+        )
         assert granite_formatters.plugin_errors() == []
     finally:
         granite_formatters.unregister_plugin("api")

@@ -5,8 +5,12 @@ from __future__ import annotations
 import pytest
 from conftest import EchoInput, EchoOutput, toy_plugin
 
-from granite_formatters.errors import AmbiguousModelError, PluginLoadError, UnknownModelError
-from granite_formatters.errors import PluginWarning
+from granite_formatters.errors import (
+    AmbiguousModelError,
+    PluginLoadError,
+    PluginWarning,
+    UnknownModelError,
+)
 from granite_formatters.plugins import PluginHost
 from granite_formatters.registry import FormatterSpec, ModelRegistry, PluginInfo
 
@@ -31,14 +35,20 @@ def test_exact_id_wins_over_everything() -> None:
     res = reg.resolve("model-b")
     # "model-b" is an alias of Model-A *and* an id of another model: the id wins.
     assert (res.model.model_id, res.rule, res.matched) == ("model-b", "id", "model-b")
-    assert [(c.name, c.winner, c.loser) for c in reg.conflicts] == [("model-b", "model-b", "Model-A")]
+    assert [(c.name, c.winner, c.loser) for c in reg.conflicts] == [
+        ("model-b", "model-b", "Model-A")
+    ]
 
 
 def test_alias_then_normalized() -> None:
     reg = registry(spec("granite-x", aliases=("GraniteX:Latest",)))
     assert reg.resolve("GraniteX:Latest").rule == "alias"
     res = reg.resolve("  granitex:latest ")
-    assert (res.model.model_id, res.rule, res.matched) == ("granite-x", "normalized", "GraniteX:Latest")
+    assert (res.model.model_id, res.rule, res.matched) == (
+        "granite-x",
+        "normalized",
+        "GraniteX:Latest",
+    )
     assert reg.resolve("GRANITE-X").rule == "normalized"
 
 
@@ -48,7 +58,11 @@ def test_most_specific_pattern_wins() -> None:
         spec("specific", patterns=("granite-9.9-*-instruct*",), plugin="q"),
     )
     res = reg.resolve("granite-9.9-8b-instruct-q4_k_m")
-    assert (res.model.model_id, res.rule, res.matched) == ("specific", "pattern", "granite-9.9-*-instruct*")
+    assert (res.model.model_id, res.rule, res.matched) == (
+        "specific",
+        "pattern",
+        "granite-9.9-*-instruct*",
+    )
     assert reg.resolve("granite-other").model.model_id == "generic"
 
 
@@ -80,7 +94,9 @@ def test_unknown_lists_close_matches_and_counts() -> None:
 
 
 def test_unknown_mentions_failed_plugins() -> None:
-    failure = PluginLoadError("granite-formatters-x", "1.2", "import failed: ModuleNotFoundError('y')")
+    failure = PluginLoadError(
+        "granite-formatters-x", "1.2", "import failed: ModuleNotFoundError('y')"
+    )
     reg = ModelRegistry.build([], [], load_errors=[failure])
     with pytest.raises(UnknownModelError, match="granite-formatters-x 1.2: import failed"):
         reg.resolve("anything")
@@ -99,7 +115,11 @@ def test_id_claimed_twice_first_registration_wins() -> None:
     )
     assert reg.resolve("m").model.plugin.name == "bundled"
     (conflict,) = reg.conflicts
-    assert (conflict.name, conflict.winner_plugin, conflict.loser_plugin) == ("m", "bundled", "third")
+    assert (conflict.name, conflict.winner_plugin, conflict.loser_plugin) == (
+        "m",
+        "bundled",
+        "third",
+    )
     third = next(p for p in reg.list_plugins() if p.name == "third")
     assert third.models == ()
     assert "'m' is claimed by plugin bundled" in third.errors[0]
@@ -107,7 +127,10 @@ def test_id_claimed_twice_first_registration_wins() -> None:
 
 def test_alias_claimed_twice_keeps_the_rest_of_the_registration() -> None:
     reg = ModelRegistry.build(
-        [spec("a", plugin="p1", aliases=("shared",)), spec("b", plugin="p2", aliases=("shared", "own"))],
+        [
+            spec("a", plugin="p1", aliases=("shared",)),
+            spec("b", plugin="p2", aliases=("shared", "own")),
+        ],
         [PluginInfo(name="p1"), PluginInfo(name="p2")],
     )
     assert reg.resolve("shared").model.model_id == "a"
@@ -119,11 +142,17 @@ def test_alias_claimed_twice_keeps_the_rest_of_the_registration() -> None:
 def test_bundled_plugins_take_precedence_over_third_party(host: PluginHost) -> None:
     # Programmatic plugins come after entry-point plugins; within entry points bundled
     # ones are ordered first. Here both are programmatic: registration order decides.
-    host.register_plugin(toy_plugin({"model_id": "m", "input_processor": lambda: EchoInput("one")}), name="one")
-    host.register_plugin(toy_plugin({"model_id": "m", "input_processor": lambda: EchoInput("two")}), name="two")
+    host.register_plugin(
+        toy_plugin({"model_id": "m", "input_processor": lambda: EchoInput("one")}), name="one"
+    )
+    host.register_plugin(
+        toy_plugin({"model_id": "m", "input_processor": lambda: EchoInput("two")}), name="two"
+    )
     with pytest.warns(PluginWarning, match="'m' is claimed by plugin one"):
         reg = host.registry()
-    assert reg.get_formatter("m").format({"messages": [{"role": "user", "content": "x"}]}) == "[one]"
+    assert (
+        reg.get_formatter("m").format({"messages": [{"role": "user", "content": "x"}]}) == "[one]"
+    )
 
 
 def test_formatter_is_created_once_and_reused(host: PluginHost) -> None:
@@ -161,7 +190,10 @@ def test_lazy_string_sources_are_imported_on_first_use(host: PluginHost) -> None
     [
         ("no_such_module_xyz:Thing", "cannot import 'no_such_module_xyz:Thing'"),
         ("conftest:NoSuchThing", "cannot import 'conftest:NoSuchThing'"),
-        ("conftest:EchoOutput", "'conftest:EchoOutput' for model m produced EchoOutput, not an InputProcessor"),
+        (
+            "conftest:EchoOutput",
+            "'conftest:EchoOutput' for model m produced EchoOutput, not an InputProcessor",
+        ),
     ],
 )
 def test_bad_processor_sources_name_the_plugin(host: PluginHost, source: str, problem: str) -> None:
@@ -171,6 +203,11 @@ def test_bad_processor_sources_name_the_plugin(host: PluginHost, source: str, pr
 
 
 def test_list_models_is_sorted_and_complete(host: PluginHost) -> None:
-    host.register_plugin(toy_plugin({"model_id": "z"}, {"model_id": "a", "aliases": ["aa"]}), name="p")
+    host.register_plugin(
+        toy_plugin({"model_id": "z"}, {"model_id": "a", "aliases": ["aa"]}), name="p"
+    )
     models = host.registry().list_models()
-    assert [(m.model_id, m.aliases, m.plugin.name) for m in models] == [("a", ("aa",), "p"), ("z", (), "p")]
+    assert [(m.model_id, m.aliases, m.plugin.name) for m in models] == [
+        ("a", ("aa",), "p"),
+        ("z", (), "p"),
+    ]

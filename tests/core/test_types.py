@@ -29,7 +29,11 @@ def test_dict_json_and_plain_chat_completion_are_accepted() -> None:
 
 
 def test_tools_are_kept_exactly_as_given() -> None:
-    tool = {"type": "function", "function": {"parameters": {"z": 1, "a": 2}, "name": "météo"}, "x-extra": True}
+    tool = {
+        "type": "function",
+        "function": {"parameters": {"z": 1, "a": 2}, "name": "météo"},
+        "x-extra": True,
+    }
     request = coerce_request(json.dumps({"messages": USER, "tools": [tool]}), ChatCompletion)
     assert request.tools == [tool]
     assert list(request.tools[0]["function"]) == ["parameters", "name"]
@@ -57,7 +61,10 @@ def test_extra_body_and_known_openai_parameters() -> None:
 
 def test_documents_inside_chat_template_kwargs_are_moved() -> None:
     request = coerce_request(
-        {"messages": USER, "chat_template_kwargs": {"documents": [{"text": "t"}], "thinking": False}},
+        {
+            "messages": USER,
+            "chat_template_kwargs": {"documents": [{"text": "t"}], "thinking": False},
+        },
         Granite3ChatCompletion,
     )
     assert request.documents is not None and request.documents[0].text == "t"
@@ -65,7 +72,14 @@ def test_documents_inside_chat_template_kwargs_are_moved() -> None:
 
 def test_content_parts_are_joined_with_newlines() -> None:
     request = coerce_request(
-        {"messages": [{"role": "user", "content": [{"type": "text", "text": "a"}, {"type": "text", "text": "b"}]}]},
+        {
+            "messages": [
+                {
+                    "role": "user",
+                    "content": [{"type": "text", "text": "a"}, {"type": "text", "text": "b"}],
+                }
+            ]
+        },
         ChatCompletion,
     )
     assert request.messages[0].content == "a\nb"
@@ -77,20 +91,64 @@ def test_content_parts_are_joined_with_newlines() -> None:
         ({"messages": []}, "messages", "at least 1 item"),
         ({}, "messages", "this field is required"),
         ({"messages": USER, "documnets": []}, None, "unknown request field 'documnets'"),
-        ({"messages": USER, "thinking": True}, None, "Put template options under 'chat_template_kwargs'"),
-        ({"messages": USER, "chat_template_kwargs": {"thinkng": True}}, "chat_template_kwargs.thinkng", "unknown field"),
-        ({"messages": USER, "chat_template_kwargs": {"thinking": "yes"}}, "chat_template_kwargs.thinking", "valid boolean"),
-        ({"messages": USER, "chat_template_kwargs": {"controls": {"length": "medium"}}}, "chat_template_kwargs.controls", "short"),
-        ({"messages": USER, "chat_template_kwargs": {"controls": {"citation": True}}}, "chat_template_kwargs.controls", "citation"),
+        (
+            {"messages": USER, "thinking": True},
+            None,
+            "Put template options under 'chat_template_kwargs'",
+        ),
+        (
+            {"messages": USER, "chat_template_kwargs": {"thinkng": True}},
+            "chat_template_kwargs.thinkng",
+            "unknown field",
+        ),
+        (
+            {"messages": USER, "chat_template_kwargs": {"thinking": "yes"}},
+            "chat_template_kwargs.thinking",
+            "valid boolean",
+        ),
+        (
+            {"messages": USER, "chat_template_kwargs": {"controls": {"length": "medium"}}},
+            "chat_template_kwargs.controls",
+            "short",
+        ),
+        (
+            {"messages": USER, "chat_template_kwargs": {"controls": {"citation": True}}},
+            "chat_template_kwargs.controls",
+            "citation",
+        ),
         ({"messages": [{"role": "user", "content": 3}]}, "messages[0].content", "valid string"),
         ({"messages": [{"content": "x"}]}, "messages[0].role", "required"),
-        ({"messages": [{"role": "user", "content": [{"type": "image_url", "image_url": {}}]}]}, "messages[0].content", "only text parts"),
-        ({"messages": USER, "documents": [{"text": "t", "doc_id": 1.5}]}, "documents[0].doc_id", ""),
+        (
+            {"messages": [{"role": "user", "content": [{"type": "image_url", "image_url": {}}]}]},
+            "messages[0].content",
+            "only text parts",
+        ),
+        (
+            {"messages": USER, "documents": [{"text": "t", "doc_id": 1.5}]},
+            "documents[0].doc_id",
+            "",
+        ),
         ({"messages": USER, "documents": [{"doc_id": "1"}]}, "documents[0].text", "required"),
-        ({"messages": USER, "tools": [{"description": "no name"}]}, "tools", "needs a string 'name'"),
-        ({"messages": USER, "tools": [{"type": "function", "function": {}}]}, "tools", "tools[0].function must be an object"),
-        ({"messages": USER, "documents": [], "extra_body": {"documents": []}}, None, "both at the top level and in extra_body"),
-        ({"messages": USER, "extra_body": {"bogus": 1}}, None, "unknown request field 'extra_body.bogus'"),
+        (
+            {"messages": USER, "tools": [{"description": "no name"}]},
+            "tools",
+            "needs a string 'name'",
+        ),
+        (
+            {"messages": USER, "tools": [{"type": "function", "function": {}}]},
+            "tools",
+            "tools[0].function must be an object",
+        ),
+        (
+            {"messages": USER, "documents": [], "extra_body": {"documents": []}},
+            None,
+            "both at the top level and in extra_body",
+        ),
+        (
+            {"messages": USER, "extra_body": {"bogus": 1}},
+            None,
+            "unknown request field 'extra_body.bogus'",
+        ),
     ],
 )
 def test_bad_requests_name_the_field(body: dict[str, object], field: str | None, text: str) -> None:
@@ -121,7 +179,11 @@ def test_assistant_message_to_openai() -> None:
         "content": "",
         "reasoning_content": "thought",
         "tool_calls": [
-            {"id": "call_1", "type": "function", "function": {"name": "f", "arguments": '{"q": "é"}'}}
+            {
+                "id": "call_1",
+                "type": "function",
+                "function": {"name": "f", "arguments": '{"q": "é"}'},
+            }
         ],
     }
     assert AssistantMessage(content="x").to_openai() == {"role": "assistant", "content": "x"}

@@ -84,7 +84,8 @@ def _model_dict(model: Any) -> dict[str, Any]:
 def _table(rows: list[list[str]], out: TextIO) -> None:
     widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
     for row in rows:
-        out.write("  ".join(cell.ljust(width) for cell, width in zip(row, widths)).rstrip())
+        cells = [cell.ljust(width) for cell, width in zip(row, widths, strict=True)]
+        out.write("  ".join(cells).rstrip())
         out.write("\n")
 
 
@@ -168,7 +169,9 @@ def _cmd_models(args: argparse.Namespace, out: TextIO, stdin: TextIO) -> int:
         _dump([_model_dict(m) for m in models], out)
         return 0
     if not models:
-        out.write("No formatter plugins are installed (try: pip install granite-formatters-granite33).\n")
+        out.write(
+            "No formatter plugins are installed (try: pip install granite-formatters-granite33).\n"
+        )
         return 0
     rows = [["MODEL", "PLUGIN", "ALIASES"]]
     rows += [[m.model_id, m.plugin.label, ", ".join(m.aliases)] for m in models]
@@ -269,7 +272,9 @@ def _version_text() -> str:
 
 class _VersionAction(argparse.Action):
     def __init__(self, option_strings: Sequence[str], dest: str, **kwargs: Any) -> None:
-        super().__init__(option_strings, dest, nargs=0, help="show versions of the core and plugins")
+        super().__init__(
+            option_strings, dest, nargs=0, help="show versions of the core and plugins"
+        )
 
     def __call__(self, parser: argparse.ArgumentParser, *args: Any, **kwargs: Any) -> NoReturn:
         sys.stdout.write(_version_text() + "\n")
@@ -293,7 +298,9 @@ def build_parser() -> argparse.ArgumentParser:
     render.add_argument("--model", "-m", required=True, help="model name")
     render.add_argument("file", nargs="?", help="request JSON file, or - for stdin (default)")
     render.add_argument("--date", type=_parse_date, help="pin today's date (YYYY-MM-DD)")
-    render.add_argument("--no-generation-prompt", action="store_true", help="omit the assistant header")
+    render.add_argument(
+        "--no-generation-prompt", action="store_true", help="omit the assistant header"
+    )
     render.add_argument(
         "--special-tokens",
         choices=["error", "strip", "keep"],
@@ -307,7 +314,9 @@ def build_parser() -> argparse.ArgumentParser:
     parse.add_argument("--request", help="the request JSON that produced the output")
     parse.add_argument("file", nargs="?", help="model output file, or - for stdin (default)")
     parse.add_argument("--openai", action="store_true", help="print the OpenAI message form")
-    parse.add_argument("--stream", action="store_true", help="parse incrementally, print deltas as JSON lines")
+    parse.add_argument(
+        "--stream", action="store_true", help="parse incrementally, print deltas as JSON lines"
+    )
     parse.set_defaults(handler=_cmd_parse)
 
     models = sub.add_parser("models", help="list the models that installed plugins provide")

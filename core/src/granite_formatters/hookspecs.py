@@ -43,7 +43,7 @@ hookimpl = pluggy.HookimplMarker(PROJECT_NAME)
 
 
 @hookspec
-def register_formatters(register: Register) -> None:  # type: ignore[empty-body]
+def register_formatters(register: Register) -> None:
     """Register the formatters that this plugin provides.
 
     Call ``register(model_id, *, input_processor, output_processor, aliases=(),

@@ -95,7 +95,10 @@ class _Recorder:
         for label, items in (("aliases", aliases), ("patterns", patterns)):
             if isinstance(items, str) or not all(isinstance(i, str) and i for i in items):
                 raise TypeError(f"{label} must be a list of non-empty strings, got {items!r}")
-        for label, source in (("input_processor", input_processor), ("output_processor", output_processor)):
+        for label, source in (
+            ("input_processor", input_processor),
+            ("output_processor", output_processor),
+        ):
             if not (isinstance(source, str) and ":" in source) and not callable(source):
                 raise TypeError(
                     f"{label} must be a class, a factory or a 'module:attribute' string, "
@@ -189,6 +192,8 @@ class PluginHost:
             grouped.setdefault(ep.name, []).append(ep)
         candidates: list[_Candidate] = []
         for name in sorted(grouped):
+            if name in deny or (allow is not None and name not in allow):
+                continue
             eps = grouped[name]
             by_dist: dict[str, importlib.metadata.EntryPoint] = {}
             for ep in eps:
@@ -201,7 +206,7 @@ class PluginHost:
                 others = ", ".join(
                     f"{d} {e.dist.version if e.dist else '?'}" for d, e in ordered[1:]
                 )
-                for other, other_ep in ordered[1:]:
+                for _other, other_ep in ordered[1:]:
                     self._fail(
                         PluginLoadError(
                             name,
@@ -211,11 +216,9 @@ class PluginHost:
                             "name its entry point after its own distribution.",
                         )
                     )
-            if name in deny or (allow is not None and name not in allow):
-                continue
             try:
                 obj = ep.load()
-            except BaseException as exc:  # noqa: BLE001 - isolate any plugin failure
+            except BaseException as exc:
                 if isinstance(exc, (KeyboardInterrupt, SystemExit)):
                     raise
                 self._fail(PluginLoadError(name, version, f"import failed: {exc!r}"), exc)
@@ -234,9 +237,7 @@ class PluginHost:
             )
         if allow is not None:
             for missing in sorted(allow - set(grouped)):
-                self._fail(
-                    PluginLoadError(missing, None, f"named in {ENV_LOAD} but not installed")
-                )
+                self._fail(PluginLoadError(missing, None, f"named in {ENV_LOAD} but not installed"))
         return candidates
 
     def _candidates(self) -> list[_Candidate]:
@@ -321,12 +322,17 @@ class PluginHost:
             specs.extend(recorder.specs)
             infos.append(info)
         load_errors = self._load_errors[:errors_before] + build_errors
-        failed_infos = [
-            PluginInfo(name=e.plugin, version=e.version, errors=(e.problem,))
-            for e in self._load_errors
-            if e.plugin not in {i.name for i in infos}
-        ]
-        registry = ModelRegistry.build(specs, infos + failed_infos, load_errors=load_errors)
+        for error in self._load_errors[:errors_before]:
+            index = next((i for i, info in enumerate(infos) if info.name == error.plugin), None)
+            if index is None:
+                infos.append(
+                    PluginInfo(name=error.plugin, version=error.version, errors=(error.problem,))
+                )
+            else:
+                infos[index] = attrs.evolve(
+                    infos[index], errors=(*infos[index].errors, error.problem)
+                )
+        registry = ModelRegistry.build(specs, infos, load_errors=load_errors)
         for conflict in registry.conflicts:
             message = f"granite-formatters: registration conflict: {conflict.describe()}"
             if self.strict:
@@ -345,7 +351,9 @@ class PluginHost:
         return list(registry.load_errors) + conflict_errors
 
 
-def _call_hook(function: Callable[..., object], argnames: tuple[str, ...], **available: Any) -> None:
+def _call_hook(
+    function: Callable[..., object], argnames: tuple[str, ...], **available: Any
+) -> None:
     """Call a hook implementation with only the arguments it declares."""
     function(**{name: available[name] for name in argnames if name in available})
 

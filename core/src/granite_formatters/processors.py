@@ -89,14 +89,10 @@ class Formatter:
         processors that support a special-token policy; ``None`` keeps their default.
         """
         if special_tokens is None:
-            return self.input_processor.transform(
-                request, add_generation_prompt, today=today
-            )
+            return self.input_processor.transform(request, add_generation_prompt, today=today)
         transform: Any = self.input_processor.transform
         return str(
-            transform(
-                request, add_generation_prompt, today=today, special_tokens=special_tokens
-            )
+            transform(request, add_generation_prompt, today=today, special_tokens=special_tokens)
         )
 
     def parse(self, model_output: str, request: RequestLike | None = None) -> AssistantMessage:

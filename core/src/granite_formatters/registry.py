@@ -24,7 +24,7 @@ import importlib
 import re
 import threading
 from collections.abc import Callable, Iterable, Sequence
-from typing import Literal, Protocol, TypeVar, Union
+from typing import Any, Literal, Protocol, TypeVar, Union
 
 import attrs
 
@@ -35,6 +35,8 @@ from .processors import Formatter, InputProcessor, OutputProcessor
 
 __all__ = [
     "Conflict",
+    "InputProcessor",
+    "OutputProcessor",
     "FormatterSpec",
     "ModelInfo",
     "ModelRegistry",
@@ -158,7 +160,7 @@ def _pattern_specificity(pattern: str) -> int:
     return sum(1 for ch in pattern if ch not in "*?[]")
 
 
-def _instantiate(source: ProcessorSource[P], kind: type[P], spec: FormatterSpec) -> P:
+def _instantiate(source: object, kind: type, spec: FormatterSpec) -> Any:
     target: object = source
     if isinstance(source, str):
         module_name, _, attribute = source.partition(":")
@@ -166,7 +168,7 @@ def _instantiate(source: ProcessorSource[P], kind: type[P], spec: FormatterSpec)
             target = importlib.import_module(module_name)
             for part in attribute.split(".") if attribute else ():
                 target = getattr(target, part)
-        except Exception as exc:  # noqa: BLE001 - reported with the plugin's name
+        except Exception as exc:
             raise PluginLoadError(
                 spec.plugin, None, f"cannot import {source!r} for model {spec.model_id}: {exc!r}"
             ) from exc
@@ -178,7 +180,7 @@ def _instantiate(source: ProcessorSource[P], kind: type[P], spec: FormatterSpec)
         )
     try:
         instance = target()
-    except Exception as exc:  # noqa: BLE001 - reported with the plugin's name
+    except Exception as exc:
         raise PluginLoadError(
             spec.plugin, None, f"creating the processor for model {spec.model_id} failed: {exc!r}"
         ) from exc
@@ -265,7 +267,9 @@ class ModelRegistry:
                 ids[spec.model_id] = spec
             elif first is not spec:
                 conflicts.append(
-                    Conflict(spec.model_id, first.model_id, spec.model_id, first.plugin, spec.plugin)
+                    Conflict(
+                        spec.model_id, first.model_id, spec.model_id, first.plugin, spec.plugin
+                    )
                 )
         alias_owner: dict[str, FormatterSpec] = {}
         accepted: list[FormatterSpec] = []
@@ -277,7 +281,9 @@ class ModelRegistry:
                 claimed = ids.get(alias) or alias_owner.get(alias)
                 if claimed is not None and claimed.model_id != spec.model_id:
                     conflicts.append(
-                        Conflict(alias, claimed.model_id, spec.model_id, claimed.plugin, spec.plugin)
+                        Conflict(
+                            alias, claimed.model_id, spec.model_id, claimed.plugin, spec.plugin
+                        )
                     )
                     continue
                 alias_owner[alias] = spec
@@ -378,10 +384,18 @@ class ModelRegistry:
             if formatter is None:
                 spec = self._specs[model.model_id]
                 try:
-                    input_processor = _instantiate(spec.input_processor, InputProcessor, spec)
-                    output_processor = _instantiate(spec.output_processor, OutputProcessor, spec)
+                    input_processor: InputProcessor = _instantiate(
+                        spec.input_processor, InputProcessor, spec
+                    )
+                    output_processor: OutputProcessor = _instantiate(
+                        spec.output_processor, OutputProcessor, spec
+                    )
                 except PluginLoadError as exc:
-                    raise PluginLoadError(model.plugin.name, model.plugin.version, exc.problem) from exc
-                formatter = Formatter(model.model_id, input_processor, output_processor, model.plugin)
+                    raise PluginLoadError(
+                        model.plugin.name, model.plugin.version, exc.problem
+                    ) from exc
+                formatter = Formatter(
+                    model.model_id, input_processor, output_processor, model.plugin
+                )
                 self._formatters[model.model_id] = formatter
         return formatter
