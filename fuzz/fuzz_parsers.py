@@ -1,0 +1,62 @@
+"""Coverage-guided fuzzing of the bundled output parsers with atheris (libFuzzer).
+
+Run for a fixed time (the ``atheris`` tox env runs ten minutes):
+
+    python fuzz/fuzz_parsers.py -max_total_time=600 -rss_limit_mb=2048
+
+Each input is split into a model output and a choice of request; the parsers must
+return a message and never raise. Any exception, hang (libFuzzer's -timeout) or memory
+blow-up (-rss_limit_mb) is a finding, written to a crash-* file for reproduction.
+"""
+
+from __future__ import annotations
+
+import sys
+
+import atheris
+
+with atheris.instrument_imports():
+    import granite_formatters
+    from granite_formatters.types import AssistantMessage
+
+MODELS = ["granite-3.2-8b-instruct", "granite-3.3-8b-instruct"]
+REQUESTS = [
+    None,
+    {
+        "messages": [{"role": "user", "content": "q"}],
+        "documents": [
+            {"doc_id": "0", "text": "Paris is the capital of France."},
+            {"doc_id": "1", "text": "It has 2 million inhabitants."},
+        ],
+        "tools": [{"name": "f", "parameters": {"type": "object"}}],
+        "chat_template_kwargs": {"controls": {"citations": True, "hallucinations": True}},
+    },
+    {"messages": [{"role": "user", "content": "q"}], "chat_template_kwargs": {"thinking": True}},
+]
+FORMATTERS: list[granite_formatters.Formatter] = []
+
+
+def test_one_input(data: bytes) -> None:
+    provider = atheris.FuzzedDataProvider(data)
+    formatter = FORMATTERS[provider.ConsumeIntInRange(0, len(FORMATTERS) - 1)]
+    request = REQUESTS[provider.ConsumeIntInRange(0, len(REQUESTS) - 1)]
+    output = provider.ConsumeUnicodeNoSurrogates(provider.remaining_bytes())
+    message = formatter.parse(output, request)
+    if not isinstance(message, AssistantMessage):
+        raise AssertionError("parse returned something other than an AssistantMessage")
+
+
+def main() -> None:
+    for model in MODELS:
+        try:
+            FORMATTERS.append(granite_formatters.get_formatter(model))
+        except granite_formatters.UnknownModelError:
+            pass
+    if not FORMATTERS:
+        raise SystemExit("no bundled plugin is installed")
+    atheris.Setup(sys.argv, test_one_input)
+    atheris.Fuzz()
+
+
+if __name__ == "__main__":
+    main()
