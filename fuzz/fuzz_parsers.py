@@ -11,6 +11,7 @@ blow-up (-rss_limit_mb) is a finding, written to a crash-* file for reproduction
 
 from __future__ import annotations
 
+import contextlib
 import sys
 
 import atheris
@@ -48,10 +49,8 @@ def test_one_input(data: bytes) -> None:
 
 def main() -> None:
     for model in MODELS:
-        try:
+        with contextlib.suppress(granite_formatters.UnknownModelError):
             FORMATTERS.append(granite_formatters.get_formatter(model))
-        except granite_formatters.UnknownModelError:
-            pass
     if not FORMATTERS:
         raise SystemExit("no bundled plugin is installed")
     atheris.Setup(sys.argv, test_one_input)
