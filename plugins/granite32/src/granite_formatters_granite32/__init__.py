@@ -41,7 +41,11 @@ def register_formatters(register: Register) -> None:
         "granite-3.2-8b-instruct-preview",
         input_processor=_INPUT,
         output_processor=_OUTPUT,
-        aliases=["ibm-granite/granite-3.2-8b-instruct-preview", "granite-8b-instruct-preview-4k"],
+        aliases=[
+            "ibm-granite/granite-3.2-8b-instruct-preview",
+            "granite-8b-instruct-preview-4k",
+            "ibm-granite/granite-8b-instruct-preview-4k",
+        ],
         patterns=["granite-3.2-8b-instruct-preview-*"],
         description="IBM Granite 3.2 8b instruct preview",
     )
