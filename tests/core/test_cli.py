@@ -77,9 +77,9 @@ def test_models_table_and_json(toy: PluginHost) -> None:
 
 
 def test_resolve_says_which_rule_matched(toy: PluginHost) -> None:
-    code, out, _ = run("resolve", "toy-q4_k_m")
+    code, out, _ = run("resolve", "toy-extra")
     assert code == 0
-    assert out == "toy-q4_k_m -> toy-model (rule: pattern, matched 'toy-*'; plugin toy-plugin)\n"
+    assert out == "toy-extra -> toy-model (rule: pattern, matched 'toy-*'; plugin toy-plugin)\n"
     code, out, _ = run("resolve", "TOY", "--json")
     assert json.loads(out)["rule"] == "normalized"
 
