@@ -387,53 +387,80 @@ def bench_format(
     return out
 
 
-def parse_cases(release: str) -> dict[str, tuple[str, Callable[[], dict[str, Any]], int]]:
-    """name -> (model output, request factory, expected citations)."""
-    cases: dict[str, tuple[str, Callable[[], dict[str, Any]], int]] = {
-        "plain answer": (workloads.plain_answer(), workloads.small_chat_request, 0),
+ParseCase = tuple[str, Callable[[], dict[str, Any]], int, int]
+
+
+def parse_cases(release: str) -> dict[str, ParseCase]:
+    """name -> (model output, request factory, citations in it, hallucinations in it)."""
+    cases: dict[str, ParseCase] = {
+        "plain answer": (workloads.plain_answer(), workloads.small_chat_request, 0, 0),
         "reasoning answer": (
             workloads.reasoning_answer(release),
             workloads.reasoning_request,
             0,
+            0,
         ),
-        "tool-call answer": (workloads.tool_call_answer(), workloads.tools_request, 0),
+        "tool-call answer": (workloads.tool_call_answer(), workloads.tools_request, 0, 0),
     }
     for count in CITATION_COUNTS:
         answer = workloads.rag_answer(release, count)
-        cases[f"RAG, {count} citations"] = (answer.text, workloads.rag_request, count)
+        cases[f"RAG, {count} citations"] = (
+            answer.text,
+            workloads.rag_request,
+            count,
+            answer.hallucinations,
+        )
     return cases
 
 
-def check_parse(message: Any, expected_citations: int, case: str) -> str:
+def check_parse(
+    message: Any, request: dict[str, Any], case: str, citations: int, hallucinations: int
+) -> str:
     """A short verdict on whether the parse found what the output contains."""
     problems = []
     if case.startswith("reasoning") and not message.reasoning_content:
         problems.append("no reasoning found")
     if case.startswith("tool") and len(message.tool_calls) != 2:
         problems.append(f"{len(message.tool_calls)} of 2 tool calls")
-    citations = getattr(message, "citations", None) or []
-    if len(citations) != expected_citations:
-        problems.append(f"{len(citations)} of {expected_citations} citations")
-    located = sum(
+    content = message.content
+    found = getattr(message, "citations", None) or []
+    flagged = getattr(message, "hallucinations", None) or []
+    texts = [d["text"] for d in request.get("documents") or []]
+    for label, items, expected in (
+        ("citations", found, citations),
+        ("hallucinations", flagged, hallucinations),
+    ):
+        if len(items) != expected:
+            problems.append(f"{len(items)} of {expected} {label}")
+        located = sum(
+            1
+            for item in items
+            if item.response_text
+            and item.response_begin is not None
+            and content[item.response_begin : item.response_end] == item.response_text
+        )
+        if located != len(items):
+            problems.append(f"{located} of {len(items)} {label} located in the content")
+    in_documents = sum(
         1
-        for c in citations
-        if c.response_begin is not None
-        and message.content[c.response_begin : c.response_end] == c.response_text
-        and c.response_text
+        for c in found
+        if c.context_begin is not None
+        and any(text[c.context_begin : c.context_end] == c.context_text for text in texts)
     )
-    if located != len(citations):
-        problems.append(f"{located} of {len(citations)} response spans located")
+    if in_documents != len(found):
+        problems.append(f"{in_documents} of {len(found)} citations located in the documents")
     return "; ".join(problems) or "ok"
 
 
 def bench_parse(release: str, formatter: Any, settings: Settings) -> dict[str, Any]:
     out: dict[str, Any] = {}
-    for name, (output, make, expected) in parse_cases(release).items():
-        typed = typed_request(formatter, make())
+    for name, (output, make, citations, hallucinations) in parse_cases(release).items():
+        request = make()
+        typed = typed_request(formatter, request)
         message = formatter.parse(output, typed)
         out[name] = {
             "output_chars": len(output),
-            "check": check_parse(message, expected, name),
+            "check": check_parse(message, request, name, citations, hallucinations),
             "ns": measure(partial(formatter.parse, output, typed), settings),
         }
     return out
@@ -515,18 +542,67 @@ def _run_ns(code: str) -> int:
     return time.perf_counter_ns() - start
 
 
-def bench_coldstart(releases: list[str], settings: Settings) -> dict[str, Any]:
+def core_dependencies() -> list[str]:
+    """The import names of the core distribution's required dependencies, pydantic aside."""
+    from importlib import metadata
+
+    try:
+        requires = metadata.requires("granite-formatters") or []
+    except metadata.PackageNotFoundError:
+        return []
+    names = []
+    for requirement in requires:
+        if ";" in requirement:  # an extra or a platform-specific dependency
+            continue
+        name = requirement.split("[")[0].split("<")[0].split(">")[0].split("=")[0]
+        name = name.split("~")[0].split("!")[0].strip().replace("-", "_").lower()
+        if name and name != "pydantic" and importlib.util.find_spec(name) is not None:
+            names.append(name)
+    return names
+
+
+def coldstart_stages(releases: list[str]) -> dict[str, tuple[str, str]]:
+    """key -> (description, code); each stage does what the one before it did, and more."""
     request = workloads.small_chat_request()
-    codes = {"python": "pass", "pydantic": "import pydantic"}
+    deps = ", ".join([*core_dependencies(), "importlib.metadata"])
+    stages = {
+        "python": ("`python -c pass`", "pass"),
+        "pydantic": ("`import pydantic` (the baseline)", "import pydantic"),
+        "basemodel": ("`from pydantic import BaseModel`", "from pydantic import BaseModel"),
+    }
+    prefix = f"from pydantic import BaseModel\nimport {deps}"
+    stages["deps"] = (f"… and `import {deps}` (the core's other dependencies)", prefix)
+    prefix += "\nimport granite_formatters.types"
+    stages["types"] = ("… and `import granite_formatters.types` (the request models)", prefix)
     for release in releases:
-        codes[release] = COLD_LIBRARY.format(model=workloads.RELEASES[release], request=request)
-    for code in codes.values():  # warm the OS file cache and the .pyc files
+        model = workloads.RELEASES[release]
+        stages[f"resolve {release}"] = (
+            f"… and `resolve_model({model!r})` (plugin discovery)",
+            f"{prefix}\nimport granite_formatters\ngranite_formatters.resolve_model({model!r})",
+        )
+        stages[f"get {release}"] = (
+            f"… and `get_formatter({model!r})` (the plugin imported)",
+            f"{prefix}\nimport granite_formatters\ngranite_formatters.get_formatter({model!r})",
+        )
+        stages[release] = (
+            "… and format a small chat: the library cold start",
+            COLD_LIBRARY.format(model=model, request=request),
+        )
+    return stages
+
+
+def bench_coldstart(releases: list[str], settings: Settings) -> dict[str, Any]:
+    stages = coldstart_stages(releases)
+    for _, code in stages.values():  # warm the OS file cache and the .pyc files
         _run_ns(code)
-    samples: dict[str, list[int]] = {name: [] for name in codes}
+    samples: dict[str, list[int]] = {name: [] for name in stages}
     for _ in range(settings.cold_runs):
-        for name, code in codes.items():  # interleaved, so drift hits every variant alike
+        for name, (_, code) in stages.items():  # interleaved: drift hits every stage alike
             samples[name].append(_run_ns(code))
-    return {name: round(statistics.median(values)) for name, values in samples.items()}
+    out: dict[str, Any] = {name: round(statistics.median(v)) for name, v in samples.items()}
+    out["runs"] = settings.cold_runs
+    out["stages"] = {name: description for name, (description, _) in stages.items()}
+    return out
 
 
 # --------------------------------------------------------------------------- report
@@ -688,20 +764,24 @@ def coldstart_table(results: dict[str, Any]) -> str | None:
     cold = results.get("coldstart")
     if not cold:
         return None
-    rows = [
-        ["python -c pass", human(cold["python"]), ""],
-        ["import pydantic", human(cold["pydantic"]), "(baseline)"],
+    rows = []
+    previous = None
+    for name, description in cold["stages"].items():
+        if name in workloads.RELEASES or name.startswith(("resolve ", "get ")):
+            release = name.split(" ")[-1]
+            description = f"{release}: {description}"
+        step = "" if previous is None else f"{(cold[name] - previous) / 1e6:+.1f} ms"
+        over = f"{(cold[name] - cold['pydantic']) / 1e6:+.1f} ms" if name != "python" else ""
+        rows.append([description, human(cold[name]), step, over])
+        # After a release's last stage, the next release starts again from "types".
+        previous = cold["types"] if name in workloads.RELEASES else cold[name]
+    header = [
+        f"cold start (fresh process, median of {cold['runs']})",
+        "time",
+        "step",
+        "over `import pydantic`",
     ]
-    for release in results["releases"]:
-        if release in cold:
-            rows.append(
-                [
-                    f"import, resolve {workloads.RELEASES[release]}, format a small chat",
-                    human(cold[release]),
-                    f"+{human(cold[release] - cold['pydantic'])}",
-                ]
-            )
-    return table(["cold start (fresh process)", "median", "over pydantic"], rows)
+    return table(header, rows)
 
 
 def roundtrip_table(results: dict[str, Any]) -> str | None:
@@ -835,7 +915,11 @@ def write_doc(text: str, doc: Path = DOC) -> None:
 
 
 def profile_case(case: str, settings: Settings, limit: int = 30) -> str:
-    """cProfile one case: ``format:3.3:rag``, ``parse:3.2:rag-1000``, ``stream:3.3:char``."""
+    """cProfile one case and return the top functions by own time.
+
+    ``format:RELEASE:small|rag|tools``, ``parse:RELEASE:plain|reasoning|tool|rag-N``,
+    ``stream:RELEASE:char|chunk``.
+    """
     kind, release, what = case.split(":")
     formatter, reason = load_formatter(release)
     if formatter is None:
@@ -848,10 +932,15 @@ def profile_case(case: str, settings: Settings, limit: int = 30) -> str:
         request = make()
         fn = lambda: [formatter.format(request, today=TODAY) for _ in range(200)]  # noqa: E731
     elif kind == "parse":
-        count = int(what.split("-")[1]) if what.startswith("rag-") else 10
-        typed = typed_request(formatter, workloads.rag_request())
-        text = workloads.rag_answer(release, count).text
-        fn = lambda: formatter.parse(text, typed)  # noqa: E731
+        names = {"plain": "plain answer", "reasoning": "reasoning answer"}
+        names.update({"tool": "tool-call answer"})
+        names.update({f"rag-{n}": f"RAG, {n} citations" for n in CITATION_COUNTS})
+        if what not in names:
+            raise SystemExit(f"unknown parse case {what!r}; one of {', '.join(names)}")
+        text, make, _, _ = parse_cases(release)[names[what]]
+        typed = typed_request(formatter, make())
+        loops = max(1, 200_000 // len(text))
+        fn = lambda: [formatter.parse(text, typed) for _ in range(loops)]  # noqa: E731
     elif kind == "stream":
         make_parser = stream_api(formatter)
         if make_parser is None:
