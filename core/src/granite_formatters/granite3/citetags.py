@@ -1,0 +1,223 @@
+"""Removing inline citation tags from the answer while remembering where they were.
+
+Granite 3.2 marks a cited sentence with ``<co>N</co>``; Granite 3.3 with
+``<|start_of_cite|>{"document_id": "ID"}<|end_of_cite|>`` (possibly wrapping the cited
+text). The release supplies a :class:`TagGrammar`; :class:`CitationTagRemover` does
+the rest, incrementally:
+
+* each tag is cut out of the text and recorded as a :class:`TagEvent` whose
+  ``position`` is an index into the cleaned text;
+* whitespace around a run of tags ("cluster") is repaired so that removing the tags
+  neither glues words together nor leaves double spaces: at most one of the
+  whitespace runs touching the cluster is kept (the one with the most line breaks,
+  else the last), and none is kept before closing punctuation that directly follows
+  a tag (``"capabilities <co>1</co>."`` becomes ``"capabilities."``), at the end of
+  the text, or at the start of a line.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple, Protocol
+
+from .markers import MarkerSearch, partial_marker_length
+from .stages import TextSink
+
+__all__ = [
+    "ANCHOR",
+    "CLOSE",
+    "NEED_MORE",
+    "OPEN",
+    "CitationTagRemover",
+    "NeedMore",
+    "TagEvent",
+    "TagGrammar",
+    "TagMatch",
+    "remove_citation_tags",
+]
+
+#: Tag kinds: a point reference, the start and the end of a wrapped cited text.
+ANCHOR, OPEN, CLOSE = "anchor", "open", "close"
+
+_WHITESPACE = " \t\n\r\f\v"
+_CLOSING_PUNCTUATION = frozenset(".,;:!?)]}\"'”’»…")
+
+
+class TagMatch(NamedTuple):
+    """A tag recognised by a :class:`TagGrammar`."""
+
+    length: int
+    kind: str
+    ref: str | None = None
+    #: Free-form flags of the grammar, e.g. ``"remnant"`` for a tag whose special
+    #: tokens were stripped by the server.
+    flag: str = ""
+
+
+class NeedMore:
+    """The type of :data:`NEED_MORE`: the text ends before a grammar can decide."""
+
+    def __repr__(self) -> str:
+        return "NEED_MORE"
+
+
+NEED_MORE = NeedMore()
+
+
+class TagGrammar(Protocol):
+    """How a release writes its inline citation tags."""
+
+    #: Literal strings that may begin a tag.
+    markers: tuple[str, ...]
+
+    def match(self, text: str, pos: int, final: bool) -> TagMatch | NeedMore | None:
+        """Recognise a tag starting at ``text[pos]`` (which begins with a marker).
+
+        Return the match, ``None`` if this is not a tag (the marker is then kept as
+        text), or :data:`NEED_MORE` if ``text`` ends too early to tell (only when
+        ``final`` is false). The decision must not depend on how much text follows
+        beyond what the grammar looks at, so that streaming and batch parsing agree.
+        """
+
+
+class TagEvent(NamedTuple):
+    """A removed tag: its kind, reference, flag and position in the cleaned text."""
+
+    kind: str
+    ref: str | None
+    position: int
+    flag: str = ""
+
+
+class CitationTagRemover:
+    """A :class:`~.stages.TextSink` that removes citation tags and records them in ``events``."""
+
+    def __init__(self, next_sink: TextSink, grammar: TagGrammar) -> None:
+        self.next = next_sink
+        self.grammar = grammar
+        self.events: list[TagEvent] = []
+        self._pending = ""
+        self._held = ""  # whitespace at the end of the text so far (a cluster may follow)
+        self._out = 0  # characters passed on
+        self._last = ""  # the last character passed on
+        self._cluster: list[TagMatch] | None = None
+        self._runs: list[str] = []  # whitespace runs around the tags of the cluster
+
+    def write(self, text: str) -> None:
+        if text:
+            buffer, self._pending = self._pending + text, ""
+            self._scan(buffer, final=False)
+
+    def end(self) -> None:
+        buffer, self._pending = self._pending, ""
+        if buffer:
+            self._scan(buffer, final=True)
+        if self._cluster is not None:
+            self._resolve(None)
+        self._pass(self._held)
+        self._held = ""
+        self.next.end()
+
+    def _pass(self, text: str) -> None:
+        if text:
+            self.next.write(text)
+            self._out += len(text)
+            self._last = text[-1]
+
+    def _scan(self, buffer: str, final: bool) -> None:
+        markers = self.grammar.markers
+        search = MarkerSearch(buffer, markers)
+        position = 0
+        length = len(buffer)
+        while position < length:
+            found = search.next(position)
+            if found is None:
+                keep = 0 if final else partial_marker_length(buffer, markers, position)
+                self._text(buffer[position : length - keep])
+                self._pending = buffer[length - keep :]
+                return
+            self._text(buffer[position : found.start])
+            result = self.grammar.match(buffer, found.start, final)
+            if isinstance(result, NeedMore):
+                self._pending = buffer[found.start :]
+                return
+            if result is None:
+                self._text(found.marker)
+                position = found.end
+                continue
+            self._tag(result)
+            position = found.start + result.length
+
+    def _text(self, text: str) -> None:
+        if not text:
+            return
+        if self._cluster is not None:
+            body = text.lstrip(_WHITESPACE)
+            self._runs[-1] += text[: len(text) - len(body)]
+            if not body:
+                return
+            self._resolve(body[0])
+            text = body
+        body = text.rstrip(_WHITESPACE)
+        if body:
+            self._pass(self._held + body)
+            self._held = text[len(body) :]
+        else:
+            self._held += text
+
+    def _tag(self, match: TagMatch) -> None:
+        if self._cluster is None:
+            self._cluster = []
+            self._runs = [self._held]
+            self._held = ""
+        self._cluster.append(match)
+        self._runs.append("")
+
+    def _resolve(self, following: str | None) -> None:
+        """Close the current cluster; ``following`` is the next character (None at the end)."""
+        cluster = self._cluster or []
+        runs = self._runs
+        separator = ""
+        line_start = self._out == 0 or self._last == "\n"
+        if following is not None and not (runs[-1] == "" and following in _CLOSING_PUNCTUATION):
+            candidates = [run for run in runs if run]
+            if candidates:
+                separator = max(reversed(candidates), key=lambda run: run.count("\n"))
+                if line_start and "\n" not in separator:
+                    separator = ""
+        before, after = self._out, self._out + len(separator)
+        index = 0
+        while index < len(cluster):
+            tag = cluster[index]
+            if tag.kind == OPEN and index + 1 < len(cluster) and cluster[index + 1].kind == CLOSE:
+                # An empty wrap <open><close> is a point reference.
+                self.events.append(TagEvent(ANCHOR, tag.ref, before, tag.flag))
+                index += 2
+                continue
+            position = after if tag.kind == OPEN else before
+            self.events.append(TagEvent(tag.kind, tag.ref, position, tag.flag))
+            index += 1
+        self._cluster = None
+        self._runs = []
+        self._pass(separator)
+
+
+class _StringSink:
+    __slots__ = ("chunks",)
+
+    def __init__(self) -> None:
+        self.chunks: list[str] = []
+
+    def write(self, text: str) -> None:
+        self.chunks.append(text)
+
+    def end(self) -> None:
+        pass
+
+
+def remove_citation_tags(text: str, grammar: TagGrammar) -> tuple[str, list[TagEvent]]:
+    """Remove the citation tags of ``grammar`` from ``text`` (all at once)."""
+    sink = _StringSink()
+    remover = CitationTagRemover(sink, grammar)
+    remover.write(text)
+    remover.end()
+    return "".join(sink.chunks), remover.events

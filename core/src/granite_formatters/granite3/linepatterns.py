@@ -1,0 +1,140 @@
+"""Short, bounded patterns that can be tested on incomplete text.
+
+Section headers such as ``# Citations:`` are recognised with some tolerance (case,
+``##``, spaces), so they are not plain literals. Python's ``re`` cannot say whether a
+string is a *prefix* of a possible match, which a streaming parser needs in order to
+hold back ``"# Cit"`` until it knows whether a header is coming. A
+:class:`BoundedPattern` is a sequence of literals and bounded character repeats; it
+answers both "does a match start here, and where does it end?" and "could a match
+still start here if more text came?". Every pattern has a maximum length, so both
+questions cost O(that length), independent of the text.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from typing import NamedTuple
+
+__all__ = ["BoundedPattern", "Lit", "Rep", "PatternSet"]
+
+
+class Lit(NamedTuple):
+    """A literal string (``icase``: compared case-insensitively)."""
+
+    text: str
+    icase: bool = False
+
+
+class Rep(NamedTuple):
+    """Between ``low`` and ``high`` characters taken from ``chars``."""
+
+    chars: str
+    low: int
+    high: int
+
+
+Element = Lit | Rep
+
+# A simulation state: (element index, characters consumed inside that element).
+_State = tuple[int, int]
+
+
+class BoundedPattern:
+    """A sequence of :class:`Lit` and :class:`Rep` elements, matched from a position."""
+
+    __slots__ = ("elements", "max_length", "name")
+
+    def __init__(self, name: str, elements: Sequence[Element]) -> None:
+        self.name = name
+        self.elements = tuple(
+            Lit(e.text.lower(), True) if isinstance(e, Lit) and e.icase else e for e in elements
+        )
+        self.max_length = sum(len(e.text) if isinstance(e, Lit) else e.high for e in elements)
+
+    def _closure(self, states: Iterable[_State]) -> set[_State]:
+        todo = list(states)
+        seen: set[_State] = set()
+        while todo:
+            state = todo.pop()
+            if state in seen:
+                continue
+            seen.add(state)
+            index, done = state
+            if index >= len(self.elements):
+                continue
+            element = self.elements[index]
+            if isinstance(element, Lit):
+                if done == len(element.text):
+                    todo.append((index + 1, 0))
+            elif done >= element.low:
+                todo.append((index + 1, 0))
+        return seen
+
+    def _step(self, states: set[_State], char: str) -> set[_State]:
+        moved: list[_State] = []
+        for index, done in states:
+            if index >= len(self.elements):
+                continue
+            element = self.elements[index]
+            if isinstance(element, Lit):
+                if done < len(element.text):
+                    expected = element.text[done]
+                    if char == expected or (element.icase and char.lower() == expected):
+                        moved.append((index, done + 1))
+            elif done < element.high and char in element.chars:
+                moved.append((index, done + 1))
+        return self._closure(moved)
+
+    def match(self, text: str, pos: int = 0) -> int | None:
+        """The end of the shortest match starting at ``pos``, or ``None``."""
+        final = len(self.elements)
+        states = self._closure([(0, 0)])
+        if (final, 0) in states:
+            return pos
+        for offset in range(self.max_length):
+            if pos + offset >= len(text) or not states:
+                return None
+            states = self._step(states, text[pos + offset])
+            if (final, 0) in states:
+                return pos + offset + 1
+        return None
+
+    def could_match(self, text: str, pos: int = 0) -> bool:
+        """Whether ``text[pos:]`` is a proper prefix of some match (more text could complete it)."""
+        states = self._closure([(0, 0)])
+        rest = text[pos : pos + self.max_length + 1]
+        if len(rest) >= self.max_length:
+            return False
+        for char in rest:
+            states = self._step(states, char)
+            if not states:
+                return False
+        return any(self._can_grow(index, done) for index, done in states)
+
+    def _can_grow(self, index: int, done: int) -> bool:
+        if index >= len(self.elements):
+            return False
+        element = self.elements[index]
+        return done < (len(element.text) if isinstance(element, Lit) else element.high)
+
+
+class PatternSet:
+    """Several :class:`BoundedPattern` tested together at one position."""
+
+    __slots__ = ("max_length", "patterns")
+
+    def __init__(self, patterns: Sequence[BoundedPattern]) -> None:
+        self.patterns = tuple(patterns)
+        self.max_length = max((p.max_length for p in self.patterns), default=0)
+
+    def match(self, text: str, pos: int = 0) -> tuple[BoundedPattern, int] | None:
+        """The first pattern (in order) matching at ``pos`` and the end of its match."""
+        for pattern in self.patterns:
+            end = pattern.match(text, pos)
+            if end is not None:
+                return pattern, end
+        return None
+
+    def could_match(self, text: str, pos: int = 0) -> bool:
+        """Whether more text could complete a match of any pattern starting at ``pos``."""
+        return any(p.could_match(text, pos) for p in self.patterns)

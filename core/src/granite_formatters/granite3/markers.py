@@ -1,0 +1,103 @@
+"""Streaming-safe search for literal markers.
+
+Output parsers look for fixed strings (``<think>``, ``Here is my response:``,
+``<|tool_call|>``, ...) in text that may arrive in pieces. Two questions come up
+again and again:
+
+* where is the earliest of several markers in this text? (:func:`find_earliest`,
+  or :class:`MarkerSearch` for many searches over one text), and
+* how many characters at the end of the text could still turn into a marker when
+  more text arrives? (:func:`partial_marker_length`). Those characters must be held
+  back instead of being emitted, or a marker split across two chunks would leak.
+
+Both run in time linear in the text searched (for a fixed set of markers).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import NamedTuple
+
+__all__ = ["MarkerMatch", "MarkerSearch", "find_earliest", "partial_marker_length"]
+
+
+class MarkerMatch(NamedTuple):
+    """A marker found at ``start``; ``end`` is the index just after it."""
+
+    start: int
+    marker: str
+
+    @property
+    def end(self) -> int:
+        return self.start + len(self.marker)
+
+
+class MarkerSearch:
+    """Repeated earliest-marker searches over one text, in amortised linear time.
+
+    Each marker's next occurrence is remembered, so successive calls with increasing
+    ``start`` never rescan text a marker was already known to be absent from. Calling
+    :meth:`next` with a ``start`` that is smaller than a previous one is allowed (it
+    only costs a fresh search).
+    """
+
+    __slots__ = ("_markers", "_next", "text")
+
+    def __init__(self, text: str, markers: Sequence[str]) -> None:
+        self.text = text
+        # Longer markers first, so that on a tie (one marker a prefix of another at the
+        # same position) the longer one wins.
+        self._markers = sorted({m for m in markers if m}, key=len, reverse=True)
+        # marker -> (searched_from, found_at); found_at == -1 means "absent after".
+        self._next: dict[str, tuple[int, int]] = {}
+
+    def next(self, start: int = 0, end: int | None = None) -> MarkerMatch | None:
+        """The earliest marker beginning at or after ``start`` and ending by ``end``."""
+        text = self.text
+        limit = len(text) if end is None else end
+        best: MarkerMatch | None = None
+        for marker in self._markers:
+            cached = self._next.get(marker)
+            if (
+                cached is not None
+                and cached[0] <= start
+                and (cached[1] == -1 or cached[1] >= start)
+            ):
+                found = cached[1]
+            else:
+                found = text.find(marker, start)
+                self._next[marker] = (start, found)
+            if found == -1 or found + len(marker) > limit:
+                continue
+            if best is None or found < best.start:
+                best = MarkerMatch(found, marker)
+        return best
+
+
+def find_earliest(
+    text: str, markers: Sequence[str], start: int = 0, end: int | None = None
+) -> MarkerMatch | None:
+    """The earliest occurrence of any of ``markers`` in ``text[start:end]``.
+
+    On a tie the longest marker wins. Returns ``None`` when none occurs.
+    """
+    return MarkerSearch(text, markers).next(start, end)
+
+
+def partial_marker_length(text: str, markers: Sequence[str], start: int = 0) -> int:
+    """How many characters at the end of ``text[start:]`` could begin a marker.
+
+    Returns the largest ``k`` such that ``text[-k:]`` is a proper prefix of one of
+    ``markers`` (a complete marker is not "partial": find it with
+    :func:`find_earliest`). Only the last ``max(len(marker)) - 1`` characters are
+    examined, so the cost does not depend on the length of ``text``.
+    """
+    available = len(text) - start
+    best = 0
+    for marker in markers:
+        longest = min(len(marker) - 1, available)
+        for k in range(longest, best, -1):
+            if text.endswith(marker[:k]):
+                best = k
+                break
+    return best

@@ -1,0 +1,706 @@
+"""The Granite 3 output processor, shared by the Granite 3.x point releases.
+
+Raw model output goes through a pipeline of incremental sinks (see :mod:`.stages`)::
+
+    ReasoningSplitter --reasoning--> Trimmer --> reasoning_content
+          |
+       content --> ToolCallExtractor --> SectionSplitter --> CitationTagRemover --> Trimmer
+                        |                     |                     |                 |
+                   tool_calls         citation and           tag positions        content
+                                   hallucination sections
+                                   (parsed at the end)
+
+Batch parsing (:meth:`Granite3OutputProcessor.transform`) is streaming with a single
+chunk, so the two always agree, and the whole parse is linear in the output length.
+A release subclass supplies its markers, its section syntax and its citation tag
+grammar, and matches tags to listed citations (:meth:`~Granite3OutputProcessor._build_citations`).
+
+Policies (shared by the releases):
+
+* Reasoning markers are parsed when the request asked for ``thinking``, or did not
+  say (no request, or no ``thinking`` key: the output alone cannot tell whether
+  thinking was on); a request with ``thinking: false`` leaves the text untouched.
+* Tool calls after ``<|tool_call|>`` / ``<tool_call>`` are parsed whenever present; a
+  bare leading JSON list only when the request offered tools.
+* Citation and hallucination sections and inline tags are parsed when no request was
+  given, or when it has documents or mentions the ``citations`` / ``hallucinations``
+  controls.
+* ``content`` is stripped of surrounding whitespace; ``raw_content`` is the untouched
+  output whenever it differs from ``content``; ``notes`` says what could not be
+  interpreted. Nothing here raises on model output.
+
+The module also offers typed, linear re-implementations of the prior
+implementation's helpers: :func:`create_dict`, :func:`parse_hallucinations_text`,
+:func:`add_hallucination_response_spans` and :func:`add_citation_context_spans`.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+from abc import abstractmethod
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from typing import Any, ClassVar, NamedTuple
+
+from ..processors import OutputProcessor, RequestLike
+from ..streaming import Delta, StreamParser, ToolCallDelta
+from ..types import Document, ToolCall, coerce_request
+from .citetags import CitationTagRemover, TagEvent, TagGrammar, remove_citation_tags
+from .linepatterns import PatternSet
+from .markers import MarkerSearch
+from .reasoning import ReasoningSplitter
+from .sections import SectionSplitter
+from .sentences import SentenceSplitter, split_sentences
+from .spans import ContextLocator, Span, TextLocator
+from .stages import CONTENT, REASONING, TOOL_CALL, ChannelSink, Outbox, TextSink, Trimmer
+from .toolcalls import TOOL_CALL_MARKERS, ToolCallExtractor
+from .types import Citation, Granite3AssistantMessage, Granite3ChatCompletion, Hallucination
+
+__all__ = [
+    "CitationEntry",
+    "DocumentIndex",
+    "Granite3OutputProcessor",
+    "Granite3StreamParser",
+    "SectionBlock",
+    "add_citation_context_spans",
+    "add_hallucination_response_spans",
+    "create_dict",
+    "make_citation",
+    "parse_citation_lines",
+    "parse_hallucinations_text",
+    "split_section_blocks",
+]
+
+logger = logging.getLogger(__name__)
+
+#: Text that is removed from the output wherever it appears.
+END_OF_TEXT = "<|end_of_text|>"
+_NOTE_TEXT_LIMIT = 60
+
+
+def _excerpt(text: str) -> str:
+    text = " ".join(text.split())
+    return repr(text if len(text) <= _NOTE_TEXT_LIMIT else text[: _NOTE_TEXT_LIMIT - 3] + "...")
+
+
+# ----------------------------------------------------------------------------------------
+# The prior implementation's helpers, typed and linear.
+
+
+def create_dict(items: Iterable[Any], **key_attrib_names: str) -> dict[str, Any]:
+    """Index ``items`` by the hyphen-joined values of the named keys or attributes.
+
+    ``create_dict(citations, a="citation_id", b="doc_id")`` maps ``"3-0"`` to the item
+    whose ``citation_id`` is ``"3"`` and ``doc_id`` is ``"0"``. Items may be mappings or
+    objects; values are converted with ``str``. Items lacking a key are skipped, and on
+    a duplicate key the first item is kept. ``None`` gives ``{}``.
+    """
+    result: dict[str, Any] = {}
+    for item in items or ():
+        parts: list[str] = []
+        for name in key_attrib_names.values():
+            if isinstance(item, Mapping):
+                if name not in item:
+                    break
+                value = item[name]
+            elif hasattr(item, name):
+                value = getattr(item, name)
+            else:
+                break
+            parts.append(str(value))
+        else:
+            result.setdefault("-".join(parts), item)
+    return result
+
+
+_HALLUCINATION_ITEM = re.compile(
+    r"[ \t]*(?:(\d{1,9})[.)]|[-*•])[ \t]*risk[ \t]*[:=-]?[ \t]*"
+    r"(low|medium|high|unanswerable|\d{1,3}(?:\.\d{1,6})?%?|[a-z]{1,20})[ \t]*:[ \t]*(.*)",
+    re.IGNORECASE,
+)
+
+
+def parse_hallucinations_text(text: str, notes: list[str] | None = None) -> list[Hallucination]:
+    """Read a hallucinations list (``1. Risk low: sentence`` items, one per line).
+
+    Tolerant of case (``risk LOW``), spacing, ``1)`` / ``-`` bullets, ``Risk: low`` and
+    any risk word or number (normalised to lower case). An item's text continues on
+    following lines until the next item. Spans are left ``None`` (see
+    :func:`add_hallucination_response_spans`). Lines that are not part of an item are
+    reported in ``notes``.
+    """
+    items: list[tuple[str, str, list[str]]] = []
+    for line in text.splitlines():
+        match = _HALLUCINATION_ITEM.fullmatch(line)
+        if match is not None:
+            number = match.group(1) or str(len(items) + 1)
+            items.append((number, match.group(2).lower(), [match.group(3)]))
+        elif items:
+            items[-1][2].append(line)
+        elif line.strip() and notes is not None:
+            notes.append(f"could not read hallucination line {_excerpt(line)}")
+    return [
+        Hallucination(hallucination_id=number, risk=risk, response_text="\n".join(lines).strip())
+        for number, risk, lines in items
+    ]
+
+
+def add_hallucination_response_spans(
+    hallucinations: Sequence[Hallucination],
+    response_text: str,
+    clean: Callable[[str], str] | None = None,
+    *,
+    sentences: Sequence[Span] = (),
+    notes: list[str] | None = None,
+) -> list[Hallucination]:
+    """Locate each flagged text in the (cleaned) response.
+
+    ``clean`` removes citation tags from a flagged text before it is searched for.
+    Returns new objects; ``response_begin``/``response_end`` are ``None`` (and a note is
+    made) when the text is not in the response. Repeated texts are matched in order.
+    The total work is linear in the response length (see :class:`~.spans.TextLocator`).
+    """
+    locator = TextLocator(response_text, sentences)
+    located: list[Hallucination] = []
+    for item in hallucinations:
+        text = (clean(item.response_text) if clean is not None else item.response_text).strip()
+        span = locator.locate(text)
+        if span is None and notes is not None:
+            notes.append(
+                f"hallucination {item.hallucination_id}: {_excerpt(text)} is not in the response"
+            )
+        located.append(
+            item.model_copy(
+                update={
+                    "response_text": text,
+                    "response_begin": span[0] if span else None,
+                    "response_end": span[1] if span else None,
+                }
+            )
+        )
+    return located
+
+
+def add_citation_context_spans(
+    citations: Sequence[Citation],
+    documents: Mapping[str, str],
+    *,
+    notes: list[str] | None = None,
+    locator: ContextLocator | None = None,
+) -> list[Citation]:
+    """Locate each citation's ``context_text`` in the text of its document.
+
+    ``documents`` maps a ``doc_id`` to the document's full text. Returns new objects;
+    when the text is found only up to whitespace and case, ``context_text`` becomes
+    the document's own text, so ``document[begin:end] == context_text`` always holds.
+    Unknown documents and unfound texts get ``None`` spans and a note.
+    """
+    locator = locator or ContextLocator()
+    result: list[Citation] = []
+    for citation in citations:
+        document = documents.get(citation.doc_id)
+        span = None
+        if document is None:
+            if notes is not None:
+                notes.append(f"citation {citation.citation_id}: no document {citation.doc_id!r}")
+        else:
+            span = locator.locate(citation.doc_id, document, citation.context_text)
+            if span is None and notes is not None:
+                notes.append(
+                    f"citation {citation.citation_id}: {_excerpt(citation.context_text)} "
+                    f"is not in document {citation.doc_id!r}"
+                )
+        if span is None:
+            result.append(citation.model_copy(update={"context_begin": None, "context_end": None}))
+        else:
+            begin, end = span
+            result.append(
+                citation.model_copy(
+                    update={
+                        "context_text": document[begin:end] if document is not None else "",
+                        "context_begin": begin,
+                        "context_end": end,
+                    }
+                )
+            )
+    return result
+
+
+# ----------------------------------------------------------------------------------------
+# Sections and documents.
+
+
+class SectionBlock(NamedTuple):
+    """One citation or hallucination section: its kind (``None`` if unknown) and body."""
+
+    kind: str | None
+    body: str
+    #: Whether the section was opened by a special token (3.3 ``<|start_of_plugin|>``).
+    token: bool
+
+
+def _lines(text: str) -> list[str]:
+    """``text`` split after each ``\\n`` (the separators kept)."""
+    lines = text.split("\n")
+    return [line + "\n" for line in lines[:-1]] + ([lines[-1]] if lines[-1] else [])
+
+
+def split_section_blocks(
+    text: str, patterns: PatternSet, *, open_token: str = "", close_token: str = ""
+) -> tuple[list[SectionBlock], list[str]]:
+    """Split collected section text into blocks, in one pass.
+
+    A block starts at a header (a ``patterns`` match at the start of a line, or the
+    first line after ``open_token``, whose kind is then ``None`` if it is not a known
+    header) and runs to the next header, ``close_token`` or the end. Returns the
+    blocks and the non-blank lines that belong to no block.
+    """
+    blocks: list[SectionBlock] = []
+    strays: list[str] = []
+    kind: str | None = None
+    body: list[str] | None = None
+    token = False
+
+    def finish() -> None:
+        nonlocal body
+        if body is not None:
+            blocks.append(SectionBlock(kind, "".join(body), token))
+            body = None
+
+    search = MarkerSearch(text, [t for t in (open_token, close_token) if t])
+    position = 0
+    opened = False
+    while True:
+        found = search.next(position)
+        stop = len(text) if found is None else found.start
+        at_line_start = opened or position == 0 or text[position - 1] == "\n"
+        for line in _lines(text[position:stop]):
+            hit = patterns.match(line) if at_line_start else None
+            if hit is not None:
+                finish()
+                kind, body, token = hit[0].name, [line[hit[1] :]], opened
+            elif opened:
+                finish()
+                kind, body, token = None, [line], True
+            elif body is not None:
+                body.append(line)
+            elif line.strip():
+                strays.append(line.strip())
+            opened = False
+            at_line_start = line.endswith("\n")
+        if opened:  # an open token with nothing after it
+            finish()
+            kind, body, token = None, [], True
+        finish()
+        if found is None:
+            break
+        opened = found.marker == open_token
+        position = found.end
+    return blocks, strays
+
+
+class CitationEntry(NamedTuple):
+    """A line of a citations section.
+
+    ``key`` is what inline tags refer to (3.2: the citation number; 3.3: the document
+    id), ``document`` names the cited document, ``context`` is the quoted text.
+    """
+
+    key: str
+    document: str
+    context: str
+
+
+def _unquote(text: str) -> str:
+    text = text.strip()
+    if text.startswith('"'):
+        text = text[1:]
+    if text.endswith('"'):
+        text = text[:-1]
+    return text.strip()
+
+
+def _quote_open(text: str) -> bool:
+    """Whether ``text`` starts a double-quoted context that has not been closed yet."""
+    text = text.strip()
+    return text.startswith('"') and (len(text) == 1 or not text.endswith('"'))
+
+
+def parse_citation_lines(
+    body: str, item_patterns: Sequence[re.Pattern[str]], notes: list[str]
+) -> list[CitationEntry]:
+    """Read a citations section: one item per line, quoted contexts may span lines.
+
+    A line starts an item when one of ``item_patterns`` fully matches it; the match's
+    named groups are ``key``, ``context`` and optionally ``document`` (defaults to
+    ``key``). Other lines continue the previous item's context, and so does any line
+    while a context's opening double quote is not yet closed (so a quoted line that
+    happens to look like an item does not start one). One pair of surrounding double
+    quotes is removed from each context.
+    """
+    items: list[tuple[str, str, list[str]]] = []
+    for line in body.splitlines():
+        match = None
+        if not (items and _quote_open("\n".join(items[-1][2]))):
+            for pattern in item_patterns:
+                match = pattern.fullmatch(line)
+                if match is not None:
+                    break
+        if match is not None:
+            groups = match.groupdict()
+            key = (groups.get("key") or "").strip()
+            document = (groups.get("document") or key).strip()
+            items.append((key, document, [groups.get("context") or ""]))
+        elif items:
+            items[-1][2].append(line)
+        elif line.strip():
+            notes.append(f"could not read citation line {_excerpt(line)}")
+    return [CitationEntry(key, doc, _unquote("\n".join(lines))) for key, doc, lines in items]
+
+
+class DocumentIndex:
+    """The request's documents, looked up by position (3.2) or by ``doc_id`` (3.3).
+
+    :meth:`lookup` returns the id a citation should carry and the document;
+    :meth:`cited` lists the documents looked up so far, each once, with their full text
+    and their ``doc_id`` filled in (a 3.2 document without one gets its position).
+    """
+
+    def __init__(self, documents: Sequence[Document] | None, *, by_position: bool) -> None:
+        self.documents = list(documents or ())
+        self.by_position = by_position
+        self._by_id: dict[str, int] = {}
+        if not by_position:
+            for index, document in enumerate(self.documents):
+                key = "" if document.doc_id is None else str(document.doc_id)
+                self._by_id.setdefault(key, index)
+        self._cited: dict[int, str] = {}
+
+    def lookup(self, ref: str) -> tuple[str, Document] | None:
+        """The citation ``doc_id`` and the document that ``ref`` names, or ``None``."""
+        if self.by_position:
+            ref = ref.strip()
+            if not ref.isdigit() or len(ref) > 9 or int(ref) >= len(self.documents):
+                return None
+            index = int(ref)
+            document = self.documents[index]
+            doc_id = str(index) if document.doc_id is None else str(document.doc_id)
+        else:
+            found = self._by_id.get(ref)
+            if found is None:
+                return None
+            index, document, doc_id = found, self.documents[found], ref
+        self._cited.setdefault(index, doc_id)
+        return doc_id, document
+
+    def cited(self) -> list[Document]:
+        """The documents looked up so far, in order of first lookup."""
+        result: list[Document] = []
+        for index, doc_id in self._cited.items():
+            document = self.documents[index]
+            if document.doc_id is None or str(document.doc_id) != doc_id:
+                document = document.model_copy(update={"doc_id": doc_id})
+            result.append(document)
+        return result
+
+
+def make_citation(
+    citation_id: str,
+    entry: CitationEntry | None,
+    doc_ref: str,
+    response: Span | None,
+    content: str,
+    documents: DocumentIndex,
+    locator: ContextLocator,
+    notes: list[str],
+) -> Citation:
+    """Build one :class:`Citation`: response span from ``response``, context span located.
+
+    ``entry`` is the listed citation (``None`` when the tag has no entry: the context
+    is then empty and unlocated). ``doc_ref`` names the document as the model did.
+    """
+    found = documents.lookup(doc_ref)
+    context = entry.context if entry is not None else ""
+    doc_id = found[0] if found is not None else doc_ref
+    fields: dict[str, Any] = {
+        "citation_id": citation_id,
+        "doc_id": doc_id,
+        "context_text": context,
+    }
+    if response is not None:
+        fields.update(
+            response_text=content[response[0] : response[1]],
+            response_begin=response[0],
+            response_end=response[1],
+        )
+    if found is None:
+        if documents.documents:
+            notes.append(f"citation {citation_id}: the request has no document {doc_ref!r}")
+        return Citation(**fields)
+    text = found[1].text
+    span = locator.locate(doc_id, text, context) if context.strip() else None
+    if span is not None:
+        fields.update(
+            context_text=text[span[0] : span[1]], context_begin=span[0], context_end=span[1]
+        )
+    elif context.strip():
+        notes.append(f"citation {citation_id}: {_excerpt(context)} is not in document {doc_id!r}")
+    return Citation(**fields)
+
+
+# ----------------------------------------------------------------------------------------
+# The processor and its stream parser.
+
+
+class Granite3OutputProcessor(OutputProcessor):
+    """Parses Granite 3.x output; a point release subclasses it and fills in its syntax.
+
+    ``sentence_splitter`` decides which sentence a citation tag refers to; any
+    function with the signature of :func:`~.sentences.split_sentences` can be given.
+    """
+
+    #: The release's name, for messages.
+    release: ClassVar[str] = "Granite 3"
+    #: Markers that start / end the thought process.
+    thought_starts: ClassVar[tuple[str, ...]] = ()
+    thought_ends: ClassVar[tuple[str, ...]] = ()
+    #: Tags removed from the answer when reasoning is parsed (3.3 ``<response>``).
+    response_tags: ClassVar[tuple[str, ...]] = ()
+    #: Whether an end marker with no start marker before it is removed (else kept).
+    drop_stray_thought_ends: ClassVar[bool] = False
+    #: Section headers recognised at the start of a line; pattern names are the kinds
+    #: ``"citations"`` and ``"hallucinations"``.
+    section_patterns: ClassVar[PatternSet] = PatternSet(())
+    #: Special tokens that open / close a section (3.3 plugin tokens).
+    section_open: ClassVar[str] = ""
+    section_close: ClassVar[str] = ""
+    #: Inline citation tags.
+    tag_grammar: ClassVar[TagGrammar]
+    #: Whether documents are named by position (3.2 "Document 0") rather than doc_id.
+    documents_by_position: ClassVar[bool] = True
+
+    def __init__(self, *, sentence_splitter: SentenceSplitter = split_sentences) -> None:
+        self.sentence_splitter = sentence_splitter
+
+    def transform(
+        self, model_output: str, chat_completion: RequestLike | None = None
+    ) -> Granite3AssistantMessage:
+        """Parse a complete (or truncated) model output. Never raises on the output.
+
+        Raises :class:`~granite_formatters.errors.InvalidRequestError` only for an
+        invalid ``chat_completion``.
+        """
+        parser = self.stream_parser(chat_completion)
+        parser.feed(model_output)
+        parser.close()
+        message = parser.message
+        assert message is not None
+        return message
+
+    def stream_parser(self, chat_completion: RequestLike | None = None) -> Granite3StreamParser:
+        """A parser for one output arriving in chunks (see :mod:`granite_formatters.streaming`)."""
+        request = None
+        if chat_completion is not None:
+            request = coerce_request(chat_completion, Granite3ChatCompletion)
+        return Granite3StreamParser(self, request)
+
+    # Release hooks ---------------------------------------------------------------------
+
+    @abstractmethod
+    def _parse_citation_section(self, body: str, notes: list[str]) -> list[CitationEntry]:
+        """Read the body of a citations section."""
+
+    @abstractmethod
+    def _build_citations(
+        self,
+        events: list[TagEvent],
+        entries: list[CitationEntry],
+        content: str,
+        documents: DocumentIndex,
+        blocks: list[SectionBlock],
+        notes: list[str],
+    ) -> list[Citation]:
+        """Match the tags in the answer with the listed citations."""
+
+
+def _strings(value: Any) -> str:
+    if isinstance(value, bytes | bytearray):
+        return bytes(value).decode("utf-8", "replace")
+    return value if isinstance(value, str) else ("" if value is None else str(value))
+
+
+class Granite3StreamParser(StreamParser):
+    """Parses one Granite 3.x output incrementally (see :class:`Granite3OutputProcessor`)."""
+
+    def __init__(
+        self, processor: Granite3OutputProcessor, request: Granite3ChatCompletion | None
+    ) -> None:
+        self._processor = processor
+        self._request = request
+        self._raw: list[str] = []
+        self._tool_calls: list[ToolCall] = []
+        self._message: Granite3AssistantMessage | None = None
+        self._closed = False
+        outbox = self._outbox = Outbox()
+
+        # Thinking unknown (no request, or a request that does not say) counts as on.
+        thinking = (
+            request is None
+            or request.thinking()
+            or "thinking" not in request.chat_template_kwargs.model_fields_set
+        )
+        tools_offered = request is not None and bool(request.tools)
+        controls = request.chat_template_kwargs.controls or {} if request is not None else {}
+        self._rag = (
+            request is None
+            or bool(request.documents)
+            or "citations" in controls
+            or "hallucinations" in controls
+        )
+
+        self._reasoning = ChannelSink(outbox, REASONING)
+        self._content = ChannelSink(outbox, CONTENT)
+        self._content_trim = Trimmer(self._content)
+        sink: TextSink = self._content_trim
+        self._tags: CitationTagRemover | None = None
+        self._sections: SectionSplitter | None = None
+        if self._rag:
+            self._tags = CitationTagRemover(sink, processor.tag_grammar)
+            self._sections = SectionSplitter(
+                self._tags,
+                outbox,
+                line_patterns=processor.section_patterns,
+                starters=(processor.section_open,) if processor.section_open else (),
+                drops=(processor.section_close,) if processor.section_close else (),
+            )
+            sink = self._sections
+        tools = ToolCallExtractor(sink, outbox, bare_list=tools_offered)
+        self._splitter = ReasoningSplitter(
+            Trimmer(self._reasoning),
+            tools,
+            outbox,
+            starts=processor.thought_starts if thinking else (),
+            ends=processor.thought_ends if thinking else (),
+            content_drops=processor.response_tags if thinking else (),
+            drops=(END_OF_TEXT,),
+            drop_stray_ends=processor.drop_stray_thought_ends,
+            stoppers=TOOL_CALL_MARKERS,
+            leading_json=tools_offered,
+        )
+
+    @property
+    def message(self) -> Granite3AssistantMessage | None:
+        return self._message
+
+    def feed(self, chunk: str) -> list[Delta]:
+        if self._closed:
+            raise RuntimeError("this stream parser is closed; create a new one per output")
+        chunk = _strings(chunk)
+        if not chunk:
+            return []
+        self._raw.append(chunk)
+        self._splitter.write(chunk)
+        return self._deltas()
+
+    def close(self) -> list[Delta]:
+        if self._closed:
+            return []
+        self._closed = True
+        self._splitter.end()
+        deltas = self._deltas()
+        self._message = self._build_message()
+        return deltas
+
+    def _deltas(self) -> list[Delta]:
+        deltas: list[Delta] = []
+        for channel, value in self._outbox.drain():
+            last = deltas[-1] if deltas else None
+            if channel == TOOL_CALL:
+                index, call = value
+                self._tool_calls.append(call)
+                piece = ToolCallDelta(
+                    index=index,
+                    id=call.id,
+                    name=call.name,
+                    arguments=call.to_openai()["function"]["arguments"],
+                )
+                if last is not None and last.tool_calls:
+                    deltas[-1] = Delta(tool_calls=(*last.tool_calls, piece))
+                else:
+                    deltas.append(Delta(tool_calls=(piece,)))
+            elif channel == REASONING:
+                if last is not None and last.reasoning_content is not None:
+                    deltas[-1] = Delta(reasoning_content=last.reasoning_content + value)
+                else:
+                    deltas.append(Delta(reasoning_content=value))
+            elif last is not None and last.content is not None:
+                deltas[-1] = Delta(content=last.content + value)
+            else:
+                deltas.append(Delta(content=value))
+        return deltas
+
+    def _build_message(self) -> Granite3AssistantMessage:
+        processor = self._processor
+        notes = self._outbox.notes
+        content = self._content.text()
+        raw = "".join(self._raw)
+        citations: list[Citation] = []
+        hallucinations: list[Hallucination] = []
+        documents: list[Document] = []
+        if self._tags is not None and self._sections is not None:
+            request_documents = self._request.documents if self._request is not None else None
+            index = DocumentIndex(request_documents, by_position=processor.documents_by_position)
+            lead = self._content_trim.lead
+            size = len(content)
+            events = [
+                event._replace(position=min(max(event.position - lead, 0), size))
+                for event in self._tags.events
+            ]
+            blocks, strays = split_section_blocks(
+                self._sections.sections_text(),
+                processor.section_patterns,
+                open_token=processor.section_open,
+                close_token=processor.section_close,
+            )
+            for stray in strays:
+                notes.append(f"ignored text outside any section: {_excerpt(stray)}")
+            entries: list[CitationEntry] = []
+            hallucination_items: list[Hallucination] = []
+            kinds_seen: set[str] = set()
+            for block in blocks:
+                if block.kind is None:
+                    notes.append(f"ignored a section of unknown kind: {_excerpt(block.body)}")
+                    continue
+                if block.kind in kinds_seen:
+                    notes.append(f"the {block.kind} section appears more than once; all are read")
+                kinds_seen.add(block.kind)
+                if block.kind == "citations":
+                    entries.extend(processor._parse_citation_section(block.body, notes))
+                else:
+                    hallucination_items.extend(parse_hallucinations_text(block.body, notes))
+            if events or entries:
+                citations = processor._build_citations(
+                    events, entries, content, index, blocks, notes
+                )
+            if hallucination_items:
+                grammar = processor.tag_grammar
+                sentences = processor.sentence_splitter(content)
+                hallucinations = add_hallucination_response_spans(
+                    hallucination_items,
+                    content,
+                    lambda text: remove_citation_tags(text, grammar)[0],
+                    sentences=sentences,
+                    notes=notes,
+                )
+            documents = index.cited()
+        logger.debug("parsed %d characters: %d notes", len(raw), len(notes))
+        return Granite3AssistantMessage(
+            content=content,
+            reasoning_content=self._reasoning.text() if self._splitter.thinking_seen else None,
+            tool_calls=self._tool_calls,
+            raw_content=raw if raw != content else None,
+            notes=list(dict.fromkeys(notes)),
+            citations=citations,
+            documents=documents,
+            hallucinations=hallucinations,
+        )

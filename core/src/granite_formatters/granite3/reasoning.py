@@ -1,0 +1,156 @@
+"""Splitting chain-of-thought ("reasoning") text from the answer, incrementally.
+
+The Granite releases mark the thought process differently (3.2: ``Here is my thought
+process:`` ... ``Here is my response:``; 3.3: ``<think>`` ... ``</think>`` plus
+``<response>`` tags), but the mechanics are the same, so one configurable sink does
+both:
+
+* before a start marker, text is answer content;
+* from the earliest start marker to the earliest end marker, text is reasoning (a
+  thought cut off before its end marker stays reasoning: nothing is dropped);
+* after the end marker, text is content again.
+
+``content_drops`` are tags removed from the content wherever they appear (3.3's
+``<response>``/``</response>``), ``drops`` are removed from both channels
+(``<|end_of_text|>``). When a marker or tag is cut out of the content, whitespace that
+would otherwise be doubled at the seam is skipped.
+
+``stoppers`` (the tool-call markers) end all marker processing outside a thought: the
+JSON that follows them is passed on untouched, even if an argument happens to contain
+``<think>`` or ``<response>``. With ``leading_json=True`` (the request offered tools, so
+the output may be a bare JSON list of calls), a ``[`` as the first non-blank character
+does the same.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from .markers import MarkerSearch, partial_marker_length
+from .stages import Outbox, TextSink
+
+__all__ = ["ReasoningSplitter"]
+
+_WHITESPACE = " \t\n\r\f\v"
+_NON_BLANK = re.compile(r"[^ \t\n\r\f\v]")
+_BEFORE, _THINKING, _AFTER, _PASS = 0, 1, 2, 3
+
+
+class ReasoningSplitter:
+    """A :class:`~.stages.TextSink` that routes text to a reasoning and a content sink."""
+
+    def __init__(
+        self,
+        reasoning: TextSink,
+        content: TextSink,
+        outbox: Outbox,
+        *,
+        starts: Sequence[str],
+        ends: Sequence[str],
+        content_drops: Sequence[str] = (),
+        drops: Sequence[str] = (),
+        drop_stray_ends: bool = False,
+        stoppers: Sequence[str] = (),
+        leading_json: bool = False,
+    ) -> None:
+        self.reasoning = reasoning
+        self.content = content
+        self.outbox = outbox
+        self._starts = tuple(starts)
+        self._ends = tuple(ends)
+        self._content_drops = tuple(content_drops)
+        self._drops = tuple(drops)
+        self._stray = self._ends if drop_stray_ends else ()
+        self._stoppers = tuple(stoppers)
+        self._leading_json = leading_json
+        self._fresh = True  # no non-blank content emitted yet
+        self._state = _BEFORE
+        self._pending = ""
+        self._collapse = False
+        self._last_was_space = True  # nothing emitted yet counts as a seam
+        #: Whether a start marker was seen (so ``reasoning_content`` is not ``None``).
+        self.thinking_seen = False
+
+    def _markers(self) -> tuple[str, ...]:
+        if self._state == _BEFORE:
+            return self._starts + self._content_drops + self._drops + self._stray + self._stoppers
+        if self._state == _THINKING:
+            return self._ends + self._drops
+        if self._state == _AFTER:
+            return self._content_drops + self._drops + self._stoppers
+        return self._drops
+
+    def write(self, text: str) -> None:
+        if text:
+            buffer, self._pending = self._pending + text, ""
+            self._scan(buffer, final=False)
+
+    def end(self) -> None:
+        buffer, self._pending = self._pending, ""
+        self._scan(buffer, final=True)
+        self.reasoning.end()
+        self.content.end()
+
+    def _scan(self, buffer: str, final: bool) -> None:
+        position = 0
+        markers = self._markers()
+        search = MarkerSearch(buffer, markers)
+        while True:
+            if self._fresh and self._leading_json and self._state == _BEFORE:
+                first = _NON_BLANK.search(buffer, position)
+                if first is not None and first.group(0) == "[":
+                    self._state = _PASS
+                    markers = self._markers()
+                    search = MarkerSearch(buffer, markers)
+            found = search.next(position)
+            if found is None:
+                keep = 0 if final else partial_marker_length(buffer, markers, position)
+                self._emit(buffer[position : len(buffer) - keep])
+                self._pending = buffer[len(buffer) - keep :]
+                return
+            self._emit(buffer[position : found.start])
+            position = found.end
+            if self._on_marker(found.marker):
+                markers = self._markers()
+                search = MarkerSearch(buffer, markers)
+
+    def _on_marker(self, marker: str) -> bool:
+        """Handle a marker; return whether the state changed."""
+        if marker in self._drops:
+            if self._state != _THINKING:
+                self._collapse = self._last_was_space
+            return False
+        if marker in self._stoppers and self._state != _THINKING:
+            self._emit(marker)
+            self._state = _PASS
+            return True
+        if self._state == _BEFORE and marker in self._starts:
+            self._state = _THINKING
+            self.thinking_seen = True
+            self._collapse = self._last_was_space
+            return True
+        if self._state == _THINKING:
+            self._state = _AFTER
+            self._collapse = self._last_was_space
+            return True
+        if marker in self._stray and marker not in self._content_drops:
+            self.outbox.note(f"removed {marker!r} that had no opening marker before it")
+        self._collapse = self._last_was_space
+        return False
+
+    def _emit(self, text: str) -> None:
+        if not text:
+            return
+        if self._state == _THINKING:
+            self.reasoning.write(text)
+            return
+        if self._collapse:
+            text = text.lstrip(_WHITESPACE)
+            if not text:
+                return
+            self._collapse = False
+        self.content.write(text)
+        self._last_was_space = text[-1] in _WHITESPACE
+        if self._fresh and text.strip(_WHITESPACE):
+            self._fresh = False

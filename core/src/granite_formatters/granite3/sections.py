@@ -1,0 +1,106 @@
+"""Separating the answer from the trailing citation / hallucination sections.
+
+With the ``citations`` or ``hallucinations`` controls, a Granite 3 answer is followed
+by sections: ``# Citations:`` / ``# Hallucinations:`` headers in 3.2,
+``<|start_of_plugin|>{"id": "citation"}`` ... ``<|end_of_plugin|>`` blocks in 3.3.
+:class:`SectionSplitter` passes the answer on and collects everything from the first
+section header on, for parsing once the output is complete.
+
+A header is recognised either at the start of a line (``line_patterns``, tolerant
+:class:`~.linepatterns.BoundedPattern` s) or anywhere (``starters``, literal markers
+such as a special token). A line that could still become a header is held back until
+it is decided. The same header text inside a sentence is not a header.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from .linepatterns import PatternSet
+from .markers import MarkerSearch, partial_marker_length
+from .stages import Outbox, TextSink
+
+__all__ = ["SectionSplitter"]
+
+
+class SectionSplitter:
+    """A :class:`~.stages.TextSink` passing the answer on and keeping the sections."""
+
+    def __init__(
+        self,
+        next_sink: TextSink,
+        outbox: Outbox,
+        *,
+        line_patterns: PatternSet,
+        starters: Sequence[str] = (),
+        drops: Sequence[str] = (),
+    ) -> None:
+        self.next = next_sink
+        self.outbox = outbox
+        self._patterns = line_patterns
+        self._starters = tuple(starters)
+        self._drops = tuple(drops)
+        self._markers = self._starters + self._drops
+        self._pending = ""
+        self._at_line_start = True
+        self._sections: list[str] | None = None
+
+    @property
+    def started(self) -> bool:
+        """Whether a section header has been seen."""
+        return self._sections is not None
+
+    def sections_text(self) -> str:
+        """Everything from the first section header on ("" when there was none)."""
+        return "".join(self._sections) if self._sections is not None else ""
+
+    def write(self, text: str) -> None:
+        if not text:
+            return
+        if self._sections is not None:
+            self._sections.append(text)
+            return
+        buffer, self._pending = self._pending + text, ""
+        self._scan(buffer, final=False)
+
+    def end(self) -> None:
+        buffer, self._pending = self._pending, ""
+        if buffer:
+            self._scan(buffer, final=True)
+        self.next.end()
+
+    def _start_sections(self, text: str) -> None:
+        self._sections = [text]
+
+    def _scan(self, buffer: str, final: bool) -> None:
+        position = 0
+        length = len(buffer)
+        search = MarkerSearch(buffer, self._markers)
+        while position < length:
+            if self._at_line_start:
+                if self._patterns.match(buffer, position) is not None:
+                    self._start_sections(buffer[position:])
+                    return
+                if not final and self._patterns.could_match(buffer, position):
+                    self._pending = buffer[position:]
+                    return
+                self._at_line_start = False
+            newline = buffer.find("\n", position)
+            line_end = length if newline == -1 else newline + 1
+            found = search.next(position, line_end)
+            if found is not None:
+                self.next.write(buffer[position : found.start])
+                if found.marker in self._starters:
+                    self._start_sections(buffer[found.start :])
+                    return
+                self.outbox.note(f"removed a stray {found.marker!r} from the answer")
+                position = found.end
+                continue
+            if newline == -1:
+                keep = 0 if final else partial_marker_length(buffer, self._markers, position)
+                self.next.write(buffer[position : length - keep])
+                self._pending = buffer[length - keep :]
+                return
+            self.next.write(buffer[position:line_end])
+            position = line_end
+            self._at_line_start = True

@@ -1,0 +1,182 @@
+"""An offline, deterministic sentence splitter for model responses.
+
+Why not nltk's ``sent_tokenize``? Its English model (``punkt_tab``) is a separate
+download that is not on PyPI, so a fresh install without network access cannot use
+it, and a parser must never fail at run time for want of a data file. Granite
+responses are also a narrow genre (short paragraphs, Markdown lists, the odd
+abbreviation or number), for which a small rule set does as well as a trained model
+and, unlike one, is predictable: the same text always splits the same way, whatever
+is installed.
+
+Rules (applied in one left-to-right pass, O(n)):
+
+* A line break ends a sentence (list items and paragraphs are sentences of their own).
+* ``!``, ``?`` and ``.`` (also ``…`` and runs such as ``?!`` or ``...``), followed by
+  optional closing quotes, brackets or Markdown emphasis, then whitespace, end a
+  sentence. Whatever follows without whitespace does not split: ``3.5``, ``e.g.,``,
+  ``example.com``, ``"Hi."`` inside a word.
+* A period does NOT end a sentence when the word before it is a known abbreviation
+  (``e.g.``, ``i.e.``, ``Dr.``, ``Mr.``, ``vs.``, ``Fig.``, ...), a single letter (an
+  initial, as in ``J. K. Rowling``), a dotted acronym (``U.S.``) followed by a
+  lower-case word, a list number at the start of a line (``1.``), or when the next
+  word starts with a lower-case letter or a digit (``approx. 3``, ``... and so on``).
+  Words such as ``etc.`` or ``Inc.`` end a sentence only when a capitalised word follows.
+
+Spans never include the whitespace around a sentence. The splitter is pluggable: the
+output processors accept any callable with the signature of :func:`split_sentences`.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+
+__all__ = ["SentenceSplitter", "split_sentences"]
+
+#: A function that splits text into ``(begin, end)`` sentence spans.
+SentenceSplitter = Callable[[str], list[tuple[int, int]]]
+
+# Never a sentence end when followed by more text (titles, Latin, references).
+_ABBREVIATIONS = frozenset(
+    [
+        "mr",
+        "mrs",
+        "ms",
+        "mx",
+        "dr",
+        "prof",
+        "sr",
+        "jr",
+        "st",
+        "mt",
+        "rev",
+        "hon",
+        "gen",
+        "col",
+        "lt",
+        "sgt",
+        "capt",
+        "cmdr",
+        "gov",
+        "sen",
+        "rep",
+        "pres",
+        "e.g",
+        "eg",
+        "i.e",
+        "ie",
+        "cf",
+        "vs",
+        "viz",
+        "al",
+        "approx",
+        "ca",
+        "fig",
+        "figs",
+        "no",
+        "nos",
+        "vol",
+        "vols",
+        "pp",
+        "ed",
+        "eds",
+        "dept",
+        "est",
+        "jan",
+        "feb",
+        "mar",
+        "apr",
+        "jun",
+        "jul",
+        "aug",
+        "sep",
+        "sept",
+        "oct",
+        "nov",
+        "dec",
+    ]
+)
+# End a sentence only when a capitalised word follows.
+_AMBIGUOUS = frozenset(["etc", "inc", "ltd", "co", "corp", "llc", "plc", "bros"])
+
+_TERMINATORS = ".!?…"
+_CLOSERS = "\"'”’)]}*_»`"
+_BOUNDARY = re.compile(r"[.!?…]+|\n")
+_WORD_BEFORE = re.compile(r"[\w.]+$")
+
+
+def _word_before(text: str, end: int) -> str:
+    """The run of word characters and dots ending at ``end`` (bounded look-back)."""
+    match = _WORD_BEFORE.search(text, max(0, end - 32), end)
+    return match.group(0) if match else ""
+
+
+def _is_list_number(text: str, dot: int, word: str) -> bool:
+    """``1.`` or ``12.`` with only indentation before it on its line (a list item)."""
+    if not word.isdigit():
+        return False
+    begin = dot - len(word)
+    window = max(0, begin - 9)
+    newline = text.rfind("\n", window, begin)
+    if newline == -1 and window > 0:
+        return False  # more than 8 characters of this line precede the number
+    return text[newline + 1 : begin].strip() == ""
+
+
+def _period_ends_sentence(text: str, dot: int, next_char: str) -> bool:
+    word = _word_before(text, dot)
+    bare = word.strip(".").lower()
+    if _is_list_number(text, dot, word.rstrip(".")):
+        return False
+    if bare in _ABBREVIATIONS or word.lower().rstrip(".") in _ABBREVIATIONS:
+        return False
+    if next_char.islower() or next_char.isdigit():
+        return False
+    if bare in _AMBIGUOUS:
+        return next_char.isupper()
+    return not (len(bare) == 1 and bare.isalpha())  # a single letter is an initial
+
+
+def split_sentences(text: str) -> list[tuple[int, int]]:
+    """Split ``text`` into sentences, returned as ``(begin, end)`` index pairs.
+
+    ``text[begin:end]`` is a sentence with no surrounding whitespace; the spans are
+    in order and do not overlap. Empty or whitespace-only text gives ``[]``.
+    """
+    spans: list[tuple[int, int]] = []
+    length = len(text)
+    start = 0
+
+    def close(end: int) -> None:
+        nonlocal start
+        segment = text[start:end]
+        stripped = segment.strip()
+        if stripped:
+            lead = len(segment) - len(segment.lstrip())
+            spans.append((start + lead, start + lead + len(stripped)))
+        start = end
+
+    for match in _BOUNDARY.finditer(text):
+        if match.start() < start:
+            continue
+        if match.group(0) == "\n":
+            close(match.start())
+            continue
+        end = match.end()
+        while end < length and text[end] in _CLOSERS:
+            end += 1
+        if end < length and not text[end].isspace():
+            continue  # "3.5", "e.g.,", "a.b" : not a boundary
+        rest = end
+        while rest < length and text[rest] in " \t":
+            rest += 1
+        next_char = text[rest] if rest < length else ""
+        terminators = match.group(0)
+        if terminators[-1] in ".…" and next_char not in ("", "\n", "\r"):
+            if terminators == "." and not _period_ends_sentence(text, match.start(), next_char):
+                continue
+            if terminators != "." and (next_char.islower() or next_char.isdigit()):
+                continue  # "wait... and then"
+        close(end)
+    close(length)
+    return spans

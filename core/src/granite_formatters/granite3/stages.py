@@ -1,0 +1,127 @@
+"""The plumbing of the incremental output parsers: text sinks chained into a pipeline.
+
+Each parsing step (reasoning split, tool calls, sections, citation tags, trimming)
+is a :class:`TextSink`: it receives text with :meth:`~TextSink.write`, in pieces of any
+size, keeps whatever it cannot decide yet (a possible marker prefix), and passes the
+rest on to the next sink. :meth:`~TextSink.end` says that no more text will come.
+
+Every sink is chunking-invariant: writing ``"ab"`` then ``"c"`` has the same effect as
+writing ``"abc"``. Batch parsing is therefore just streaming with one chunk, and the
+two cannot disagree. Every sink also does O(1) amortised work per character.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Protocol
+
+from ..types import ToolCall
+
+__all__ = ["Channel", "Outbox", "TextSink", "Trimmer"]
+
+#: Output channel names.
+Channel = str
+REASONING = "reasoning"
+CONTENT = "content"
+TOOL_CALL = "tool_call"
+
+
+class TextSink(Protocol):
+    """Something that consumes text incrementally."""
+
+    def write(self, text: str) -> None:
+        """Consume the next piece of text."""
+
+    def end(self) -> None:
+        """No more text will come: flush anything held back."""
+
+
+class Outbox:
+    """What a pipeline produced so far, in order, plus the notes it made.
+
+    ``pieces`` holds ``(REASONING, str)``, ``(CONTENT, str)`` and
+    ``(TOOL_CALL, (index, ToolCall))`` items; the stream parser drains it after each
+    chunk. ``notes`` lists what the parser could not interpret, each text once.
+    """
+
+    __slots__ = ("_noted", "notes", "pieces", "tool_call_count")
+
+    def __init__(self) -> None:
+        self.pieces: list[tuple[Channel, Any]] = []
+        self.notes: list[str] = []
+        self._noted: set[str] = set()
+        self.tool_call_count = 0
+
+    def note(self, text: str) -> None:
+        """Record ``text`` in ``notes`` (once)."""
+        if text not in self._noted:
+            self._noted.add(text)
+            self.notes.append(text)
+
+    def tool_call(self, call: ToolCall) -> None:
+        self.pieces.append((TOOL_CALL, (self.tool_call_count, call)))
+        self.tool_call_count += 1
+
+    def drain(self) -> list[tuple[Channel, Any]]:
+        pieces, self.pieces = self.pieces, []
+        return pieces
+
+
+class ChannelSink:
+    """The end of a pipeline: text written here is output on one channel."""
+
+    __slots__ = ("channel", "chunks", "outbox")
+
+    def __init__(self, outbox: Outbox, channel: Channel) -> None:
+        self.outbox = outbox
+        self.channel = channel
+        self.chunks: list[str] = []
+
+    def write(self, text: str) -> None:
+        if text:
+            self.chunks.append(text)
+            self.outbox.pieces.append((self.channel, text))
+
+    def end(self) -> None:
+        pass
+
+    def text(self) -> str:
+        return "".join(self.chunks)
+
+
+class Trimmer:
+    """Drops leading whitespace and holds trailing whitespace until more text shows.
+
+    The output is therefore the input ``.strip()``-ped (Unicode whitespace, as
+    :meth:`str.strip`), produced incrementally.
+    ``lead`` counts the characters dropped at the start, so a position ``p`` in the
+    input maps to ``p - lead`` in the output (clamped to the output's length).
+    """
+
+    __slots__ = ("_held", "_started", "lead", "next")
+
+    def __init__(self, next_sink: TextSink) -> None:
+        self.next = next_sink
+        self.lead = 0
+        self._started = False
+        self._held = ""
+
+    def write(self, text: str) -> None:
+        if not text:
+            return
+        if not self._started:
+            stripped = text.lstrip()
+            self.lead += len(text) - len(stripped)
+            if not stripped:
+                return
+            self._started = True
+            text = stripped
+        body = text.rstrip()
+        if body:
+            self.next.write(self._held + body)
+            self._held = text[len(body) :]
+        else:
+            self._held += text
+
+    def end(self) -> None:
+        self._held = ""
+        self.next.end()

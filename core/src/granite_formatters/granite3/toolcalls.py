@@ -1,0 +1,333 @@
+"""Tool calls in Granite 3 output, parsed incrementally.
+
+The Granite 3 prompts ask for ``<|tool_call|>`` followed by a JSON list of
+``{"name": ..., "arguments": {...}}`` objects. What actually reaches a parser varies:
+
+* ``<|tool_call|>[...]``: the special token kept (``skip_special_tokens=False``);
+* ``<tool_call>[...]``: the plain string some releases emit (optionally closed by
+  ``</tool_call>``, which is removed);
+* ``[...]`` alone at the start of the output: the special token was removed by the
+  server. Accepted only when the request offered tools and the list is a non-empty
+  list of call-shaped objects, since an ordinary answer may be a JSON list.
+
+Tolerated: whitespace around the marker, text before the marker (kept as content),
+text after the JSON (kept as content), a single JSON object instead of a list (after a
+marker), OpenAI-shaped items (``{"function": {"name", "arguments"}}``), ``parameters``
+instead of ``arguments``, and arguments given as a JSON string. JSON that is invalid,
+cut off, larger than :data:`MAX_JSON_CHARS` or nested deeper than
+:data:`MAX_JSON_DEPTH` is left in the content and explained in the notes.
+
+Call ids: the model's ``id`` when it gives one, otherwise ``call_`` plus a hash of the
+call's index and the JSON text, so the same output always parses to the same message
+(streaming included).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from typing import Any, NamedTuple
+
+from ..types import ToolCall
+from .markers import MarkerSearch, partial_marker_length
+from .stages import CONTENT, TOOL_CALL, ChannelSink, Outbox, TextSink
+
+__all__ = [
+    "MAX_JSON_CHARS",
+    "MAX_JSON_DEPTH",
+    "TOOL_CALL_MARKERS",
+    "JsonScanner",
+    "ToolCallExtractor",
+    "ToolCallParse",
+    "build_tool_calls",
+    "parse_tool_calls",
+]
+
+#: The markers that introduce tool calls.
+TOOL_CALL_MARKERS = ("<|tool_call|>", "<tool_call>")
+_CLOSING_TAG = "</tool_call>"
+#: Tool-call JSON longer than this is not parsed (left in the content).
+MAX_JSON_CHARS = 1_000_000
+#: Tool-call JSON nested deeper than this is not parsed (left in the content).
+MAX_JSON_DEPTH = 64
+
+_WHITESPACE = " \t\n\r\f\v"
+_STRUCTURE = re.compile(r'["\[\]{}]')
+_IN_STRING = re.compile(r'["\\]')
+
+
+class JsonScanner:
+    """Finds where a JSON array or object ends, one piece of text at a time.
+
+    It tracks only strings and bracket depth (validity is checked afterwards with
+    :func:`json.loads`), in O(1) amortised time per character. ``error`` is set, and
+    scanning stops, as soon as the value grows past :data:`MAX_JSON_CHARS` characters
+    or :data:`MAX_JSON_DEPTH` levels (at the same character however the text is split).
+    """
+
+    __slots__ = ("_depth", "_escape", "_in_string", "consumed", "error", "stop")
+
+    def __init__(self) -> None:
+        self._depth = 0
+        self._in_string = False
+        self._escape = False
+        self.consumed = 0
+        self.error: str | None = None
+        #: Where the last :meth:`scan` stopped in its text.
+        self.stop = 0
+
+    def scan(self, text: str, pos: int = 0) -> int | None:
+        """Consume ``text[pos:]``; return the index just after the value if it ended.
+
+        Returns ``None`` when the value has not ended yet (all of ``text[pos:]`` was
+        consumed) or when ``error`` got set; ``stop`` says where scanning stopped.
+        """
+        start = pos
+        limit = min(len(text), pos + MAX_JSON_CHARS - self.consumed)
+        result: int | None = None
+        while pos < limit:
+            if self._escape:
+                self._escape = False
+                pos += 1
+                continue
+            if self._in_string:
+                found = _IN_STRING.search(text, pos, limit)
+                if found is None:
+                    pos = limit
+                    break
+                pos = found.end()
+                if found.group(0) == "\\":
+                    self._escape = True
+                else:
+                    self._in_string = False
+                continue
+            found = _STRUCTURE.search(text, pos, limit)
+            if found is None:
+                pos = limit
+                break
+            pos = found.end()
+            char = found.group(0)
+            if char == '"':
+                self._in_string = True
+            elif char in "[{":
+                self._depth += 1
+                if self._depth > MAX_JSON_DEPTH:
+                    self.error = f"nested deeper than {MAX_JSON_DEPTH} levels"
+                    break
+            else:
+                self._depth -= 1
+                if self._depth <= 0:
+                    result = pos
+                    break
+        self.consumed += pos - start
+        self.stop = pos
+        if result is None and self.error is None and pos < len(text):
+            self.error = f"longer than {MAX_JSON_CHARS} characters"
+        return result
+
+
+def _call_id(json_text: str, index: int) -> str:
+    digest = hashlib.sha256(f"{index}\x00{json_text}".encode("utf-8", "surrogatepass"))
+    return "call_" + digest.hexdigest()[:24]
+
+
+def _arguments(value: Any) -> Any:
+    if (
+        isinstance(value, str)
+        and len(value) <= MAX_JSON_CHARS
+        and value.lstrip().startswith(("{", "["))
+    ):
+        try:
+            return json.loads(value)
+        except (ValueError, RecursionError):
+            return value
+    return value
+
+
+def _one_call(item: Any, json_text: str, index: int) -> ToolCall | None:
+    if not isinstance(item, dict):
+        return None
+    function = item.get("function")
+    body = function if isinstance(function, dict) else item
+    name = body.get("name")
+    if not isinstance(name, str) or not name.strip():
+        return None
+    if "arguments" in body:
+        arguments = _arguments(body["arguments"])
+    else:
+        arguments = _arguments(body.get("parameters", {}))
+    given_id = item.get("id")
+    call_id = given_id if isinstance(given_id, str) and given_id else _call_id(json_text, index)
+    return ToolCall(id=call_id, name=name, arguments=arguments)
+
+
+def build_tool_calls(
+    json_text: str, *, first_index: int = 0, bare: bool = False
+) -> list[ToolCall] | str:
+    """Turn tool-call JSON into :class:`ToolCall` objects, or explain why not.
+
+    ``bare`` (no marker before the JSON) accepts only a non-empty list. Returns the
+    calls, or a short reason (a ``str``) when ``json_text`` is not a tool call.
+    ``first_index`` is the message-wide index of the first call (used for ids).
+    """
+    try:
+        value = json.loads(json_text)
+    except (ValueError, RecursionError) as exc:
+        return f"not valid JSON ({str(exc)[:80]})"
+    if isinstance(value, dict) and not bare:
+        value = [value]
+    if not isinstance(value, list) or (bare and not value):
+        return "not a list of tool calls"
+    calls: list[ToolCall] = []
+    for offset, item in enumerate(value):
+        call = _one_call(item, json_text, first_index + offset)
+        if call is None:
+            return f"item {offset} is not a tool call object with a string 'name'"
+        calls.append(call)
+    return calls
+
+
+_SCAN, _LEAD, _AFTER_MARKER, _JSON = range(4)
+_SCAN_MARKERS = (*TOOL_CALL_MARKERS, _CLOSING_TAG)
+
+
+class ToolCallExtractor:
+    """A :class:`~.stages.TextSink` that takes tool calls out of the content stream.
+
+    Content passes through to ``next_sink``; tool calls go to ``outbox`` as soon as
+    their JSON is complete and valid. With ``bare_list=True`` (the request offered
+    tools), a JSON list at the very start of the text is also tried.
+    """
+
+    def __init__(self, next_sink: TextSink, outbox: Outbox, *, bare_list: bool = False) -> None:
+        self.next = next_sink
+        self.outbox = outbox
+        self._state = _LEAD if bare_list else _SCAN
+        self._pending = ""
+        self._held = ""  # the marker (and whitespace) before JSON, or leading whitespace
+        self._marker = ""  # "" for a bare list
+        self._json: list[str] = []
+        self._scanner = JsonScanner()
+        self._seen_call = False
+
+    def write(self, text: str) -> None:
+        if text:
+            buffer, self._pending = self._pending + text, ""
+            self._process(buffer, final=False)
+
+    def end(self) -> None:
+        buffer, self._pending = self._pending, ""
+        self._process(buffer, final=True)
+        if self._state == _JSON:
+            self._give_up(f"{self._what()} is cut off")
+        elif self._held:
+            if self._state == _AFTER_MARKER:
+                self.outbox.note(f"{self._marker} at the end of the output has no JSON after it")
+            self.next.write(self._held)
+            self._held = ""
+        self.next.end()
+
+    def _what(self) -> str:
+        if self._marker:
+            return f"the tool call JSON after {self._marker}"
+        return "the JSON list at the start of the output"
+
+    def _give_up(self, reason: str) -> None:
+        # A bare list that is not a tool call is just an answer: no note for it.
+        if self._marker:
+            self.outbox.note(reason + "; it is kept as content")
+        self.next.write(self._held + "".join(self._json))
+        self._held = ""
+        self._json = []
+        self._state = _SCAN
+
+    def _process(self, buffer: str, final: bool) -> None:
+        position = 0
+        search = MarkerSearch(buffer, _SCAN_MARKERS)
+        length = len(buffer)
+        while position < length:
+            state = self._state
+            if state == _SCAN:
+                found = search.next(position)
+                if found is None:
+                    keep = 0 if final else partial_marker_length(buffer, _SCAN_MARKERS, position)
+                    self.next.write(buffer[position : length - keep])
+                    self._pending = buffer[length - keep :]
+                    return
+                self.next.write(buffer[position : found.start])
+                position = found.end
+                if found.marker == _CLOSING_TAG:
+                    if not self._seen_call:
+                        self.outbox.note("removed a </tool_call> that closes no tool call")
+                    continue
+                self._marker = found.marker
+                self._held = found.marker
+                self._state = _AFTER_MARKER
+            elif state in (_LEAD, _AFTER_MARKER):
+                rest = buffer[position:]
+                stripped = rest.lstrip(_WHITESPACE)
+                self._held += rest[: len(rest) - len(stripped)]
+                position = length - len(stripped)
+                if not stripped:
+                    return
+                first = stripped[0]
+                if first == "[" or (first == "{" and state == _AFTER_MARKER):
+                    self._state = _JSON
+                    self._scanner = JsonScanner()
+                    self._json = []
+                else:
+                    if state == _AFTER_MARKER:
+                        self.outbox.note(f"{self._marker} is not followed by JSON; kept as content")
+                    self.next.write(self._held)
+                    self._held = ""
+                    self._state = _SCAN
+            else:  # _JSON
+                end = self._scanner.scan(buffer, position)
+                stop = self._scanner.stop
+                self._json.append(buffer[position:stop])
+                position = stop
+                if end is not None:
+                    self._finish_json()
+                elif self._scanner.error is not None:
+                    self._give_up(f"{self._what()} is {self._scanner.error}")
+
+    def _finish_json(self) -> None:
+        json_text = "".join(self._json)
+        result = build_tool_calls(
+            json_text, first_index=self.outbox.tool_call_count, bare=not self._marker
+        )
+        if isinstance(result, str):
+            self._give_up(f"{self._what()} is {result}")
+            return
+        for call in result:
+            self.outbox.tool_call(call)
+        self._seen_call = True
+        if not self._marker:
+            self.next.write(self._held)  # whitespace before a bare list
+        self._held = ""
+        self._json = []
+        self._state = _SCAN
+
+
+class ToolCallParse(NamedTuple):
+    """The result of :func:`parse_tool_calls`."""
+
+    content: str
+    tool_calls: list[ToolCall]
+    notes: list[str]
+
+
+def parse_tool_calls(text: str, *, tools_offered: bool = False) -> ToolCallParse:
+    """Take the tool calls out of ``text`` (all of it, at once).
+
+    ``content`` is the rest of the text, unchanged apart from the removed markers and
+    JSON (not stripped). ``tools_offered`` enables the bare-list form.
+    """
+    outbox = Outbox()
+    sink = ChannelSink(outbox, CONTENT)
+    extractor = ToolCallExtractor(sink, outbox, bare_list=tools_offered)
+    extractor.write(text)
+    extractor.end()
+    calls = [piece[1][1] for piece in outbox.pieces if piece[0] == TOOL_CALL]
+    return ToolCallParse(sink.text(), calls, outbox.notes)

@@ -1,0 +1,100 @@
+"""Incremental (streaming) output parsing: the delta records and the parser interface.
+
+A stream parser turns a model's output, received in chunks of any size, into
+:class:`Delta` records in the shape of OpenAI chat-completion stream deltas:
+
+>>> parser = formatter.output_processor.stream_parser(request)   # doctest: +SKIP
+>>> for chunk in chunks:                                          # doctest: +SKIP
+...     for delta in parser.feed(chunk):
+...         send(delta.to_openai())
+>>> for delta in parser.close():                                  # doctest: +SKIP
+...     send(delta.to_openai())
+>>> parser.message                                                # doctest: +SKIP
+
+Text that might still turn out to be part of a marker is held back until it is
+decided, so no delta ever contains a partial marker, nothing is emitted twice and
+nothing is lost: the concatenated deltas equal the final message's ``content`` and
+``reasoning_content``. Parsers never raise on model output.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from typing import Any
+
+import attrs
+
+from .types import AssistantMessage
+
+__all__ = ["Delta", "StreamParser", "ToolCallDelta"]
+
+
+@attrs.frozen
+class ToolCallDelta:
+    """One tool call (or a piece of one) in OpenAI streaming form.
+
+    ``index`` identifies the call within the message; ``id`` and ``name`` come with
+    the call's first piece, ``arguments`` is (a piece of) the JSON argument text.
+    """
+
+    index: int
+    id: str | None = None
+    name: str | None = None
+    arguments: str | None = None
+
+    def to_openai(self) -> dict[str, Any]:
+        """``{"index", "id", "type", "function": {"name", "arguments"}}`` (absent parts omitted)."""
+        function: dict[str, Any] = {}
+        if self.name is not None:
+            function["name"] = self.name
+        if self.arguments is not None:
+            function["arguments"] = self.arguments
+        out: dict[str, Any] = {"index": self.index}
+        if self.id is not None:
+            out["id"] = self.id
+            out["type"] = "function"
+        if function:
+            out["function"] = function
+        return out
+
+
+@attrs.frozen
+class Delta:
+    """A piece of an assistant message: new reasoning text, answer text or tool calls."""
+
+    reasoning_content: str | None = None
+    content: str | None = None
+    tool_calls: tuple[ToolCallDelta, ...] = ()
+
+    def to_openai(self) -> dict[str, Any]:
+        """The OpenAI ``choices[].delta`` dict (absent parts omitted)."""
+        out: dict[str, Any] = {}
+        if self.reasoning_content is not None:
+            out["reasoning_content"] = self.reasoning_content
+        if self.content is not None:
+            out["content"] = self.content
+        if self.tool_calls:
+            out["tool_calls"] = [call.to_openai() for call in self.tool_calls]
+        return out
+
+
+class StreamParser(ABC):
+    """Parses one model output incrementally.
+
+    Call :meth:`feed` with each chunk, then :meth:`close` once; after that,
+    :attr:`message` is the parsed message, equal to what the output processor's
+    ``transform`` returns for the whole text.
+    """
+
+    @abstractmethod
+    def feed(self, chunk: str) -> list[Delta]:
+        """Consume the next chunk; return the deltas that can be emitted now."""
+
+    @abstractmethod
+    def close(self) -> list[Delta]:
+        """The output is complete: return the remaining deltas and build :attr:`message`."""
+
+    @property
+    @abstractmethod
+    def message(self) -> AssistantMessage | None:
+        """The parsed message once :meth:`close` has been called, else ``None``."""

@@ -1,0 +1,189 @@
+"""Tool-call parsing: every marker form, tolerated variations, limits, determinism."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from granite3_output_support import cuts_for
+from hypothesis import given
+from hypothesis import strategies as st
+
+from granite_formatters.granite3 import toolcalls
+from granite_formatters.granite3.stages import CONTENT, TOOL_CALL, ChannelSink, Outbox
+from granite_formatters.granite3.toolcalls import (
+    JsonScanner,
+    ToolCallExtractor,
+    build_tool_calls,
+    parse_tool_calls,
+)
+from granite_formatters.types import ToolCall
+
+CALLS = (
+    '[{"name": "get_weather", "arguments": {"city": "Paris"}}, {"name": "now", "arguments": {}}]'
+)
+EXPECTED = [("get_weather", {"city": "Paris"}), ("now", {})]
+
+
+def names_args(calls: list[ToolCall]) -> list[tuple[str, object]]:
+    return [(call.name, call.arguments) for call in calls]
+
+
+@pytest.mark.parametrize("marker", ["<|tool_call|>", "<tool_call>"])
+@pytest.mark.parametrize("lead", ["", "  ", "\n"])
+@pytest.mark.parametrize("gap", ["", " ", "\n"])
+def test_marked_list(marker: str, lead: str, gap: str) -> None:
+    parsed = parse_tool_calls(lead + marker + gap + CALLS)
+    assert names_args(parsed.tool_calls) == EXPECTED
+    assert parsed.content == lead
+    assert parsed.notes == []
+
+
+def test_bare_list_only_when_tools_were_offered() -> None:
+    text = "\n " + CALLS
+    assert names_args(parse_tool_calls(text, tools_offered=True).tool_calls) == EXPECTED
+    assert parse_tool_calls(text, tools_offered=True).content == "\n "
+    plain = parse_tool_calls(text)
+    assert plain.tool_calls == [] and plain.content == text and plain.notes == []
+
+
+def test_bare_list_that_is_not_tool_calls_is_an_answer() -> None:
+    for text in ("[1, 2, 3]", "[]", '[{"city": "Paris"}]', "[not json"):
+        parsed = parse_tool_calls(text, tools_offered=True)
+        assert parsed.tool_calls == [] and parsed.content == text and parsed.notes == []
+
+
+def test_text_before_the_marker_and_after_the_json_is_content() -> None:
+    parsed = parse_tool_calls("Let me check. <|tool_call|>" + CALLS + " I will report back.")
+    assert names_args(parsed.tool_calls) == EXPECTED
+    assert parsed.content == "Let me check.  I will report back."
+
+
+def test_a_single_object_is_one_call() -> None:
+    parsed = parse_tool_calls('<tool_call>{"name": "now", "arguments": {}}</tool_call>')
+    assert names_args(parsed.tool_calls) == [("now", {})]
+    assert parsed.content == ""
+
+
+def test_openai_shape_parameters_and_string_arguments() -> None:
+    text = (
+        '<|tool_call|>[{"id": "call_1", "type": "function", "function": {"name": "a", '
+        '"arguments": "{\\"x\\": 1}"}}, {"name": "b", "parameters": {"y": 2}}, {"name": "c"}]'
+    )
+    calls = parse_tool_calls(text).tool_calls
+    assert names_args(calls) == [("a", {"x": 1}), ("b", {"y": 2}), ("c", {})]
+    assert calls[0].id == "call_1"
+
+
+def test_generated_ids_are_deterministic_and_distinct() -> None:
+    text = '<|tool_call|>[{"name": "f", "arguments": {}}, {"name": "f", "arguments": {}}]'
+    first = parse_tool_calls(text).tool_calls
+    second = parse_tool_calls(text).tool_calls
+    assert [c.id for c in first] == [c.id for c in second]
+    assert first[0].id != first[1].id
+    assert all(c.id.startswith("call_") and len(c.id) == 29 for c in first)
+    other = parse_tool_calls('<|tool_call|>[{"name": "g", "arguments": {}}]').tool_calls
+    assert other[0].id != first[0].id
+
+
+def test_two_marked_blocks() -> None:
+    text = '<|tool_call|>[{"name": "a"}]\n<|tool_call|>[{"name": "b"}]'
+    parsed = parse_tool_calls(text)
+    assert [c.name for c in parsed.tool_calls] == ["a", "b"]
+    assert parsed.content == "\n"
+    assert len({c.id for c in parsed.tool_calls}) == 2
+
+
+@pytest.mark.parametrize(
+    ("text", "note"),
+    [
+        ('<|tool_call|>[{"name": "f", "arguments": {', "is cut off"),
+        ('<|tool_call|>[{"name": "f"}}]', "is not valid JSON"),
+        ('<|tool_call|>[{"arguments": {}}]', "item 0 is not a tool call object"),
+        ('<|tool_call|>["f"]', "item 0 is not a tool call object"),
+        ("<|tool_call|>[1, 2]", "item 0 is not a tool call object"),
+        ("<|tool_call|> call f please", "is not followed by JSON"),
+        ("<|tool_call|>", "has no JSON after it"),
+    ],
+)
+def test_invalid_tool_calls_stay_in_the_content(text: str, note: str) -> None:
+    parsed = parse_tool_calls(text)
+    assert parsed.tool_calls == []
+    assert parsed.content == text
+    assert len(parsed.notes) == 1 and note in parsed.notes[0]
+
+
+def test_stray_closing_tag_is_removed_with_a_note() -> None:
+    parsed = parse_tool_calls("Done.</tool_call>")
+    assert parsed.content == "Done."
+    assert parsed.notes == ["removed a </tool_call> that closes no tool call"]
+
+
+def test_json_bombs_are_capped(monkeypatch: pytest.MonkeyPatch) -> None:
+    deep = "<|tool_call|>" + "[" * 100 + "]" * 100
+    parsed = parse_tool_calls(deep)
+    assert parsed.tool_calls == [] and parsed.content == deep
+    assert "nested deeper than 64 levels" in parsed.notes[0]
+
+    monkeypatch.setattr(toolcalls, "MAX_JSON_CHARS", 50)
+    big = '<|tool_call|>[{"name": "f", "arguments": {"x": "' + "y" * 100 + '"}}] tail'
+    parsed = parse_tool_calls(big)
+    assert parsed.tool_calls == [] and parsed.content == big
+    assert "longer than 50 characters" in parsed.notes[0]
+    # At exactly the limit the call is still parsed.
+    exact = '[{"name": "f", "arguments": {"x": "' + "y" * 11 + '"}}]'
+    assert len(exact) == 50
+    assert parse_tool_calls("<|tool_call|>" + exact).tool_calls[0].name == "f"
+
+
+def test_json_scanner_handles_strings_and_escapes() -> None:
+    text = '[{"a": "]}\\"[{", "b": "\\\\"}] rest'
+    scanner = JsonScanner()
+    end = scanner.scan(text)
+    assert end is not None and json.loads(text[:end]) == [{"a": ']}"[{', "b": "\\"}]
+
+
+def test_build_tool_calls_reasons() -> None:
+    assert build_tool_calls("{") == (
+        "not valid JSON (Expecting property name enclosed in double quotes: line 1 column 2 "
+        "(char 1))"
+    )
+    assert build_tool_calls('"x"') == "not a list of tool calls"
+    assert build_tool_calls('{"name": "f"}', bare=True) == "not a list of tool calls"
+    assert names_args(build_tool_calls('{"name": "f"}'))  # type: ignore[arg-type]
+
+
+def _chunked(text: str, cuts: list[int], tools: bool) -> tuple[str, list[ToolCall], list[str]]:
+    outbox = Outbox()
+    sink = ChannelSink(outbox, CONTENT)
+    extractor = ToolCallExtractor(sink, outbox, bare_list=tools)
+    previous = 0
+    for cut in [*cuts, len(text)]:
+        extractor.write(text[previous:cut])
+        previous = cut
+    extractor.end()
+    calls = [value[1] for channel, value in outbox.pieces if channel == TOOL_CALL]
+    return sink.text(), calls, outbox.notes
+
+
+SOUP = st.lists(
+    st.sampled_from(
+        ["<|tool_call|>", "<tool_call>", "</tool_call>", "<|tool", "[", "]", "{", "}", '"',
+         "\\", " ", "\n", '{"name": "f"}', '"arguments": {}', ",", "x", "text. "]
+    ),
+    max_size=30,
+).map("".join)  # fmt: skip
+
+
+@given(data=st.data(), text=SOUP, tools=st.booleans())
+def test_chunking_never_changes_the_result(data: st.DataObject, text: str, tools: bool) -> None:
+    cuts = data.draw(cuts_for(text))
+    batch = parse_tool_calls(text, tools_offered=tools)
+    assert _chunked(text, cuts, tools) == (batch.content, batch.tool_calls, batch.notes)
+
+
+@given(text=SOUP, tools=st.booleans())
+def test_nothing_is_lost(text: str, tools: bool) -> None:
+    parsed = parse_tool_calls(text, tools_offered=tools)
+    if not parsed.tool_calls and "</tool_call>" not in text:
+        assert parsed.content == text

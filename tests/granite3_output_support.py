@@ -1,0 +1,104 @@
+"""Test support for the Granite 3 output parsers (shared by the core and plugin tests).
+
+It imports no plugin, so the core tests can use it too.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from hypothesis import strategies as st
+
+from granite_formatters.granite3.types import Granite3AssistantMessage
+from granite_formatters.streaming import Delta
+from granite_formatters.types import Document
+
+
+def check_spans(message: Granite3AssistantMessage, documents: Sequence[Any] = ()) -> int:
+    """Assert that every span of ``message`` slices back to its text; return how many.
+
+    ``documents`` are the request's documents (dicts or :class:`Document`); each
+    cited document of the message must carry a request document's full text.
+    """
+    checked = 0
+    content = message.content
+    texts = {(doc["text"] if isinstance(doc, dict) else doc.text) for doc in documents}
+    by_id: dict[str, str] = {}
+    for document in message.documents:
+        assert isinstance(document, Document)
+        assert document.text in texts, "a cited document must be a request document"
+        assert document.doc_id is not None
+        by_id[str(document.doc_id)] = document.text
+    for citation in message.citations:
+        if citation.response_begin is not None or citation.response_end is not None:
+            assert citation.response_begin is not None and citation.response_end is not None
+            assert 0 <= citation.response_begin <= citation.response_end <= len(content)
+            assert (
+                content[citation.response_begin : citation.response_end] == citation.response_text
+            )
+            checked += 1
+        if citation.context_begin is not None or citation.context_end is not None:
+            assert citation.context_begin is not None and citation.context_end is not None
+            text = by_id[citation.doc_id]
+            assert text[citation.context_begin : citation.context_end] == citation.context_text
+            checked += 1
+    for item in message.hallucinations:
+        if item.response_begin is not None or item.response_end is not None:
+            assert item.response_begin is not None and item.response_end is not None
+            assert content[item.response_begin : item.response_end] == item.response_text
+            checked += 1
+    return checked
+
+
+def check_consistent(message: Granite3AssistantMessage, output: str) -> None:
+    """``raw_content`` is the output exactly when something was parsed out of it."""
+    if message.raw_content is None:
+        assert message.content == output
+    else:
+        assert message.raw_content == output
+        assert message.content != output
+    assert message.content == message.content.strip()
+    if message.reasoning_content is not None:
+        assert message.reasoning_content == message.reasoning_content.strip()
+
+
+def stream(parser: Any, text: str, cuts: Sequence[int]) -> list[Delta]:
+    """Feed ``text`` to ``parser`` split at ``cuts`` (sorted indices), then close it."""
+    deltas: list[Delta] = []
+    previous = 0
+    for cut in [*cuts, len(text)]:
+        deltas.extend(parser.feed(text[previous:cut]))
+        previous = cut
+    deltas.extend(parser.close())
+    return deltas
+
+
+def joined(deltas: Sequence[Delta]) -> tuple[str, str]:
+    """The concatenated content and reasoning text of ``deltas``."""
+    return (
+        "".join(d.content or "" for d in deltas),
+        "".join(d.reasoning_content or "" for d in deltas),
+    )
+
+
+def marker_soup(markers: Sequence[str]) -> st.SearchStrategy[str]:
+    """Strings made of markers, their prefixes and suffixes, JSON bits and plain text."""
+    pieces: list[str] = []
+    for marker in markers:
+        pieces.append(marker)
+        pieces.append(marker[: max(1, len(marker) // 2)])
+        pieces.append(marker[len(marker) // 2 :])
+    pieces += [
+        " ", "\n", "\n\n", ".", "A.", "x", "Dr.", "3.5", '"', "{", "}", "[", "]", ":", ",",
+        '{"name": "f", "arguments": {}}', '[{"name": "f", "arguments": {"a": 1}}]',
+        "1. Risk low: A.", "Document 0: ", "0", "1",
+    ]  # fmt: skip
+    return st.lists(st.one_of(st.sampled_from(pieces), st.text(max_size=5)), max_size=40).map(
+        "".join
+    )
+
+
+def cuts_for(text: str) -> st.SearchStrategy[list[int]]:
+    """Sorted cut positions for ``text`` (any number, duplicates allowed)."""
+    return st.lists(st.integers(0, len(text)), max_size=12).map(sorted)
