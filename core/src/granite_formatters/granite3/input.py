@@ -1,0 +1,552 @@
+"""The Granite 3 input processor, shared by every Granite 3.x point release.
+
+A point release is described by a :class:`Granite3PromptFormat` (its system-prompt
+wording, the role of the tools turn, its document layout and its special tokens) and
+gets its processor by subclassing :class:`Granite3InputProcessor`::
+
+    class Granite31InputProcessor(Granite3InputProcessor):
+        prompt_format = Granite3PromptFormat(
+            release="Granite 3.1",
+            tools_instruction=" You are a helpful AI assistant with access to ...",
+            tools_and_documents_instruction=" You are a helpful AI assistant ... data.",
+            citations_instruction="\\n\\nIn your response, use the symbols <co> and ...",
+            hallucinations_instruction="\\n\\nFinally, after the response is written, ...",
+        )
+
+The rendered prompt is byte-identical to the release's official chat template as
+transformers renders it, for every request the processor accepts. Where the template
+would silently ignore something the caller asked for (thinking with tools, citations
+without documents, ...) the processor raises :class:`InvalidRequestError` instead.
+"""
+
+from __future__ import annotations
+
+import datetime
+import enum
+import json
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, ClassVar
+
+from ..errors import InvalidRequestError
+from ..processors import InputProcessor, RequestLike
+from ..types import ChatMessage, Document, coerce_request
+from . import prompt as _prompt
+from .prompt import (
+    END_OF_ROLE,
+    END_OF_TEXT,
+    GRANITE3_SPECIAL_TOKENS,
+    SPECIAL_TOKEN_POLICIES,
+    START_OF_ROLE,
+    SpecialTokenPolicy,
+    SpecialTokens,
+    find_special_token_in_json,
+    format_date,
+    generation_prompt,
+    sanitize,
+    strip_special_tokens_in_json,
+    tojson,
+)
+from .types import Granite3ChatCompletion
+
+__all__ = [
+    "DOCUMENTS_INSTRUCTION",
+    "PLAIN_INSTRUCTION",
+    "PREAMBLE",
+    "THINKING_INSTRUCTION_INTRO",
+    "DocumentLayout",
+    "Granite3InputProcessor",
+    "Granite3PromptFormat",
+]
+
+#: Start of every default system prompt; ``{date}`` is replaced by the formatted date.
+PREAMBLE = (
+    "Knowledge Cutoff Date: April 2024.\nToday's Date: {date}.\nYou are Granite, developed by IBM."
+)
+#: The documents-only instruction (identical in Granite 3.1, 3.2 and 3.3).
+DOCUMENTS_INSTRUCTION = (
+    " Write the response to the user's input by strictly aligning with the facts in the "
+    "provided documents. If the information needed to answer the question is not available "
+    "in the documents, inform the user that the question cannot be answered based on the "
+    "available data."
+)
+#: The instruction when there are no tools, documents or thinking (3.1, 3.2 and 3.3).
+PLAIN_INSTRUCTION = " You are a helpful AI assistant."
+#: The thinking instruction of 3.2 and 3.3 up to the sentence that names the markers.
+THINKING_INSTRUCTION_INTRO = (
+    " You are a helpful AI assistant.\nRespond to every user query in a comprehensive and "
+    "detailed way. You can write down your thoughts and reasoning process before responding. "
+    "In the thought process, engage in a comprehensive cycle of analysis, summarization, "
+    "exploration, reassessment, reflection, backtracing, and iteration to develop "
+    "well-considered thinking process. In the response section, based on various attempts, "
+    "explorations, and reflections from the thoughts section, systematically present the "
+    "final solution that you deem correct. The response should summarize the thought process."
+)
+
+_TURN_END = END_OF_TEXT + "\n"
+_SYSTEM_OPEN = START_OF_ROLE + "system" + END_OF_ROLE
+_DOCUMENTS_OPEN = START_OF_ROLE + "documents" + END_OF_ROLE
+_DOCUMENT_OPEN = START_OF_ROLE + 'document {"document_id": "'
+_DOCUMENT_ID_CLOSE = '"}' + END_OF_ROLE + "\n"
+
+# Order of the system-prompt branches (the first that applies wins).
+_TOOLS_AND_DOCUMENTS, _TOOLS, _DOCUMENTS, _THINKING, _PLAIN = range(5)
+
+
+class DocumentLayout(enum.Enum):
+    """How documents are laid out in the prompt."""
+
+    #: One ``documents`` turn: ``Document <i>\\n<text>`` joined by blank lines (3.1, 3.2).
+    #: ``doc_id`` and ``title`` are not rendered.
+    SINGLE_TURN = "single_turn"
+    #: One ``document {"document_id": "<doc_id>"}`` turn per document, the text after a
+    #: newline (3.3). Every document needs a ``doc_id``.
+    TURN_PER_DOCUMENT = "turn_per_document"
+
+
+@dataclass(frozen=True)
+class Granite3PromptFormat:
+    """What distinguishes one Granite 3 point release's prompt from another's.
+
+    Instruction strings are appended to the preamble exactly as given (the templates'
+    instructions start with a space, the citation and hallucination ones with the
+    release's separator, e.g. ``"\\n\\n"`` in 3.2 and ``"\\n"`` in 3.3).
+    ``thinking_instruction`` is ``None`` for a release without a thinking mode.
+    """
+
+    release: str
+    tools_instruction: str
+    tools_and_documents_instruction: str
+    citations_instruction: str
+    hallucinations_instruction: str
+    thinking_instruction: str | None = None
+    documents_instruction: str = DOCUMENTS_INSTRUCTION
+    plain_instruction: str = PLAIN_INSTRUCTION
+    preamble: str = PREAMBLE
+    tools_role: str = "tools"
+    document_layout: DocumentLayout = DocumentLayout.SINGLE_TURN
+    special_tokens: SpecialTokens = GRANITE3_SPECIAL_TOKENS
+
+    # Derived once per format: the constant parts of the system turn.
+    system_head: str = field(init=False, repr=False, compare=False)
+    system_tails: tuple[str, ...] = field(init=False, repr=False, compare=False)
+    tools_open: str = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        if self.preamble.count("{date}") != 1:
+            raise ValueError("preamble must contain '{date}' exactly once")
+        before, _, after = self.preamble.partition("{date}")
+        middles = (
+            self.tools_and_documents_instruction,
+            self.tools_instruction,
+            self.documents_instruction,
+            self.thinking_instruction or "",
+            self.plain_instruction,
+        )
+        tails = []
+        for middle in middles:
+            for citations in (False, True):
+                for hallucinations in (False, True):
+                    tails.append(
+                        after
+                        + middle
+                        + (self.citations_instruction if citations else "")
+                        + (self.hallucinations_instruction if hallucinations else "")
+                        + _TURN_END
+                    )
+        object.__setattr__(self, "system_head", _SYSTEM_OPEN + before)
+        object.__setattr__(self, "system_tails", tuple(tails))
+        object.__setattr__(self, "tools_open", START_OF_ROLE + self.tools_role + END_OF_ROLE)
+
+    def system_turn(
+        self,
+        day: datetime.date,
+        *,
+        tools: bool = False,
+        documents: bool = False,
+        thinking: bool = False,
+        citations: bool = False,
+        hallucinations: bool = False,
+    ) -> str:
+        """The default system turn, as the template builds it.
+
+        ``citations``/``hallucinations`` mean "the key is present in ``controls``"; like
+        the template, their instructions are added only together with documents.
+        ``thinking`` is ignored when there are tools or documents, or no thinking mode.
+        """
+        return (
+            self.system_head
+            + format_date(day)
+            + self._system_tail(tools, documents, thinking, citations, hallucinations)
+        )
+
+    def _system_tail(
+        self, tools: bool, documents: bool, thinking: bool, citations: bool, hallucinations: bool
+    ) -> str:
+        if tools:
+            branch = _TOOLS_AND_DOCUMENTS if documents else _TOOLS
+        elif documents:
+            branch = _DOCUMENTS
+        elif thinking and self.thinking_instruction is not None:
+            branch = _THINKING
+        else:
+            branch = _PLAIN
+        if not documents:
+            citations = hallucinations = False
+        return self.system_tails[branch * 4 + citations * 2 + hallucinations]
+
+
+def _special_token_error(token: str, field: str, owner: str) -> InvalidRequestError:
+    return InvalidRequestError(
+        f"contains the special token {token!r} ({owner}). Special tokens in caller text can "
+        "forge turns of the prompt (see docs/security.md). Remove it, or pass "
+        "special_tokens='strip' to delete special tokens, or special_tokens='keep' to render "
+        "the text verbatim (only for trusted text).",
+        field=field,
+    )
+
+
+class _IndentedJsonMemo:
+    """The indented JSON of recently rendered tool lists, keyed by their compact JSON.
+
+    A tool list is usually sent again with every turn of a conversation. Two values with
+    the same compact JSON have the same indented JSON, so the key is exact; the compact
+    form is written by the C encoder, several times faster than the indented one.
+    """
+
+    __slots__ = ("_entries",)
+
+    MAX_ENTRIES: ClassVar[int] = 32
+    MAX_KEY_LENGTH: ClassVar[int] = 1 << 18
+    _KEY_ENCODER: ClassVar[json.JSONEncoder] = json.JSONEncoder(
+        ensure_ascii=False, check_circular=False
+    )
+
+    def __init__(self) -> None:
+        self._entries: dict[str, str] = {}
+
+    def __call__(self, value: Any) -> str:
+        key = self._KEY_ENCODER.encode(value)
+        text = self._entries.get(key)
+        if text is None:
+            text = tojson(value, indent=4)
+            if len(key) <= self.MAX_KEY_LENGTH:
+                if len(self._entries) >= self.MAX_ENTRIES:
+                    self._entries.clear()
+                self._entries[key] = text
+        return text
+
+
+class Granite3InputProcessor(InputProcessor):
+    """Renders requests as the prompt of one Granite 3 point release.
+
+    Subclasses set :attr:`prompt_format`; everything else is shared.
+    """
+
+    #: The point release's prompt format. Every concrete subclass sets it.
+    prompt_format: ClassVar[Granite3PromptFormat]
+
+    def __init__(self) -> None:
+        if not isinstance(getattr(type(self), "prompt_format", None), Granite3PromptFormat):
+            raise TypeError(
+                f"{type(self).__name__} must set the class attribute prompt_format "
+                "to a Granite3PromptFormat"
+            )
+        self._tools_json = _IndentedJsonMemo()
+
+    # ------------------------------------------------------------------ public API
+
+    def transform(
+        self,
+        chat_completion: RequestLike,
+        add_generation_prompt: bool = True,
+        *,
+        today: datetime.date | None = None,
+        special_tokens: SpecialTokenPolicy = "error",
+    ) -> str:
+        """Render ``chat_completion`` as the prompt string the model was trained on.
+
+        ``chat_completion`` is a :class:`Granite3ChatCompletion` (used as it is), any
+        other :class:`~granite_formatters.types.ChatCompletion`, a dict or a JSON
+        string. ``today`` pins the date of the default system prompt; when it is
+        ``None`` the clock (:func:`granite_formatters.granite3.prompt.current_date`) is
+        read at this call. ``special_tokens`` says what to do with special tokens in
+        caller-supplied text: ``"error"`` (raise), ``"strip"`` (delete them) or
+        ``"keep"`` (render verbatim, exactly as the chat template would).
+
+        Raises :class:`InvalidRequestError` for a request the template cannot render
+        or would render without honouring an option the caller set.
+        """
+        if special_tokens not in SPECIAL_TOKEN_POLICIES:
+            raise InvalidRequestError(
+                f"must be 'error', 'strip' or 'keep', not {special_tokens!r}",
+                field="special_tokens",
+            )
+        if today is None:
+            today = _prompt.current_date()
+        elif not isinstance(today, datetime.date):
+            raise InvalidRequestError(
+                f"must be a datetime.date, not {type(today).__name__}", field="today"
+            )
+        request = coerce_request(chat_completion, Granite3ChatCompletion)
+        return self.render(request, add_generation_prompt, today, special_tokens)
+
+    @classmethod
+    def sanitize(
+        cls, chat_completion: RequestLike, parts: str | Iterable[str] = "all"
+    ) -> Granite3ChatCompletion:
+        """A copy of the request with this release's special tokens removed.
+
+        See :func:`granite_formatters.granite3.prompt.sanitize`.
+        """
+        return sanitize(chat_completion, parts, special_tokens=cls.prompt_format.special_tokens)
+
+    def render(
+        self,
+        request: Granite3ChatCompletion,
+        add_generation_prompt: bool,
+        today: datetime.date,
+        special_tokens: SpecialTokenPolicy,
+    ) -> str:
+        """Render an already validated request (the body of :meth:`transform`)."""
+        fmt = self.prompt_format
+        messages = request.messages
+        tools = request.tools
+        documents = request.documents
+        options = request.chat_template_kwargs
+        controls = options.controls
+        has_tools = bool(tools)
+        has_documents = bool(documents)
+        first = messages[0]
+        # Text without the sentinel character has no special token ("" matches all text).
+        sentinel = fmt.special_tokens.sentinel if special_tokens != "keep" else None
+        first_role = first.role
+        if special_tokens == "strip" and sentinel is not None and sentinel in first_role:
+            # As if the request had been sanitized first: "sys<|end_of_text|>tem" is a system role.
+            first_role = fmt.special_tokens.strip(first_role)
+        custom_system = first_role == "system"
+        self.check_options(
+            custom_system=custom_system,
+            tools=has_tools,
+            documents=has_documents,
+            thinking=options.thinking,
+            controls=controls,
+        )
+        out: list[str] = []
+        if custom_system:
+            first_loop = 1
+            content = first.content
+            if content is None:
+                raise self._missing_content(0, first)
+            if sentinel is not None and sentinel in content:
+                content = self._message_with_tokens(0, "system", content, special_tokens)[1]
+            out += (_SYSTEM_OPEN, content, _TURN_END)
+        else:
+            first_loop = 0
+            out += (
+                fmt.system_head,
+                format_date(today),
+                fmt._system_tail(
+                    has_tools,
+                    has_documents,
+                    options.thinking,
+                    controls is not None and "citations" in controls,
+                    controls is not None and "hallucinations" in controls,
+                ),
+            )
+        if tools:
+            out += (fmt.tools_open, self._tools_block(tools, special_tokens), _TURN_END)
+        if documents:
+            self._render_documents(out, documents, special_tokens)
+        for index in range(first_loop, len(messages)):
+            message = messages[index]
+            role = message.role
+            content = message.content
+            if content is None:
+                raise self._missing_content(index, message)
+            if sentinel is not None and (sentinel in role or sentinel in content):
+                role, content = self._message_with_tokens(index, role, content, special_tokens)
+            out += (START_OF_ROLE, role, END_OF_ROLE, content, _TURN_END)
+        if add_generation_prompt and len(messages) > first_loop:
+            out.append(generation_prompt(controls))
+        return "".join(out)
+
+    def check_options(
+        self,
+        *,
+        custom_system: bool,
+        tools: bool,
+        documents: bool,
+        thinking: bool,
+        controls: Mapping[str, Any] | None,
+    ) -> None:
+        """Reject options that the template would silently ignore.
+
+        Thinking needs the default system prompt and no tools or documents; the
+        citations and hallucinations controls (when true) need the default system
+        prompt and documents.
+        """
+        release = self.prompt_format.release
+        replaced = (
+            "a system message given as messages[0] replaces the whole default system "
+            "prompt, which is where the {what} instructions go"
+        )
+        if thinking:
+            where = "chat_template_kwargs.thinking"
+            if self.prompt_format.thinking_instruction is None:
+                raise InvalidRequestError(
+                    f"{release} has no thinking mode; set thinking to false", field=where
+                )
+            problem = None
+            if custom_system:
+                problem = replaced.format(what="thinking") + (
+                    ". Either remove the system message to use the default one, "
+                    "or set thinking to false."
+                )
+            elif tools or documents:
+                given = "tools" if tools else "documents"
+                problem = (
+                    f"its chat template writes the thinking instructions only when there "
+                    f"are no tools and no documents, so thinking would be silently ignored "
+                    f"with {given}. Either remove the {given} or set thinking to false."
+                )
+            if problem is not None:
+                raise InvalidRequestError(
+                    f"{release} cannot honour thinking=true: {problem}", field=where
+                )
+        if controls:
+            for key, what in (("citations", "citation"), ("hallucinations", "hallucination")):
+                if not controls.get(key):
+                    continue
+                if custom_system:
+                    problem = replaced.format(what=what) + (
+                        f". Either remove the system message to use the default one, or "
+                        f"remove the {key!r} control."
+                    )
+                elif not documents:
+                    problem = (
+                        f"its chat template writes the {what} instructions only when documents "
+                        f"are given. Either add documents or remove the {key!r} control."
+                    )
+                else:
+                    continue
+                raise InvalidRequestError(
+                    f"{release} cannot honour {key}=true: {problem}",
+                    field=f"chat_template_kwargs.controls.{key}",
+                )
+
+    # ------------------------------------------------------------------ pieces
+
+    def _message_with_tokens(
+        self, index: int, role: str, content: str, special_tokens: SpecialTokenPolicy
+    ) -> tuple[str, str]:
+        """Role and content of a message that may contain special tokens, after the policy."""
+        tokens = self.prompt_format.special_tokens
+        if special_tokens == "strip":
+            return tokens.strip(role), tokens.strip(content)
+        for name, text in (("role", role), ("content", content)):
+            token = tokens.search(text)
+            if token is not None:
+                raise _special_token_error(
+                    token, f"messages[{index}].{name}", f"message role {role!r}"
+                )
+        return role, content
+
+    def _missing_content(self, index: int, message: ChatMessage) -> InvalidRequestError:
+        hint = ""
+        if message.tool_calls:
+            hint = (
+                " This assistant turn has tool_calls, which the template does not render: "
+                'put the text of the calls in content (or use "" for an empty turn).'
+            )
+        return InvalidRequestError(
+            f"the content is missing (null); the {self.prompt_format.release} chat template "
+            "renders only the content of each message and fails without it. Give a string "
+            f'("" for an empty turn).{hint}',
+            field=f"messages[{index}].content",
+        )
+
+    def _tools_block(self, tools: list[dict[str, Any]], special_tokens: SpecialTokenPolicy) -> str:
+        tokens = self.prompt_format.special_tokens
+        try:
+            text = self._tools_json(tools)
+        except (TypeError, ValueError) as exc:
+            raise InvalidRequestError(
+                f"the tool definitions cannot be written as JSON ({exc})", field="tools"
+            ) from None
+        except RecursionError:
+            raise InvalidRequestError(
+                "the tool definitions are nested too deeply (or contain themselves)",
+                field="tools",
+            ) from None
+        # A special token in any key or string of the tools shows in their JSON text.
+        if special_tokens == "keep" or tokens.search(text) is None:
+            return text
+        found = find_special_token_in_json(tools, tokens, "tools")
+        if found is None:
+            return text
+        if special_tokens == "error":
+            where, token = found
+            index = where[len("tools[") :].split("]", 1)[0]
+            raise _special_token_error(token, where, f"tool definition {index}")
+        return tojson(strip_special_tokens_in_json(tools, tokens, "tools"), indent=4)
+
+    def _render_documents(
+        self, out: list[str], documents: Sequence[Document], special_tokens: SpecialTokenPolicy
+    ) -> None:
+        fmt = self.prompt_format
+        sentinel = fmt.special_tokens.sentinel if special_tokens != "keep" else None
+        if fmt.document_layout is DocumentLayout.SINGLE_TURN:
+            out.append(_DOCUMENTS_OPEN)
+            for index, document in enumerate(documents):
+                text = document.text
+                if sentinel is not None and sentinel in text:
+                    text = self._document_field_with_tokens(
+                        index, document, "text", text, special_tokens
+                    )
+                if index:
+                    out.append("\n\n")
+                out += (f"Document {index}\n", text)
+            out.append(_TURN_END)
+            return
+        for index, document in enumerate(documents):
+            raw_id = document.doc_id
+            if raw_id is None:
+                raise InvalidRequestError(
+                    f"{fmt.release} identifies each document by its doc_id in the prompt "
+                    "(and the model cites documents by it): give every document a doc_id "
+                    "(a string or an integer)",
+                    field=f"documents[{index}].doc_id",
+                )
+            doc_id = raw_id if isinstance(raw_id, str) else str(raw_id)
+            text = document.text
+            if sentinel is not None:
+                if sentinel in doc_id:
+                    doc_id = self._document_field_with_tokens(
+                        index, document, "doc_id", doc_id, special_tokens
+                    )
+                if sentinel in text:
+                    text = self._document_field_with_tokens(
+                        index, document, "text", text, special_tokens
+                    )
+            out += (_DOCUMENT_OPEN, doc_id, _DOCUMENT_ID_CLOSE, text, _TURN_END)
+
+    def _document_field_with_tokens(
+        self,
+        index: int,
+        document: Document,
+        name: str,
+        value: str,
+        special_tokens: SpecialTokenPolicy,
+    ) -> str:
+        """A document's text or id that may contain special tokens, after the policy."""
+        tokens = self.prompt_format.special_tokens
+        if special_tokens == "strip":
+            return tokens.strip(value)
+        token = tokens.search(value)
+        if token is None:
+            return value
+        owner = f"document {index}"
+        if document.doc_id is not None:
+            owner += f", id {document.doc_id!r}"
+        raise _special_token_error(token, f"documents[{index}].{name}", owner)

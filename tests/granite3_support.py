@@ -1,0 +1,348 @@
+"""Test support for the Granite 3.2/3.3 input processors: request strategies and checks.
+
+``valid_requests(release)`` draws requests the Granite 3.2/3.3 formatters accept and
+render (every role, unicode, text-part lists, tools in both forms with arbitrary JSON,
+documents, controls in any key order, thinking where the template honours it, options
+at the top level or in ``extra_body``). ``policy_violations(release)`` draws requests the
+formatters reject because the template would silently ignore an option, together with
+the field the error must name. The ``assert_*`` functions are the differential checks
+against the official template (through :mod:`oracle`).
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import random
+import re
+from collections.abc import Sequence
+from datetime import date
+from typing import Any
+
+import oracle
+import pytest
+from hypothesis import strategies as st
+
+from granite_formatters.errors import InvalidRequestError
+from granite_formatters.processors import InputProcessor
+
+GRANITE32_TOKENS = ("<|start_of_role|>", "<|end_of_role|>", "<|end_of_text|>", "<|tool_call|>")
+GRANITE33_TOKENS = (
+    *GRANITE32_TOKENS,
+    "<|start_of_cite|>",
+    "<|end_of_cite|>",
+    "<|start_of_plugin|>",
+    "<|end_of_plugin|>",
+)
+TOKENS = {"3.2": GRANITE32_TOKENS, "3.3": GRANITE33_TOKENS}
+
+# Pieces that stress the template and the JSON writer: Jinja syntax, quotes, escapes,
+# newlines, wide characters, markers of the Granite output format.
+FRAGMENTS = (
+    "<|",
+    "|>",
+    "<",
+    ">",
+    "|",
+    "\n",
+    "\n\n",
+    "\r\n",
+    "\t",
+    " ",
+    "{",
+    "}",
+    "{{",
+    "}}",
+    "{%",
+    "%}",
+    '"',
+    "'",
+    "\\",
+    "&",
+    "<co>",
+    "</co>",
+    "<think>",
+    "Document 0",
+    "system",
+    "é",
+    "日本語",
+    "👩\u200d👩\u200d👧",
+    "\u2028",
+    "\x00",
+    "\x1f",
+)
+
+ROLES = ("user", "assistant", "system", "tool", "tool_response", "developer", "document 1")
+
+
+@functools.cache
+def texts(tokens: tuple[str, ...] = ()) -> st.SearchStrategy[str]:
+    """Strings made of random text, tricky fragments and (optionally) special tokens."""
+    pieces = st.one_of(st.text(max_size=10), st.sampled_from(FRAGMENTS + tokens))
+    return st.lists(pieces, max_size=4).map("".join)
+
+
+@functools.cache
+def contents(tokens: tuple[str, ...]) -> st.SearchStrategy[Any]:
+    part = texts(tokens).map(lambda text: {"type": "text", "text": text})
+    return st.one_of(texts(tokens), texts(tokens), st.lists(part, max_size=3))
+
+
+@functools.cache
+def messages(tokens: tuple[str, ...]) -> st.SearchStrategy[dict[str, Any]]:
+    return st.fixed_dictionaries(
+        {"role": st.one_of(st.sampled_from(ROLES), texts(tokens)), "content": contents(tokens)},
+        optional={
+            "name": st.text(max_size=5),
+            "tool_call_id": st.text(max_size=5),
+            "tool_calls": st.just(
+                [{"id": "c1", "type": "function", "function": {"name": "f", "arguments": "{}"}}]
+            ),
+            "reasoning_content": texts(),
+        },
+    )
+
+
+@functools.cache
+def json_values(tokens: tuple[str, ...]) -> st.SearchStrategy[Any]:
+    scalars = st.one_of(
+        st.none(),
+        st.booleans(),
+        st.integers(),
+        st.floats(),
+        texts(tokens),
+    )
+    return st.recursive(
+        scalars,
+        lambda children: st.one_of(
+            st.lists(children, max_size=3), st.dictionaries(texts(tokens), children, max_size=3)
+        ),
+        max_leaves=6,
+    )
+
+
+def _shuffled(pair: tuple[dict[str, Any], random.Random]) -> dict[str, Any]:
+    items, rng = pair
+    keys = list(items)
+    rng.shuffle(keys)
+    return {key: items[key] for key in keys}
+
+
+def shuffled(items: st.SearchStrategy[dict[str, Any]]) -> st.SearchStrategy[dict[str, Any]]:
+    """Dicts drawn from ``items`` with their keys in a random order."""
+    return st.tuples(items, st.randoms(use_true_random=False)).map(_shuffled)
+
+
+@functools.cache
+def tools(tokens: tuple[str, ...]) -> st.SearchStrategy[dict[str, Any]]:
+    """One tool, flat ``{name, description, parameters}`` or OpenAI-wrapped."""
+    function = shuffled(
+        st.fixed_dictionaries(
+            {"name": texts(tokens)},
+            optional={
+                "description": texts(tokens),
+                "parameters": st.dictionaries(texts(tokens), json_values(tokens), max_size=4),
+                "x-vendor": json_values(tokens),
+                "x-more": json_values(tokens),
+            },
+        )
+    )
+    wrapped = shuffled(st.fixed_dictionaries({"type": st.just("function"), "function": function}))
+    return st.one_of(function, wrapped)
+
+
+@functools.cache
+def documents(release: str, tokens: tuple[str, ...]) -> st.SearchStrategy[dict[str, Any]]:
+    ids = st.one_of(texts(tokens), st.integers())
+    required: dict[str, Any] = {"text": texts(tokens)}
+    optional: dict[str, Any] = {"title": texts(tokens), "source": texts(tokens)}
+    if release == "3.3":
+        required["doc_id"] = ids
+    else:
+        optional["doc_id"] = st.one_of(ids, st.none())
+    return shuffled(st.fixed_dictionaries(required, optional=optional))
+
+
+@functools.cache
+def controls(allow_true: bool) -> st.SearchStrategy[dict[str, Any]]:
+    """A controls dict: any subset of the four keys, in any order, with any valid values."""
+    flags = st.sampled_from([True, False, None] if allow_true else [False, None])
+    return shuffled(
+        st.fixed_dictionaries(
+            {},
+            optional={
+                "citations": flags,
+                "hallucinations": flags,
+                "length": st.sampled_from(["short", "long", None]),
+                "originality": st.sampled_from(["extractive", "abstractive", None]),
+            },
+        )
+    )
+
+
+@st.composite
+def valid_requests(draw: st.DrawFn, release: str, with_tokens: bool = False) -> dict[str, Any]:
+    """A request the formatter renders (no policy violation).
+
+    With ``with_tokens`` the caller text may contain the release's special tokens.
+    """
+    tokens = TOKENS[release] if with_tokens else ()
+    request: dict[str, Any] = {"messages": draw(st.lists(messages(tokens), min_size=1, max_size=4))}
+    tool_list = draw(st.none() | st.lists(tools(tokens), max_size=2))
+    document_list = draw(st.none() | st.lists(documents(release, tokens), max_size=3))
+    custom_system = request["messages"][0]["role"] == "system"
+    options: dict[str, Any] = {}
+    if draw(st.booleans()):
+        # Thinking is honoured only with the default system prompt and no tools or documents.
+        allowed = not (custom_system or tool_list or document_list)
+        options["thinking"] = draw(st.booleans()) if allowed else False
+    if draw(st.booleans()):
+        allow_true = bool(document_list) and not custom_system
+        options["controls"] = draw(st.none() | controls(allow_true))
+    if tool_list is not None:
+        request["tools"] = tool_list
+    where = draw(st.sampled_from(["top", "extra_body", "kwargs"]))
+    if document_list is not None:
+        if where == "top":
+            request["documents"] = document_list
+        elif where == "extra_body":
+            request.setdefault("extra_body", {})["documents"] = document_list
+        else:
+            options["documents"] = document_list
+    if options or draw(st.booleans()):
+        if draw(st.booleans()):
+            request["chat_template_kwargs"] = options
+        else:
+            request.setdefault("extra_body", {})["chat_template_kwargs"] = options
+    if draw(st.booleans()):
+        request["model"] = "granite"
+        request["temperature"] = 0.0
+    return request
+
+
+@st.composite
+def policy_violations(draw: st.DrawFn, release: str) -> tuple[dict[str, Any], str]:
+    """A request the template would render while ignoring an option, and the field to name."""
+    request = draw(valid_requests(release))
+    options = dict(request.pop("chat_template_kwargs", None) or {})
+    request.pop("extra_body", None)
+    options.pop("documents", None)
+    system = {"role": "system", "content": draw(texts())}
+    messages = [message for message in request["messages"] if message["role"] != "system"]
+    user = {"role": "user", "content": draw(texts())}
+    kind = draw(
+        st.sampled_from(
+            [
+                "thinking+system",
+                "thinking+tools",
+                "thinking+documents",
+                "flag+system",
+                "flag-without-documents",
+            ]
+        )
+    )
+    document = draw(documents(release, ()))
+    if kind.startswith("thinking"):
+        options = {**options, "thinking": True}
+        options.pop("controls", None)
+        field = "chat_template_kwargs.thinking"
+        if kind == "thinking+system":
+            request["messages"] = [system, *messages]
+        else:
+            request["messages"] = messages or [user]
+            if kind == "thinking+tools":
+                request["tools"] = draw(st.lists(tools(()), min_size=1, max_size=2))
+            else:
+                request["documents"] = [document]
+    else:
+        flag = draw(st.sampled_from(["citations", "hallucinations"]))
+        extra = draw(controls(allow_true=False))
+        options = {"controls": {**extra, flag: True}}
+        field = f"chat_template_kwargs.controls.{flag}"
+        if kind == "flag+system":
+            request["messages"] = [system, *messages]
+            if draw(st.booleans()):
+                request["documents"] = [document]
+        else:
+            request["messages"] = messages or [user]
+            request.pop("documents", None)
+            if draw(st.booleans()):
+                request["documents"] = []
+    request["chat_template_kwargs"] = options
+    return request, field
+
+
+def strip_tokens(value: Any, tokens: Sequence[str]) -> Any:
+    """Independent reference for token removal: delete tokens until none is left."""
+    if isinstance(value, str):
+        pattern = re.compile("|".join(re.escape(token) for token in tokens))
+        previous = None
+        while previous != value:
+            previous, value = value, pattern.sub("", value)
+        return value
+    if isinstance(value, dict):
+        return {strip_tokens(k, tokens): strip_tokens(v, tokens) for k, v in value.items()}
+    if isinstance(value, list):
+        return [strip_tokens(item, tokens) for item in value]
+    return value
+
+
+# --------------------------------------------------------------------------- checks
+
+
+def rendered_caller_text(release: str, request: dict[str, Any]) -> list[str]:
+    """Every piece of caller text the template prints for ``request``."""
+    data = oracle.renderer_input(request, True)
+    pieces: list[str] = []
+    for message in data["messages"]:
+        pieces += (message["role"], message["content"])
+    if data.get("tools"):
+        pieces.append(json.dumps(data["tools"], ensure_ascii=False))
+    for document in data.get("documents") or ():
+        pieces.append(document["text"])
+        if release == "3.3":
+            pieces.append(str(document["doc_id"]))
+    return pieces
+
+
+def assert_matches_template(
+    processor: InputProcessor, release: str, request: dict[str, Any], agp: bool, today: date
+) -> None:
+    """With ``special_tokens="keep"`` the prompt is the template's, byte for byte."""
+    expected = oracle.render(release, request, agp, today)
+    transform: Any = processor.transform
+    assert transform(request, agp, today=today, special_tokens="keep") == expected
+
+
+def assert_default_policy(
+    processor: InputProcessor, release: str, request: dict[str, Any], agp: bool, today: date
+) -> None:
+    """The default policy rejects exactly the requests whose printed text has a token."""
+    tokens = TOKENS[release]
+    found = [t for t in tokens for text in rendered_caller_text(release, request) if t in text]
+    if not found:
+        assert processor.transform(request, agp, today=today) == oracle.render(
+            release, request, agp, today
+        )
+        return
+    with pytest.raises(InvalidRequestError) as caught:
+        processor.transform(request, agp, today=today)
+    assert caught.value.field is not None
+    assert any(repr(token) in str(caught.value) for token in found)
+
+
+def assert_strip_policy(
+    processor: InputProcessor, release: str, request: dict[str, Any], agp: bool, today: date
+) -> None:
+    """``"strip"`` renders what the template renders once every token is deleted."""
+    transform: Any = processor.transform
+    try:
+        prompt = transform(request, agp, today=today, special_tokens="strip")
+    except InvalidRequestError as error:
+        # Only two tool keys that become equal once stripped are refused.
+        assert error.field is not None and error.field.startswith("tools")
+        assert "two keys equal" in str(error)
+        return
+    cleaned = strip_tokens(request, TOKENS[release])
+    assert prompt == oracle.render(release, cleaned, agp, today)
+    assert transform(cleaned, agp, today=today) == prompt

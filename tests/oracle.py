@@ -1,0 +1,157 @@
+"""Test support: the official chat templates as the oracle for prompt strings.
+
+The reference folder (``shared/``: the official Hugging Face chat templates and the
+renderer that reproduces transformers' ``apply_chat_template``) is found at
+``$GRANITE_FORMATTERS_SHARED`` or next to the repository (``<repo>/../shared``).
+Tests that need it call :func:`require_shared`, which skips with the reason when the
+folder is absent.
+
+:func:`renderer_input` turns a request in granite-formatters' shape (an OpenAI
+chat-completions body as vLLM accepts it) into the renderer's input the way vLLM hands
+a request to the template: text parts joined with newlines, ``extra_body`` merged,
+``chat_template_kwargs`` passed as template variables. It is written independently of
+the package's own request types on purpose.
+"""
+
+from __future__ import annotations
+
+import datetime
+import functools
+import importlib.util
+import os
+from collections.abc import Mapping
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+
+#: The oracle template of each release (see shared/chat-templates/README.md).
+TEMPLATES = {
+    "3.2": "granite-3.2-8b-instruct.jinja",
+    "3.3": "granite-3.3-8b-instruct.jinja",
+}
+
+
+def shared_dir() -> Path | None:
+    """The reference folder, or ``None`` when it is not available."""
+    configured = os.environ.get("GRANITE_FORMATTERS_SHARED")
+    candidate = Path(configured) if configured else REPO.parent / "shared"
+    if (candidate / "tools" / "render_chat_template.py").is_file():
+        return candidate
+    return None
+
+
+def skip_reason() -> str:
+    return (
+        "the official chat templates are not available: set GRANITE_FORMATTERS_SHARED to "
+        "the reference folder (with chat-templates/ and tools/render_chat_template.py) or "
+        f"place it at {REPO.parent / 'shared'}"
+    )
+
+
+def require_shared() -> Path:
+    """The reference folder; skips the calling test when it is absent."""
+    found = shared_dir()
+    if found is None:
+        pytest.skip(skip_reason())
+    return found
+
+
+@functools.cache
+def load_renderer() -> ModuleType:
+    """``tools/render_chat_template.py`` of the reference folder, imported by path."""
+    path = require_shared() / "tools" / "render_chat_template.py"
+    spec = importlib.util.spec_from_file_location("render_chat_template", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+@functools.cache
+def template_text(release: str) -> str:
+    return (require_shared() / "chat-templates" / TEMPLATES[release]).read_text(encoding="utf-8")
+
+
+def _join_parts(content: Any) -> Any:
+    if isinstance(content, list):
+        return "\n".join(part if isinstance(part, str) else part["text"] for part in content)
+    return content
+
+
+def renderer_input(request: Mapping[str, Any], add_generation_prompt: bool) -> dict[str, Any]:
+    """The renderer's input for ``request`` (granite-formatters' request shape)."""
+    extra_body = dict(request.get("extra_body") or {})
+    kwargs = dict(
+        request.get("chat_template_kwargs") or extra_body.get("chat_template_kwargs") or {}
+    )
+    documents = (
+        request.get("documents") or extra_body.get("documents") or kwargs.pop("documents", None)
+    )
+    data: dict[str, Any] = {
+        "messages": [
+            {**message, "content": _join_parts(message.get("content"))}
+            for message in request["messages"]
+        ],
+        "add_generation_prompt": add_generation_prompt,
+    }
+    if request.get("tools") is not None:
+        data["tools"] = request["tools"]
+    if documents is not None:
+        data["documents"] = documents
+    # A template option set to null means "not given" (vLLM's own default is absent).
+    data["kwargs"] = {key: value for key, value in kwargs.items() if value is not None}
+    return data
+
+
+def _now(today: datetime.date) -> datetime.datetime:
+    return datetime.datetime.combine(today, datetime.time(0, 0))
+
+
+def render_exact(
+    release: str,
+    request: Mapping[str, Any],
+    add_generation_prompt: bool = True,
+    today: datetime.date = datetime.date(2025, 4, 16),
+) -> str:
+    """The official template's prompt, rendered by the shared renderer's ``render()``."""
+    renderer = load_renderer()
+    data = renderer_input(request, add_generation_prompt)
+    return str(renderer.render(template_text(release), data, _now(today)))
+
+
+@functools.cache
+def _compiled(release: str) -> Any:
+    renderer = load_renderer()
+    environment = renderer.make_environment(datetime.datetime(2000, 1, 1))
+    return environment.from_string(template_text(release))
+
+
+def render(
+    release: str,
+    request: Mapping[str, Any],
+    add_generation_prompt: bool = True,
+    today: datetime.date = datetime.date(2025, 4, 16),
+) -> str:
+    """Like :func:`render_exact`, with the template compiled once (for property tests).
+
+    Same environment and arguments as the renderer's ``render()``; only the clock is
+    passed per call (a render variable shadows the environment's ``strftime_now``).
+    """
+    renderer = load_renderer()
+    data = renderer_input(request, add_generation_prompt)
+    messages, tools, documents, generation, kwargs = renderer.split_input(data)
+    now = _now(today)
+    return str(
+        _compiled(release).render(
+            messages=renderer._normalize_messages(messages),
+            tools=tools,
+            documents=documents,
+            add_generation_prompt=generation,
+            **kwargs,
+            strftime_now=now.strftime,
+        )
+    )
