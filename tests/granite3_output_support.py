@@ -102,3 +102,44 @@ def marker_soup(markers: Sequence[str]) -> st.SearchStrategy[str]:
 def cuts_for(text: str) -> st.SearchStrategy[list[int]]:
     """Sorted cut positions for ``text`` (any number, duplicates allowed)."""
     return st.lists(st.integers(0, len(text)), max_size=12).map(sorted)
+
+
+def check_stream(processor: Any, text: str, request: Any, cuts: Sequence[int]) -> list[Delta]:
+    """Stream ``text`` in pieces; check it agrees with the batch parse. Returns the deltas.
+
+    The concatenated content and reasoning deltas equal the final message's, the final
+    message equals ``transform`` of the whole text, every delta carries something, and
+    the tool-call deltas describe the message's tool calls in OpenAI form.
+    """
+    parser = processor.stream_parser(request)
+    deltas = stream(parser, text, cuts)
+    message = parser.message
+    assert message is not None
+    assert message == processor.transform(text, request)
+    content, reasoning = joined(deltas)
+    assert content == message.content
+    assert reasoning == (message.reasoning_content or "")
+    for delta in deltas:
+        assert delta.content or delta.reasoning_content or delta.tool_calls
+    pieces = [call for delta in deltas for call in delta.tool_calls]
+    assert [piece.index for piece in pieces] == list(range(len(message.tool_calls)))
+    for piece, call in zip(pieces, message.tool_calls, strict=True):
+        assert (piece.id, piece.name) == (call.id, call.name)
+        assert piece.arguments == call.to_openai()["function"]["arguments"]
+    return deltas
+
+
+WORDS = ["alpha", "beta", "gamma", "delta", "Paris", "2.5", "e.g.", "Dr.", "models", "it"]
+
+
+def sentences_strategy() -> st.SearchStrategy[list[str]]:
+    """Short answer sentences made of harmless words."""
+    sentence = st.lists(st.sampled_from(WORDS), min_size=1, max_size=6).map(
+        lambda words: " ".join(words).capitalize() + "."
+    )
+    return st.lists(sentence, min_size=1, max_size=6)
+
+
+def truncations(text: str) -> st.SearchStrategy[str]:
+    """``text`` whole, or cut off anywhere (an interrupted generation)."""
+    return st.one_of(st.just(text), st.integers(0, len(text)).map(lambda n: text[:n]))

@@ -96,11 +96,13 @@ class CitationTagRemover:
         self.grammar = grammar
         self.events: list[TagEvent] = []
         self._pending = ""
-        self._held = ""  # whitespace at the end of the text so far (a cluster may follow)
+        # Whitespace at the end of the text so far (a cluster may follow), in pieces.
+        self._held: list[str] = []
         self._out = 0  # characters passed on
         self._last = ""  # the last character passed on
         self._cluster: list[TagMatch] | None = None
-        self._runs: list[str] = []  # whitespace runs around the tags of the cluster
+        # The whitespace runs around the tags of the cluster, each in pieces.
+        self._runs: list[list[str]] = []
 
     def write(self, text: str) -> None:
         if text:
@@ -113,8 +115,8 @@ class CitationTagRemover:
             self._scan(buffer, final=True)
         if self._cluster is not None:
             self._resolve(None)
-        self._pass(self._held)
-        self._held = ""
+        self._pass("".join(self._held))
+        self._held = []
         self.next.end()
 
     def _pass(self, text: str) -> None:
@@ -152,30 +154,31 @@ class CitationTagRemover:
             return
         if self._cluster is not None:
             body = text.lstrip(_WHITESPACE)
-            self._runs[-1] += text[: len(text) - len(body)]
+            self._runs[-1].append(text[: len(text) - len(body)])
             if not body:
                 return
             self._resolve(body[0])
             text = body
         body = text.rstrip(_WHITESPACE)
         if body:
-            self._pass(self._held + body)
-            self._held = text[len(body) :]
+            self._held.append(body)
+            self._pass("".join(self._held))
+            self._held = [text[len(body) :]]
         else:
-            self._held += text
+            self._held.append(text)
 
     def _tag(self, match: TagMatch) -> None:
         if self._cluster is None:
             self._cluster = []
             self._runs = [self._held]
-            self._held = ""
+            self._held = []
         self._cluster.append(match)
-        self._runs.append("")
+        self._runs.append([])
 
     def _resolve(self, following: str | None) -> None:
         """Close the current cluster; ``following`` is the next character (None at the end)."""
         cluster = self._cluster or []
-        runs = self._runs
+        runs = ["".join(run) for run in self._runs]
         separator = ""
         line_start = self._out == 0 or self._last == "\n"
         if following is not None and not (runs[-1] == "" and following in _CLOSING_PUNCTUATION):

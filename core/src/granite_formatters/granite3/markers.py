@@ -16,6 +16,7 @@ Both run in time linear in the text searched (for a fixed set of markers).
 from __future__ import annotations
 
 from collections.abc import Sequence
+from functools import lru_cache
 from typing import NamedTuple
 
 __all__ = ["MarkerMatch", "MarkerSearch", "find_earliest", "partial_marker_length"]
@@ -30,6 +31,22 @@ class MarkerMatch(NamedTuple):
     @property
     def end(self) -> int:
         return self.start + len(self.marker)
+
+
+class _Prepared(NamedTuple):
+    by_length: tuple[str, ...]  # longest first
+    firsts: frozenset[str]  # first characters
+    longest: int
+
+
+@lru_cache(maxsize=256)
+def _prepare(markers: tuple[str, ...]) -> _Prepared:
+    present = {m for m in markers if m}
+    return _Prepared(
+        tuple(sorted(present, key=lambda m: (-len(m), m))),
+        frozenset(m[0] for m in present),
+        max((len(m) for m in present), default=0),
+    )
 
 
 class MarkerSearch:
@@ -47,7 +64,7 @@ class MarkerSearch:
         self.text = text
         # Longer markers first, so that on a tie (one marker a prefix of another at the
         # same position) the longer one wins.
-        self._markers = sorted({m for m in markers if m}, key=len, reverse=True)
+        self._markers = _prepare(tuple(markers)).by_length
         # marker -> (searched_from, found_at); found_at == -1 means "absent after".
         self._next: dict[str, tuple[int, int]] = {}
 
@@ -92,12 +109,14 @@ def partial_marker_length(text: str, markers: Sequence[str], start: int = 0) -> 
     :func:`find_earliest`). Only the last ``max(len(marker)) - 1`` characters are
     examined, so the cost does not depend on the length of ``text``.
     """
-    available = len(text) - start
-    best = 0
-    for marker in markers:
-        longest = min(len(marker) - 1, available)
-        for k in range(longest, best, -1):
-            if text.endswith(marker[:k]):
-                best = k
-                break
-    return best
+    prepared = _prepare(tuple(markers))
+    first = max(start, len(text) - prepared.longest + 1)
+    firsts = prepared.firsts
+    for position in range(first, len(text)):  # the earliest start gives the longest
+        if text[position] not in firsts:
+            continue
+        tail = text[position:]
+        for marker in prepared.by_length:
+            if len(marker) > len(tail) and marker.startswith(tail):
+                return len(text) - position
+    return 0

@@ -103,7 +103,7 @@ class Trimmer:
         self.next = next_sink
         self.lead = 0
         self._started = False
-        self._held = ""
+        self._held: list[str] = []  # whitespace pieces (a list: O(1) per piece)
 
     def write(self, text: str) -> None:
         if not text:
@@ -117,11 +117,12 @@ class Trimmer:
             text = stripped
         body = text.rstrip()
         if body:
-            self.next.write(self._held + body)
-            self._held = text[len(body) :]
+            self._held.append(body)
+            self.next.write("".join(self._held))
+            self._held = [text[len(body) :]]
         else:
-            self._held += text
+            self._held.append(text)
 
     def end(self) -> None:
-        self._held = ""
+        self._held = []
         self.next.end()

@@ -205,7 +205,8 @@ class ToolCallExtractor:
         self.outbox = outbox
         self._state = _LEAD if bare_list else _SCAN
         self._pending = ""
-        self._held = ""  # the marker (and whitespace) before JSON, or leading whitespace
+        # The marker (and whitespace) before JSON, or leading whitespace, in pieces.
+        self._held: list[str] = []
         self._marker = ""  # "" for a bare list
         self._json: list[str] = []
         self._scanner = JsonScanner()
@@ -224,8 +225,8 @@ class ToolCallExtractor:
         elif self._held:
             if self._state == _AFTER_MARKER:
                 self.outbox.note(f"{self._marker} at the end of the output has no JSON after it")
-            self.next.write(self._held)
-            self._held = ""
+            self.next.write("".join(self._held))
+            self._held = []
         self.next.end()
 
     def _what(self) -> str:
@@ -237,8 +238,8 @@ class ToolCallExtractor:
         # A bare list that is not a tool call is just an answer: no note for it.
         if self._marker:
             self.outbox.note(reason + "; it is kept as content")
-        self.next.write(self._held + "".join(self._json))
-        self._held = ""
+        self.next.write("".join(self._held) + "".join(self._json))
+        self._held = []
         self._json = []
         self._state = _SCAN
 
@@ -262,12 +263,12 @@ class ToolCallExtractor:
                         self.outbox.note("removed a </tool_call> that closes no tool call")
                     continue
                 self._marker = found.marker
-                self._held = found.marker
+                self._held = [found.marker]
                 self._state = _AFTER_MARKER
             elif state in (_LEAD, _AFTER_MARKER):
                 rest = buffer[position:]
                 stripped = rest.lstrip(_WHITESPACE)
-                self._held += rest[: len(rest) - len(stripped)]
+                self._held.append(rest[: len(rest) - len(stripped)])
                 position = length - len(stripped)
                 if not stripped:
                     return
@@ -279,8 +280,8 @@ class ToolCallExtractor:
                 else:
                     if state == _AFTER_MARKER:
                         self.outbox.note(f"{self._marker} is not followed by JSON; kept as content")
-                    self.next.write(self._held)
-                    self._held = ""
+                    self.next.write("".join(self._held))
+                    self._held = []
                     self._state = _SCAN
             else:  # _JSON
                 end = self._scanner.scan(buffer, position)
@@ -304,8 +305,8 @@ class ToolCallExtractor:
             self.outbox.tool_call(call)
         self._seen_call = True
         if not self._marker:
-            self.next.write(self._held)  # whitespace before a bare list
-        self._held = ""
+            self.next.write("".join(self._held))  # whitespace before a bare list
+        self._held = []
         self._json = []
         self._state = _SCAN
 
