@@ -51,13 +51,13 @@ def golden_names(folder: Path) -> list[str]:
 
 def load_golden(folder: Path, name: str) -> tuple[dict[str, Any], str]:
     case = json.loads((folder / f"{name}.json").read_text(encoding="utf-8"))
-    expected = (folder / f"{name}.txt").read_bytes().decode("utf-8")
+    expected = (folder / f"{name}.prompt.txt").read_bytes().decode("utf-8")
     return case, expected
 
 
 def render_options(case: dict[str, Any]) -> dict[str, Any]:
     return {
-        "today": datetime.date.fromisoformat(case["today"]),
+        "today": datetime.date.fromisoformat(case["date"]),
         "special_tokens": case.get("special_tokens", "error"),
     }
 
@@ -94,7 +94,8 @@ class InputProcessorContract:
     def test_golden_files_cover_at_least_60_requests(self) -> None:
         names = golden_names(self.golden_dir)
         assert len(names) >= 60
-        assert sorted(path.stem for path in self.golden_dir.glob("*.txt")) == names
+        prompts = sorted(path.name for path in self.golden_dir.glob("*.txt"))
+        assert prompts == [f"{name}.prompt.txt" for name in names]
 
     def test_golden_prompt(self, golden_name: str) -> None:
         case, expected = load_golden(self.golden_dir, golden_name)
@@ -111,7 +112,7 @@ class InputProcessorContract:
     def test_golden_prompt_is_the_official_template_render(self, golden_name: str) -> None:
         oracle.require_shared()
         case, expected = load_golden(self.golden_dir, golden_name)
-        today = datetime.date.fromisoformat(case["today"])
+        today = datetime.date.fromisoformat(case["date"])
         rendered = oracle.render_exact(
             self.release, case["request"], case["add_generation_prompt"], today
         )

@@ -7,9 +7,12 @@ here uses the package. Run from the repository root::
     python tests/make_goldens.py            # rewrite tests/granite3{2,3}/golden/
     python tests/make_goldens.py --check    # only report files that would change
 
-For each case ``<name>`` it writes ``<name>.json`` (the request and render options) and
-``<name>.txt`` (the exact prompt, UTF-8, nothing appended) into the golden folder of each
-release the case applies to, and deletes golden files of cases that no longer exist.
+For each case ``<name>`` it writes ``<name>.json`` (``request``, ``date``,
+``add_generation_prompt`` and, for cases that render special tokens verbatim,
+``special_tokens``) and ``<name>.prompt.txt`` (the exact prompt, UTF-8, nothing appended;
+the layout ``granite_formatters.testing.load_golden_cases`` reads) into the golden folder
+of each release the case applies to, and deletes golden files of cases that no longer
+exist.
 The cases are defined below; re-running the script reproduces the files byte for byte.
 """
 
@@ -700,7 +703,7 @@ def _golden(case: dict[str, Any]) -> dict[str, Any]:
     golden: dict[str, Any] = {
         "request": case["request"],
         "add_generation_prompt": case.get("agp", True),
-        "today": case.get("today", DEFAULT_DATE),
+        "date": case.get("today", DEFAULT_DATE),
     }
     if "special_tokens" in case:
         golden["special_tokens"] = case["special_tokens"]
@@ -721,12 +724,12 @@ def expected_files() -> dict[Path, str]:
                 release,
                 golden["request"],
                 golden["add_generation_prompt"],
-                datetime.date.fromisoformat(golden["today"]),
+                datetime.date.fromisoformat(golden["date"]),
             )
             folder = GOLDEN_DIRS[release]
             text = json.dumps(golden, ensure_ascii=False, indent=2) + "\n"
             files[folder / f"{case['name']}.json"] = text
-            files[folder / f"{case['name']}.txt"] = prompt
+            files[folder / f"{case['name']}.prompt.txt"] = prompt
     return files
 
 
@@ -757,7 +760,7 @@ def main(argv: list[str] | None = None) -> int:
     for line in changed:
         print(line)
     counts = {
-        release: sum(1 for p in files if p.parent == d and p.suffix == ".txt")
+        release: sum(1 for p in files if p.parent == d and p.name.endswith(".prompt.txt"))
         for release, d in GOLDEN_DIRS.items()
     }
     print(

@@ -30,6 +30,7 @@ REPO = Path(__file__).resolve().parents[1]
 
 #: The oracle template of each release (see shared/chat-templates/README.md).
 TEMPLATES = {
+    "3.1": "granite-3.1-8b-instruct.jinja",
     "3.2": "granite-3.2-8b-instruct.jinja",
     "3.3": "granite-3.3-8b-instruct.jinja",
 }

@@ -23,8 +23,8 @@ from .prompt import (
     find_special_token_in_json,
     format_date,
     generation_prompt,
+    remove_special_tokens_in_json,
     sanitize,
-    strip_special_tokens_in_json,
     tojson,
     turn,
 )
@@ -64,8 +64,8 @@ __all__ = [
     "find_special_token_in_json",
     "format_date",
     "generation_prompt",
+    "remove_special_tokens_in_json",
     "sanitize",
-    "strip_special_tokens_in_json",
     "tojson",
     "turn",
 ]

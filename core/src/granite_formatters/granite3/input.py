@@ -43,8 +43,8 @@ from .prompt import (
     find_special_token_in_json,
     format_date,
     generation_prompt,
+    remove_special_tokens_in_json,
     sanitize,
-    strip_special_tokens_in_json,
     tojson,
 )
 from .types import Granite3ChatCompletion
@@ -323,7 +323,7 @@ class Granite3InputProcessor(InputProcessor):
         first_role = first.role
         if special_tokens == "strip" and sentinel is not None and sentinel in first_role:
             # As if the request had been sanitized first: "sys<|end_of_text|>tem" is a system role.
-            first_role = fmt.special_tokens.strip(first_role)
+            first_role = fmt.special_tokens.remove(first_role)
         custom_system = first_role == "system"
         self.check_options(
             custom_system=custom_system,
@@ -443,7 +443,7 @@ class Granite3InputProcessor(InputProcessor):
         """Role and content of a message that may contain special tokens, after the policy."""
         tokens = self.prompt_format.special_tokens
         if special_tokens == "strip":
-            return tokens.strip(role), tokens.strip(content)
+            return tokens.remove(role), tokens.remove(content)
         for name, text in (("role", role), ("content", content)):
             token = tokens.search(text)
             if token is not None:
@@ -489,7 +489,7 @@ class Granite3InputProcessor(InputProcessor):
             where, token = found
             index = where[len("tools[") :].split("]", 1)[0]
             raise _special_token_error(token, where, f"tool definition {index}")
-        return tojson(strip_special_tokens_in_json(tools, tokens, "tools"), indent=4)
+        return tojson(remove_special_tokens_in_json(tools, tokens, "tools"), indent=4)
 
     def _render_documents(
         self, out: list[str], documents: Sequence[Document], special_tokens: SpecialTokenPolicy
@@ -542,7 +542,7 @@ class Granite3InputProcessor(InputProcessor):
         """A document's text or id that may contain special tokens, after the policy."""
         tokens = self.prompt_format.special_tokens
         if special_tokens == "strip":
-            return tokens.strip(value)
+            return tokens.remove(value)
         token = tokens.search(value)
         if token is None:
             return value

@@ -48,7 +48,7 @@ __all__ = [
     "format_date",
     "generation_prompt",
     "sanitize",
-    "strip_special_tokens_in_json",
+    "remove_special_tokens_in_json",
     "tojson",
     "turn",
 ]
@@ -300,33 +300,38 @@ class SpecialTokens:
         match = self._pattern.search(text)
         return None if match is None else match.group()
 
-    def strip(self, text: str) -> str:
+    def remove(self, text: str) -> str:
         """``text`` with every special token removed (see the class docstring)."""
         if self.search(text) is None:
             return text
-        # A stack of output pieces. A token can only end at one of its final characters,
-        # so the text is appended in chunks that each end at such a character, and the
-        # end of the output is checked after each chunk. The output never contains a
-        # token, so removing one from its end cannot expose another: linear time.
-        out: list[str] = []
+        # The output is kept as a stack of intervals of ``text``. A token can only end at
+        # one of its final characters, so the text is pushed in chunks that each end at
+        # such a character, and the end of the output is checked after each chunk. The
+        # output never contains a token, so removing one from its end cannot expose
+        # another, and no interval is ever copied before the final join: linear time.
+        starts: list[int] = []
+        ends: list[int] = []
         longest = self._longest
         width = len(longest[0])
         start = 0
         for match in self._final_chars.finditer(text):
             end = match.end()
-            out.append(text[start:end])
+            if ends and ends[-1] == start:
+                ends[-1] = end
+            else:
+                starts.append(start)
+                ends.append(end)
             start = end
-            tail = out[-1]
-            if len(tail) < width:
-                tail = _tail(out, width)
+            tail = _tail(text, starts, ends, width)
             if not tail.endswith(longest):
                 continue
             for token in longest:
                 if tail.endswith(token):
-                    _drop_tail(out, len(token))
+                    _drop_tail(starts, ends, len(token))
                     break
-        out.append(text[start:])
-        return "".join(out)
+        starts.append(start)
+        ends.append(len(text))
+        return "".join([text[first:last] for first, last in zip(starts, ends, strict=True)])
 
 
 def _sentinel_rank(char: str) -> tuple[bool, bool, str]:
@@ -335,25 +340,29 @@ def _sentinel_rank(char: str) -> tuple[bool, bool, str]:
     return (char.isalnum() or char.isspace(), char in "<>_-.,:;!?'()/", char)
 
 
-def _tail(pieces: list[str], width: int) -> str:
-    taken: list[str] = []
-    size = 0
-    index = len(pieces)
-    while index and size < width:
+def _tail(text: str, starts: list[int], ends: list[int], width: int) -> str:
+    """The last ``width`` characters (at most) of the output intervals."""
+    pieces: list[str] = []
+    needed = width
+    index = len(ends)
+    while index and needed > 0:
         index -= 1
-        taken.append(pieces[index])
-        size += len(pieces[index])
-    return "".join(reversed(taken))[-width:]
+        first = max(starts[index], ends[index] - needed)
+        pieces.append(text[first : ends[index]])
+        needed -= ends[index] - first
+    return "".join(reversed(pieces))
 
 
-def _drop_tail(pieces: list[str], count: int) -> None:
+def _drop_tail(starts: list[int], ends: list[int], count: int) -> None:
+    """Remove ``count`` characters from the end of the output intervals."""
     while count:
-        last = pieces[-1]
-        if len(last) <= count:
-            pieces.pop()
-            count -= len(last)
+        length = ends[-1] - starts[-1]
+        if length <= count:
+            starts.pop()
+            ends.pop()
+            count -= length
         else:
-            pieces[-1] = last[:-count]
+            ends[-1] -= count
             count = 0
 
 
@@ -398,29 +407,29 @@ def find_special_token_in_json(
     return None
 
 
-def strip_special_tokens_in_json(value: Any, tokens: SpecialTokens, path: str) -> Any:
+def remove_special_tokens_in_json(value: Any, tokens: SpecialTokens, path: str) -> Any:
     """A copy of a JSON value with special tokens removed from every key and string.
 
     Containers are always copied (the input is never modified). Two keys of one object
     that become equal raise :class:`InvalidRequestError` naming the object.
     """
     if isinstance(value, str):
-        return tokens.strip(value)
+        return tokens.remove(value)
     if isinstance(value, Mapping):
         cleaned: dict[Any, Any] = {}
         for key, item in value.items():
-            new_key = tokens.strip(key) if isinstance(key, str) else key
+            new_key = tokens.remove(key) if isinstance(key, str) else key
             if new_key in cleaned:
                 raise InvalidRequestError(
                     f"removing special tokens makes two keys equal ({new_key!r}); "
                     "rename the key that contains special tokens",
                     field=path,
                 )
-            cleaned[new_key] = strip_special_tokens_in_json(item, tokens, _child_path(path, key))
+            cleaned[new_key] = remove_special_tokens_in_json(item, tokens, _child_path(path, key))
         return cleaned
     if isinstance(value, (list, tuple)):
         return [
-            strip_special_tokens_in_json(item, tokens, f"{path}[{index}]")
+            remove_special_tokens_in_json(item, tokens, f"{path}[{index}]")
             for index, item in enumerate(value)
         ]
     return value
@@ -474,25 +483,25 @@ def sanitize(
         updates["messages"] = [
             message.model_copy(
                 update={
-                    "role": special_tokens.strip(message.role),
+                    "role": special_tokens.remove(message.role),
                     "content": None
                     if message.content is None
-                    else special_tokens.strip(message.content),
+                    else special_tokens.remove(message.content),
                 },
                 deep=True,
             )
             for message in request.messages
         ]
     if "tools" in selected and request.tools is not None:
-        updates["tools"] = strip_special_tokens_in_json(request.tools, special_tokens, "tools")
+        updates["tools"] = remove_special_tokens_in_json(request.tools, special_tokens, "tools")
     if "documents" in selected and request.documents is not None:
         documents = []
         for document in request.documents:
-            changes: dict[str, Any] = {"text": special_tokens.strip(document.text)}
+            changes: dict[str, Any] = {"text": special_tokens.remove(document.text)}
             if isinstance(document.doc_id, str):
-                changes["doc_id"] = special_tokens.strip(document.doc_id)
+                changes["doc_id"] = special_tokens.remove(document.doc_id)
             if document.title is not None:
-                changes["title"] = special_tokens.strip(document.title)
+                changes["title"] = special_tokens.remove(document.title)
             documents.append(document.model_copy(update=changes, deep=True))
         updates["documents"] = documents
     return request.model_copy(update=updates, deep=True)
