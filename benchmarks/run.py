@@ -276,10 +276,7 @@ def _one_line(exc: BaseException) -> str:
 
 def typed_request(formatter: Any, request: dict[str, Any]) -> Any:
     """``request`` validated once into the type the release's processors use."""
-    from granite_formatters.types import coerce_request
-
-    cls = request_type(formatter)
-    return coerce_request(request, cls)
+    return coerce(request, request_type(formatter))
 
 
 def request_type(formatter: Any) -> type[Any]:
@@ -500,23 +497,44 @@ def bench_stream(release: str, formatter: Any, settings: Settings) -> dict[str, 
     return out
 
 
-def bench_roundtrip(formatter: Any) -> dict[str, Any]:
-    """Request validations/serialisations per call when the caller passes a typed object."""
+def bench_roundtrip(formatter: Any, settings: Settings) -> dict[str, Any]:
+    """Request validations/serialisations per call, and the time per call, when the
+    caller passes a typed object: the core's public ``ChatCompletion``, or the request
+    type of the release's processors."""
+    from granite_formatters.types import ChatCompletion
+
     cls = request_type(formatter)
-    out: dict[str, Any] = {"request_type": f"{cls.__module__}.{cls.__qualname__}"}
-    for name, make in FORMAT_CASES.items():
-        typed = typed_request(formatter, make())
-        formatter.format(typed, today=TODAY)
-        with counting_pydantic() as counts:
-            formatter.format(typed, today=TODAY)
-        out[f"format, {name}"] = request_round_trips(counts, cls)
-    rag = typed_request(formatter, workloads.rag_request())
+    kinds: list[type[Any]] = [ChatCompletion] if cls is ChatCompletion else [ChatCompletion, cls]
+    out: dict[str, Any] = {"kinds": [k.__name__ for k in kinds], "cases": {}}
     answer = workloads.rag_answer(_release_of(formatter), 10).text
-    formatter.parse(answer, rag)
-    with counting_pydantic() as counts:
-        formatter.parse(answer, rag)
-    out["parse, RAG 10 citations"] = request_round_trips(counts, cls)
+    cases: dict[str, tuple[Callable[[], dict[str, Any]], Callable[[Any], object]]] = {
+        f"format, {name}": (make, partial(_format_call, formatter))
+        for name, make in FORMAT_CASES.items()
+    }
+    cases["parse, RAG 10 citations"] = (workloads.rag_request, partial(formatter.parse, answer))
+    for case, (make, call) in cases.items():
+        row: dict[str, Any] = {}
+        for kind in kinds:
+            typed = coerce(make(), kind)
+            call(typed)
+            with counting_pydantic() as counts:
+                call(typed)
+            row[kind.__name__] = {
+                "counts": request_round_trips(counts, cls),
+                "ns": measure(partial(call, typed), settings),
+            }
+        out["cases"][case] = row
     return out
+
+
+def _format_call(formatter: Any, request: Any) -> str:
+    return str(formatter.format(request, today=TODAY))
+
+
+def coerce(request: dict[str, Any], cls: type[Any]) -> Any:
+    from granite_formatters.types import coerce_request
+
+    return coerce_request(request, cls)
 
 
 def _release_of(formatter: Any) -> str:
@@ -651,7 +669,7 @@ def _bench_section(
         return bench_parse(release, formatter, settings)
     if section == "stream":
         return bench_stream(release, formatter, settings)
-    return bench_roundtrip(formatter)
+    return bench_roundtrip(formatter, settings)
 
 
 def _measured(results: dict[str, Any], section: str) -> list[tuple[str, dict[str, Any]]]:
@@ -789,16 +807,21 @@ def roundtrip_table(results: dict[str, Any]) -> str | None:
     if not measured:
         return None
     header = ["typed request passed in"] + [
-        f"{release} request validations / serialisations per call" for release, _ in measured
+        f"{release}: time per call; request validations / serialisations per call"
+        for release, _ in measured
     ]
-    cases = [k for k in measured[0][1] if k != "request_type"]
     rows = []
-    for case in cases:
-        row = [case]
-        for _, data in measured:
-            counts = data[case]
-            row.append(", ".join(f"{k} × {v}" for k, v in sorted(counts.items())) or "none")
-        rows.append(row)
+    for case, by_kind in measured[0][1]["cases"].items():
+        for kind in by_kind:
+            row = [f"{case}, `{kind}`"]
+            for _, data in measured:
+                cell = data["cases"][case].get(kind)
+                if cell is None:
+                    row.append("–")
+                    continue
+                counts = ", ".join(f"{k} × {v}" for k, v in sorted(cell["counts"].items()))
+                row.append(f"{human(cell['ns'])}; {counts or 'none'}")
+            rows.append(row)
     return table(header, rows)
 
 
@@ -846,14 +869,17 @@ def targets_table(results: dict[str, Any]) -> str | None:
         )
     trips = _measured(results, "roundtrip")
     if trips:
-        total = {
-            rel: sum(sum(v.values()) for k, v in d.items() if k != "request_type")
-            for rel, d in trips
-        }
+        total: dict[str, int] = {}
+        for rel, d in trips:
+            for by_kind in d["cases"].values():
+                for kind, cell in by_kind.items():
+                    key = f"{rel} `{kind}`"
+                    total[key] = total.get(key, 0) + sum(cell["counts"].values())
         rows.append(
             [
                 "no per-call pydantic round trip for a typed request",
-                ", ".join(f"{k}: {v} request validations" for k, v in total.items()),
+                ", ".join(f"{k}: {v}" for k, v in total.items())
+                + f" (request validations over {len(trips[0][1]['cases'])} calls)",
                 _verdict(all(v == 0 for v in total.values())),
             ]
         )

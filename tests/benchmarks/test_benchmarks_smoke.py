@@ -88,6 +88,12 @@ def test_quick_run_measures_every_section(release: str, tmp_path: Path) -> None:
         row = entry["stream"][str(size)]
         assert row["chars"] >= size
         assert row["batch_ns"] > 0 and row["chunk50_ns"] > 0 and row["char_ns"] > 0
+    trips = entry["roundtrip"]
+    assert trips["kinds"][0] == "ChatCompletion"
+    for case, by_kind in trips["cases"].items():
+        assert set(by_kind) == set(trips["kinds"]), case
+        # Counted, not timed: the processors' own request type is never re-validated.
+        assert by_kind[trips["kinds"][-1]]["counts"] == {}, case
     cold = results["coldstart"]
     assert cold["python"] > 0 and cold["pydantic"] > 0 and cold[release] > 0
 
