@@ -21,6 +21,7 @@ from typing import Any
 
 import oracle
 import pytest
+from hypothesis import HealthCheck, settings
 from hypothesis import strategies as st
 
 from granite_formatters.errors import InvalidRequestError
@@ -289,6 +290,15 @@ def strip_tokens(value: Any, tokens: Sequence[str]) -> Any:
 
 # --------------------------------------------------------------------------- checks
 
+#: Settings of the differential property tests (1000 random requests each).
+DIFFERENTIAL = settings(
+    max_examples=1000,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
+#: Dates for the "Today's Date" line (years before 1000 print differently across Pythons).
+DATES = st.dates(date(1000, 1, 1), date(9999, 12, 31))
+
 
 def rendered_caller_text(release: str, request: dict[str, Any]) -> list[str]:
     """Every piece of caller text the template prints for ``request``."""
@@ -346,3 +356,24 @@ def assert_strip_policy(
     cleaned = strip_tokens(request, TOKENS[release])
     assert prompt == oracle.render(release, cleaned, agp, today)
     assert transform(cleaned, agp, today=today) == prompt
+
+
+def assert_every_policy(
+    processor: InputProcessor, release: str, request: dict[str, Any], agp: bool, today: date
+) -> None:
+    """The three special-token policies against the template (see the functions above)."""
+    assert_matches_template(processor, release, request, agp, today)
+    assert_default_policy(processor, release, request, agp, today)
+    assert_strip_policy(processor, release, request, agp, today)
+
+
+def assert_rejected(
+    processor: InputProcessor, release: str, case: tuple[dict[str, Any], str]
+) -> None:
+    """A policy violation raises InvalidRequestError naming the option and the release."""
+    request, field = case
+    transform: Any = processor.transform
+    with pytest.raises(InvalidRequestError) as caught:
+        transform(request, special_tokens="keep")
+    assert caught.value.field == field
+    assert f"Granite {release}" in str(caught.value)
