@@ -143,3 +143,33 @@ def sentences_strategy() -> st.SearchStrategy[list[str]]:
 def truncations(text: str) -> st.SearchStrategy[str]:
     """``text`` whole, or cut off anywhere (an interrupted generation)."""
     return st.one_of(st.just(text), st.integers(0, len(text)).map(lambda n: text[:n]))
+
+
+def span_of(text: str, needle: str, after: int = 0) -> tuple[int, int]:
+    """The span of the first ``needle`` in ``text`` at or after ``after``."""
+    begin = text.index(needle, after)
+    return begin, begin + len(needle)
+
+
+def check_every_split(processor: Any, text: str, request: Any, leaks: Sequence[str]) -> None:
+    """Split ``text`` in two at every position: no delta may show any of ``leaks``.
+
+    ``leaks`` are strings that occur only in markers (the batch parse of ``text`` must
+    not contain them), so a delta containing one shows (part of) a marker. Whatever a
+    first feed emits must also be final: a prefix of the complete result.
+    """
+    batch = processor.transform(text, request)
+    reasoning_text = batch.reasoning_content or ""
+    assert not any(leak in batch.content or leak in reasoning_text for leak in leaks)
+    for split in range(len(text) + 1):
+        parser = processor.stream_parser(request)
+        early = parser.feed(text[:split])
+        content, reasoning = joined(early)
+        assert batch.content.startswith(content)
+        assert reasoning_text.startswith(reasoning)
+        deltas = early + parser.feed(text[split:]) + parser.close()
+        for delta in deltas:
+            for piece in (delta.content or "", delta.reasoning_content or ""):
+                assert not any(leak in piece for leak in leaks), (split, piece)
+        assert joined(deltas) == (batch.content, reasoning_text)
+        assert parser.message == batch

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from granite3_output_support import check_consistent, check_spans, marker_soup
+from granite3_output_support import check_consistent, check_spans, marker_soup, span_of
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -63,11 +63,6 @@ RAG_CONTENT = (
     "parameters. It supports 128K tokens. Granite 3.2 added a reasoning mode. Answers can cite "
     "documents."
 )
-
-
-def span_of(text: str, needle: str, after: int = 0) -> tuple[int, int]:
-    begin = text.index(needle, after)
-    return begin, begin + len(needle)
 
 
 def test_rag_answer_with_five_documents_and_eight_citations() -> None:

@@ -6,9 +6,9 @@ from typing import Any
 
 import pytest
 from granite3_output_support import (
+    check_every_split,
     check_stream,
     cuts_for,
-    joined,
     marker_soup,
     sentences_strategy,
     stream,
@@ -100,21 +100,7 @@ LEAKS = ("<", "#", "{", "[", "Here", '"')
 @pytest.mark.parametrize("text", EVERY_MARKER)
 def test_no_delta_holds_a_partial_marker_at_any_split_point(text: str) -> None:
     request = {**RAG, "tools": TOOLS["tools"], "chat_template_kwargs": {"thinking": True}}
-    batch = PARSER.transform(text, request)
-    assert not any(leak in batch.content for leak in LEAKS)
-    assert not any(leak in (batch.reasoning_content or "") for leak in LEAKS)
-    for split in range(len(text) + 1):
-        parser = PARSER.stream_parser(request)
-        early = parser.feed(text[:split])
-        content, reasoning = joined(early)
-        assert batch.content.startswith(content)  # emitted text is final
-        assert (batch.reasoning_content or "").startswith(reasoning)
-        deltas = early + parser.feed(text[split:]) + parser.close()
-        for delta in deltas:
-            for piece in (delta.content or "", delta.reasoning_content or ""):
-                assert not any(leak in piece for leak in LEAKS), (split, piece)
-        assert joined(deltas) == (batch.content, batch.reasoning_content or "")
-        assert parser.message == batch
+    check_every_split(PARSER, text, request, LEAKS)
 
 
 def test_reasoning_streams_before_the_answer_and_records_come_at_close() -> None:

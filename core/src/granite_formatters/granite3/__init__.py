@@ -1,5 +1,7 @@
-"""Shared code of the Granite 3.x formatters (request/response types, prompt rendering)."""
+"""Shared code of the Granite 3.x formatters (request/response types, prompt rendering,
+output parsing)."""
 
+from .citetags import TagEvent, TagGrammar, TagMatch
 from .input import (
     DOCUMENTS_INSTRUCTION,
     PLAIN_INSTRUCTION,
@@ -8,6 +10,22 @@ from .input import (
     DocumentLayout,
     Granite3InputProcessor,
     Granite3PromptFormat,
+)
+from .linepatterns import BoundedPattern, PatternSet
+from .markers import MarkerMatch, MarkerSearch, find_earliest, partial_marker_length
+from .output import (
+    CitationEntry,
+    DocumentIndex,
+    Granite3OutputProcessor,
+    Granite3StreamParser,
+    SectionBlock,
+    add_citation_context_spans,
+    add_hallucination_response_spans,
+    create_dict,
+    make_citation,
+    parse_citation_lines,
+    parse_hallucinations_text,
+    split_section_blocks,
 )
 from .prompt import (
     END_OF_ROLE,
@@ -28,6 +46,9 @@ from .prompt import (
     tojson,
     turn,
 )
+from .sentences import SentenceSplitter, split_sentences
+from .spans import anchor_sentences
+from .toolcalls import TOOL_CALL_MARKERS, ToolCallParse, parse_tool_calls
 from .types import (
     Citation,
     Granite3AssistantMessage,
@@ -49,23 +70,50 @@ __all__ = [
     "START_OF_ROLE",
     "THINKING_INSTRUCTION_INTRO",
     "TOOL_CALL",
+    "TOOL_CALL_MARKERS",
+    "BoundedPattern",
     "Citation",
+    "CitationEntry",
+    "DocumentIndex",
     "DocumentLayout",
     "Granite3AssistantMessage",
     "Granite3ChatCompletion",
     "Granite3Controls",
     "Granite3InputProcessor",
     "Granite3Kwargs",
+    "Granite3OutputProcessor",
     "Granite3PromptFormat",
+    "Granite3StreamParser",
     "Hallucination",
+    "MarkerMatch",
+    "MarkerSearch",
+    "PatternSet",
+    "SectionBlock",
+    "SentenceSplitter",
     "SpecialTokenPolicy",
     "SpecialTokens",
+    "TagEvent",
+    "TagGrammar",
+    "TagMatch",
+    "ToolCallParse",
+    "add_citation_context_spans",
+    "add_hallucination_response_spans",
+    "anchor_sentences",
+    "create_dict",
     "current_date",
+    "find_earliest",
     "find_special_token_in_json",
     "format_date",
     "generation_prompt",
+    "make_citation",
+    "parse_citation_lines",
+    "parse_hallucinations_text",
+    "parse_tool_calls",
+    "partial_marker_length",
     "remove_special_tokens_in_json",
     "sanitize",
+    "split_section_blocks",
+    "split_sentences",
     "tojson",
     "turn",
 ]

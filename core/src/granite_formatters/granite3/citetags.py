@@ -20,7 +20,7 @@ from __future__ import annotations
 from typing import NamedTuple, Protocol
 
 from .markers import MarkerSearch, partial_marker_length
-from .stages import TextSink
+from .stages import ScanningSink, TextSink
 
 __all__ = [
     "ANCHOR",
@@ -88,7 +88,7 @@ class TagEvent(NamedTuple):
     flag: str = ""
 
 
-class CitationTagRemover:
+class CitationTagRemover(ScanningSink):
     """A :class:`~.stages.TextSink` that removes citation tags and records them in ``events``."""
 
     def __init__(self, next_sink: TextSink, grammar: TagGrammar) -> None:
@@ -104,15 +104,8 @@ class CitationTagRemover:
         # The whitespace runs around the tags of the cluster, each in pieces.
         self._runs: list[list[str]] = []
 
-    def write(self, text: str) -> None:
-        if text:
-            buffer, self._pending = self._pending + text, ""
-            self._scan(buffer, final=False)
-
     def end(self) -> None:
-        buffer, self._pending = self._pending, ""
-        if buffer:
-            self._scan(buffer, final=True)
+        self._flush()
         if self._cluster is not None:
             self._resolve(None)
         self._pass("".join(self._held))

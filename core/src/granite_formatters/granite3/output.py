@@ -48,6 +48,7 @@ from ..types import Document, ToolCall, coerce_request
 from .citetags import CitationTagRemover, TagEvent, TagGrammar, remove_citation_tags
 from .linepatterns import PatternSet
 from .markers import MarkerSearch
+from .prompt import END_OF_TEXT
 from .reasoning import ReasoningSplitter
 from .sections import SectionSplitter
 from .sentences import SentenceSplitter, split_sentences
@@ -73,8 +74,6 @@ __all__ = [
 
 logger = logging.getLogger(__name__)
 
-#: Text that is removed from the output wherever it appears.
-END_OF_TEXT = "<|end_of_text|>"
 _NOTE_TEXT_LIMIT = 60
 
 

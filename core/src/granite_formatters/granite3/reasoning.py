@@ -28,7 +28,7 @@ import re
 from collections.abc import Sequence
 
 from .markers import MarkerSearch, partial_marker_length
-from .stages import Outbox, TextSink
+from .stages import Outbox, ScanningSink, TextSink
 
 __all__ = ["ReasoningSplitter"]
 
@@ -37,7 +37,7 @@ _NON_BLANK = re.compile(r"[^ \t\n\r\f\v]")
 _BEFORE, _THINKING, _AFTER, _PASS = 0, 1, 2, 3
 
 
-class ReasoningSplitter:
+class ReasoningSplitter(ScanningSink):
     """A :class:`~.stages.TextSink` that routes text to a reasoning and a content sink."""
 
     def __init__(
@@ -81,14 +81,8 @@ class ReasoningSplitter:
             return self._content_drops + self._drops + self._stoppers
         return self._drops
 
-    def write(self, text: str) -> None:
-        if text:
-            buffer, self._pending = self._pending + text, ""
-            self._scan(buffer, final=False)
-
     def end(self) -> None:
-        buffer, self._pending = self._pending, ""
-        self._scan(buffer, final=True)
+        self._flush()
         self.reasoning.end()
         self.content.end()
 

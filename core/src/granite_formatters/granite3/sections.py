@@ -18,12 +18,12 @@ from collections.abc import Sequence
 
 from .linepatterns import PatternSet
 from .markers import MarkerSearch, partial_marker_length
-from .stages import Outbox, TextSink
+from .stages import Outbox, ScanningSink, TextSink
 
 __all__ = ["SectionSplitter"]
 
 
-class SectionSplitter:
+class SectionSplitter(ScanningSink):
     """A :class:`~.stages.TextSink` passing the answer on and keeping the sections."""
 
     def __init__(
@@ -59,14 +59,11 @@ class SectionSplitter:
             return
         if self._sections is not None:
             self._sections.append(text)
-            return
-        buffer, self._pending = self._pending + text, ""
-        self._scan(buffer, final=False)
+        else:
+            super().write(text)
 
     def end(self) -> None:
-        buffer, self._pending = self._pending, ""
-        if buffer:
-            self._scan(buffer, final=True)
+        self._flush()
         self.next.end()
 
     def _start_sections(self, text: str) -> None:

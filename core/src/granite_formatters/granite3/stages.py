@@ -16,7 +16,7 @@ from typing import Any, Protocol
 
 from ..types import ToolCall
 
-__all__ = ["Channel", "Outbox", "TextSink", "Trimmer"]
+__all__ = ["Channel", "Outbox", "ScanningSink", "TextSink", "Trimmer"]
 
 #: Output channel names.
 Channel = str
@@ -33,6 +33,31 @@ class TextSink(Protocol):
 
     def end(self) -> None:
         """No more text will come: flush anything held back."""
+
+
+class ScanningSink:
+    """Base of the sinks that scan text for markers and hold back an undecided tail.
+
+    :meth:`write` rescans the held-back tail (``_pending``, always short) together with
+    the new text; :meth:`_flush` does a final scan when no more text will come.
+    Subclasses implement :meth:`_scan` and :meth:`end`.
+    """
+
+    _pending: str = ""
+
+    def write(self, text: str) -> None:
+        if text:
+            buffer, self._pending = self._pending + text, ""
+            self._scan(buffer, final=False)
+
+    def _flush(self) -> None:
+        buffer, self._pending = self._pending, ""
+        if buffer:
+            self._scan(buffer, final=True)
+
+    def _scan(self, buffer: str, final: bool) -> None:
+        """Consume ``buffer``, keeping in ``_pending`` what is undecided (unless ``final``)."""
+        raise NotImplementedError
 
 
 class Outbox:

@@ -31,7 +31,7 @@ from typing import Any, NamedTuple
 
 from ..types import ToolCall
 from .markers import MarkerSearch, partial_marker_length
-from .stages import CONTENT, TOOL_CALL, ChannelSink, Outbox, TextSink
+from .stages import CONTENT, TOOL_CALL, ChannelSink, Outbox, ScanningSink, TextSink
 
 __all__ = [
     "MAX_JSON_CHARS",
@@ -192,7 +192,7 @@ _SCAN, _LEAD, _AFTER_MARKER, _JSON = range(4)
 _SCAN_MARKERS = (*TOOL_CALL_MARKERS, _CLOSING_TAG)
 
 
-class ToolCallExtractor:
+class ToolCallExtractor(ScanningSink):
     """A :class:`~.stages.TextSink` that takes tool calls out of the content stream.
 
     Content passes through to ``next_sink``; tool calls go to ``outbox`` as soon as
@@ -212,14 +212,8 @@ class ToolCallExtractor:
         self._scanner = JsonScanner()
         self._seen_call = False
 
-    def write(self, text: str) -> None:
-        if text:
-            buffer, self._pending = self._pending + text, ""
-            self._process(buffer, final=False)
-
     def end(self) -> None:
-        buffer, self._pending = self._pending, ""
-        self._process(buffer, final=True)
+        self._flush()
         if self._state == _JSON:
             self._give_up(f"{self._what()} is cut off")
         elif self._held:
@@ -243,7 +237,7 @@ class ToolCallExtractor:
         self._json = []
         self._state = _SCAN
 
-    def _process(self, buffer: str, final: bool) -> None:
+    def _scan(self, buffer: str, final: bool) -> None:
         position = 0
         search = MarkerSearch(buffer, _SCAN_MARKERS)
         length = len(buffer)
