@@ -232,8 +232,9 @@ MALFORMED: list[tuple[str, str, int, list[str]]] = [
     ("A <co>1</co>.\n# Citations:\n<co>1</co> Document " + "9" * 5000 + ': "x"', "A.", 0,
      ["could not read citation line '<co>1</co> Document " + "9" * 37 + "...'",
       "<co>1</co> in the answer has no line in the citations section"]),
+    # a tag inside the quoted context is removed before the context is looked up
     ("A <co>1</co>.\n# Citations:\n<co>1</co> Document 0: \"Granite is <co>2</co> a family\"",
-     "A.", 1, ["citation 1: 'Granite is <co>2</co> a family' is not in document '0'"]),
+     "A.", 1, []),
     ("A <co>1</co>.\n# Citations:\n<co>1</co> Document 0: \"Granite is a family\n"
      "of language models\"", "A.", 1, []),
     ("A.\n# Hallucinations:\nnonsense\n1. Risk: A.", "A.", 0,

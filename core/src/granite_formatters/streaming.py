@@ -15,6 +15,12 @@ Text that might still turn out to be part of a marker is held back until it is
 decided, so no delta ever contains a partial marker, nothing is emitted twice and
 nothing is lost: the concatenated deltas equal the final message's ``content`` and
 ``reasoning_content``. Parsers never raise on model output.
+
+A tool call is emitted once its JSON is complete and valid, as one
+:class:`ToolCallDelta` carrying its id, name and whole argument text (a valid OpenAI
+stream shape); invalid JSON becomes content instead, which could not be taken back
+had its pieces been streamed. Records that need the whole answer (citations,
+hallucinations) are only in the final :attr:`StreamParser.message`.
 """
 
 from __future__ import annotations

@@ -674,7 +674,10 @@ class Granite3StreamParser(StreamParser):
                     notes.append(f"the {block.kind} section appears more than once; all are read")
                 kinds_seen.add(block.kind)
                 if block.kind == "citations":
-                    entries.extend(processor._parse_citation_section(block.body, notes))
+                    for entry in processor._parse_citation_section(block.body, notes):
+                        # A citation tag inside a quoted context is noise (prior defect B33).
+                        context = remove_citation_tags(entry.context, processor.tag_grammar)[0]
+                        entries.append(entry._replace(context=context))
                 else:
                     hallucination_items.extend(parse_hallucinations_text(block.body, notes))
             if events or entries:
