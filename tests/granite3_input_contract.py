@@ -183,6 +183,24 @@ class InputProcessorContract:
         assert error.field == "tools"
         assert "JSON" in str(error)
 
+    @pytest.mark.parametrize("special_tokens", ["error", "strip", "keep"])
+    def test_tools_that_contain_themselves_or_nest_too_deeply_are_rejected(
+        self, special_tokens: str
+    ) -> None:
+        deep: Any = "<|end_of_text|>"
+        for _ in range(5000):
+            deep = [deep]
+        circular = Granite3ChatCompletion.model_validate({"messages": HI, "tools": [{"name": "f"}]})
+        assert circular.tools is not None
+        circular.tools[0]["self"] = circular.tools[0]
+        for request in ({"messages": HI, "tools": [{"name": "f", "deep": deep}]}, circular):
+            error = self.rejects(request, special_tokens=special_tokens)
+            assert error.field == "tools"
+            assert "nested too deeply" in str(error) or "cannot be written as JSON" in str(error)
+        with pytest.raises(InvalidRequestError) as caught:
+            self.processor_class.sanitize(circular, parts="tools")
+        assert caught.value.field == "tools"
+
     def test_missing_content_names_the_message(self) -> None:
         error = self.rejects({"messages": [*HI, {"role": "assistant", "content": None}]})
         assert error.field == "messages[1].content"
@@ -377,7 +395,7 @@ class InputProcessorContract:
 
     def test_sanitize_returns_a_clean_copy(self) -> None:
         tool = {"name": "f", "parameters": {"type": "object", "properties": {"<|tool_call|>x": {}}}}
-        request = {
+        request: dict[str, Any] = {
             "messages": [{"role": "user", "content": "A<|end_of_text|>B<|start_of_role|>C"}],
             "tools": [tool],
             "documents": [{"doc_id": "i<|end_of_role|>", "title": "<|tool_call|>T", "text": "t"}],

@@ -470,6 +470,19 @@ class Granite3InputProcessor(InputProcessor):
         tokens = self.prompt_format.special_tokens
         try:
             text = self._tools_json(tools)
+            # A special token in any key or string of the tools shows in their JSON text.
+            if special_tokens == "keep" or tokens.search(text) is None:
+                return text
+            found = find_special_token_in_json(tools, tokens, "tools")
+            if found is None:
+                return text
+            if special_tokens == "error":
+                where, token = found
+                index = where[len("tools[") :].split("]", 1)[0]
+                raise _special_token_error(token, where, f"tool definition {index}")
+            return tojson(remove_special_tokens_in_json(tools, tokens, "tools"), indent=4)
+        except InvalidRequestError:
+            raise
         except (TypeError, ValueError) as exc:
             raise InvalidRequestError(
                 f"the tool definitions cannot be written as JSON ({exc})", field="tools"
@@ -479,17 +492,6 @@ class Granite3InputProcessor(InputProcessor):
                 "the tool definitions are nested too deeply (or contain themselves)",
                 field="tools",
             ) from None
-        # A special token in any key or string of the tools shows in their JSON text.
-        if special_tokens == "keep" or tokens.search(text) is None:
-            return text
-        found = find_special_token_in_json(tools, tokens, "tools")
-        if found is None:
-            return text
-        if special_tokens == "error":
-            where, token = found
-            index = where[len("tools[") :].split("]", 1)[0]
-            raise _special_token_error(token, where, f"tool definition {index}")
-        return tojson(remove_special_tokens_in_json(tools, tokens, "tools"), indent=4)
 
     def _render_documents(
         self, out: list[str], documents: Sequence[Document], special_tokens: SpecialTokenPolicy

@@ -496,7 +496,13 @@ def sanitize(
             for message in request.messages
         ]
     if "tools" in selected and request.tools is not None:
-        updates["tools"] = remove_special_tokens_in_json(request.tools, special_tokens, "tools")
+        try:
+            updates["tools"] = remove_special_tokens_in_json(request.tools, special_tokens, "tools")
+        except RecursionError:
+            raise InvalidRequestError(
+                "the tool definitions are nested too deeply (or contain themselves)",
+                field="tools",
+            ) from None
     if "documents" in selected and request.documents is not None:
         documents = []
         for document in request.documents:
