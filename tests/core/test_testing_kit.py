@@ -28,10 +28,12 @@ def test_register_test_plugin(register_test_plugin: object) -> None:
 def test_load_golden_cases(tmp_path: Path) -> None:
     (tmp_path / "b.json").write_text('{"request": {"messages": []}, "date": "2025-01-09"}')
     (tmp_path / "b.prompt.txt").write_bytes("é\n".encode())
-    (tmp_path / "a.json").write_text('{"request": {}, "add_generation_prompt": false}')
+    (tmp_path / "a.json").write_text(
+        '{"request": {}, "add_generation_prompt": false, "special_tokens": "keep"}'
+    )
     (tmp_path / "a.prompt.txt").write_text("x")
     assert load_golden_cases(tmp_path) == [
-        GoldenCase("a", {}, "x", None, False),
+        GoldenCase("a", {}, "x", None, False, "keep"),
         GoldenCase("b", {"messages": []}, "é\n", datetime.date(2025, 1, 9), True),
     ]
 
@@ -92,12 +94,12 @@ def test_contract_base_class_catches_a_wrong_prompt_and_a_raising_parser(
 ) -> None:
     broken = PLUGIN.replace('"<assistant>" if', '"<assistant> " if').replace(
         'content = model_output.replace("<junk>", "")',
-        'content = model_output.replace("<junk>", "")\n        if "<co>" in model_output:\n            raise ValueError("boom")',
+        'content = model_output.replace("<junk>", "")\n        if "</" in model_output:\n            raise ValueError("boom")',
     )
     _write_dist(pytester.path, broken)
     pytester.syspathinsert()
     pytester.makeconftest('pytest_plugins = ["granite_formatters.testing"]')
-    pytester.makepyfile(test_contract=CONTRACT)
+    pytester.makepyfile(test_contract=CONTRACT.replace("fuzz_examples = 20", "fuzz_examples = 200"))
     result = pytester.runpytest_subprocess("-q", "-p", "no:cacheprovider")
     result.assert_outcomes(passed=4, failed=2)
     result.stdout.fnmatch_lines(

@@ -60,14 +60,16 @@ class GoldenCase:
     prompt: str
     today: datetime.date | None = None
     add_generation_prompt: bool = True
+    special_tokens: str | None = None
 
 
 def load_golden_cases(folder: str | Path) -> list[GoldenCase]:
     """Load ``<name>.json`` / ``<name>.prompt.txt`` pairs from ``folder``.
 
     Each JSON file holds ``{"request": {...}, "date": "YYYY-MM-DD",
-    "add_generation_prompt": true}``; the prompt file holds the exact expected prompt
-    (UTF-8, nothing appended).
+    "add_generation_prompt": true}`` and optionally ``"special_tokens": "keep"`` (the
+    policy to format with); the prompt file holds the exact expected prompt (UTF-8,
+    nothing appended).
     """
     cases: list[GoldenCase] = []
     for path in sorted(Path(folder).glob("*.json")):
@@ -82,6 +84,7 @@ def load_golden_cases(folder: str | Path) -> list[GoldenCase]:
                 prompt=prompt,
                 today=datetime.date.fromisoformat(date) if date else None,
                 add_generation_prompt=data.get("add_generation_prompt", True),
+                special_tokens=data.get("special_tokens"),
             )
         )
     return cases
@@ -234,7 +237,10 @@ class FormatterContractTests:
         formatter = granite_formatters.get_formatter(self._model())
         for case in self.golden_cases:
             prompt = formatter.format(
-                case.request, add_generation_prompt=case.add_generation_prompt, today=case.today
+                case.request,
+                add_generation_prompt=case.add_generation_prompt,
+                today=case.today,
+                special_tokens=case.special_tokens,
             )
             assert prompt == case.prompt, f"golden case {case.name} differs"
 
