@@ -2,6 +2,7 @@
 output parsing)."""
 
 from .citetags import TagEvent, TagGrammar, TagMatch
+from .co_format import CO_SECTION_PATTERNS, COTAG_GRAMMAR, CoCitationOutputProcessor
 from .input import (
     DOCUMENTS_INSTRUCTION,
     PLAIN_INSTRUCTION,
@@ -59,6 +60,9 @@ from .types import (
 )
 
 __all__ = [
+    "COTAG_GRAMMAR",
+    "CO_SECTION_PATTERNS",
+    "CoCitationOutputProcessor",
     "DOCUMENTS_INSTRUCTION",
     "END_OF_ROLE",
     "END_OF_TEXT",

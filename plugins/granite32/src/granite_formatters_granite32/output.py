@@ -1,151 +1,26 @@
-"""The Granite 3.2 output processor: what is specific to the 3.2 output syntax.
+"""The Granite 3.2 output processor: the ``<co>`` citation format plus 3.2 reasoning.
 
 * Reasoning: ``Here is my thought process:`` ... ``Here is my response:`` (also
   ``Here's``, with a straight or curly apostrophe). Text before the thought marker is
   content; a response marker with no thought marker before it is left in the content.
-* Citations: ``<co>N</co>`` after the cited sentence, and a ``# Citations:`` section of
-  ``<co>N</co> Document D: "quoted context"`` lines. Documents are numbered by
-  position (``Document 0`` is the request's first document); a citation's ``doc_id``
-  is that document's own ``doc_id`` when it has one, else its position as a string,
-  and the message's ``documents`` carry the same id.
-* Hallucinations: a ``# Hallucinations:`` section of ``1. Risk low: sentence`` items.
-
-Headers are matched at the start of a line, tolerating case, ``##`` and spaces.
-A tag refers to the sentence it ends (or sits in); a tag at the very start of the
-answer refers to the first sentence. Each tag occurrence gives one citation, so a
-repeated sentence gets the span of the copy that carries the tag. Listed citations
-that no tag refers to are returned without a response span (and noted); tags that
-have no listed citation are noted and skipped (their document is unknown).
+* Citations and hallucinations: the ``<co>`` format shared with Granite 3.1, see
+  :mod:`granite_formatters.granite3.co_format`.
 """
 
 from __future__ import annotations
 
-import re
+from granite_formatters.granite3.co_format import CoCitationOutputProcessor
 
-from granite_formatters.granite3.citetags import (
-    ANCHOR,
-    NEED_MORE,
-    NeedMore,
-    TagEvent,
-    TagMatch,
-)
-from granite_formatters.granite3.linepatterns import BoundedPattern, Lit, PatternSet, Rep
-from granite_formatters.granite3.output import (
-    CitationEntry,
-    DocumentIndex,
-    Granite3OutputProcessor,
-    SectionBlock,
-    make_citation,
-    parse_citation_lines,
-)
-from granite_formatters.granite3.spans import ContextLocator, anchor_sentences
-from granite_formatters.granite3.types import Citation
-
-__all__ = ["COTAG_GRAMMAR", "GRANITE32_SECTION_PATTERNS", "Granite32OutputProcessor"]
+__all__ = ["THOUGHT_ENDS", "THOUGHT_STARTS", "Granite32OutputProcessor"]
 
 _APOSTROPHES = ("Here is", "Here's", "Here\u2019s")
 THOUGHT_STARTS = tuple(f"{here} my thought process:" for here in _APOSTROPHES)
 THOUGHT_ENDS = tuple(f"{here} my response:" for here in _APOSTROPHES)
 
-_SPACES = Rep(" \t", 0, 3)
 
-
-def _header(kind: str, word: str) -> BoundedPattern:
-    return BoundedPattern(
-        kind, [_SPACES, Rep("#", 1, 6), _SPACES, Lit(word, icase=True), _SPACES, Lit(":")]
-    )
-
-
-#: ``# Citations:`` and ``# Hallucinations:`` at the start of a line.
-GRANITE32_SECTION_PATTERNS = PatternSet(
-    [_header("citations", "Citations"), _header("hallucinations", "Hallucinations")]
-)
-
-_OPEN, _CLOSE = "<co>", "</co>"
-_MAX_INNER = 32
-_WINDOW = len(_OPEN) + _MAX_INNER + len(_CLOSE)
-
-
-class _CoTags:
-    """``<co>N</co>``: a point reference to citation N (any short text without ``<``)."""
-
-    markers: tuple[str, ...] = (_OPEN,)
-
-    def match(self, text: str, pos: int, final: bool) -> TagMatch | NeedMore | None:
-        inner_start = pos + len(_OPEN)
-        close = text.find(_CLOSE, inner_start, pos + _WINDOW)
-        if close == -1:
-            if "\n" in text[inner_start : pos + _WINDOW]:
-                return None
-            if not final and len(text) < pos + _WINDOW:
-                return NEED_MORE
-            return None
-        inner = text[inner_start:close]
-        if "<" in inner or "\n" in inner:
-            return None
-        return TagMatch(close + len(_CLOSE) - pos, ANCHOR, inner.strip())
-
-
-#: The Granite 3.2 inline citation tag grammar.
-COTAG_GRAMMAR = _CoTags()
-
-_CITATION_LINE = re.compile(
-    r"[ \t]*(?:\d{1,4}[.)][ \t]*)?<co>[ \t]*(?P<key>[^<\n]{1,32}?)[ \t]*</co>[ \t]*"
-    r"(?:document[ \t]*)?(?P<document>[^:\n]{0,64}?)[ \t]*:[ \t]*(?P<context>.*)",
-    re.IGNORECASE,
-)
-
-
-class Granite32OutputProcessor(Granite3OutputProcessor):
+class Granite32OutputProcessor(CoCitationOutputProcessor):
     """Parses Granite 3.2 output (reasoning, tool calls, citations, hallucinations)."""
 
     release = "Granite 3.2"
     thought_starts = THOUGHT_STARTS
     thought_ends = THOUGHT_ENDS
-    section_patterns = GRANITE32_SECTION_PATTERNS
-    tag_grammar = COTAG_GRAMMAR
-    documents_by_position = True
-
-    def _parse_citation_section(self, body: str, notes: list[str]) -> list[CitationEntry]:
-        return parse_citation_lines(body, (_CITATION_LINE,), notes)
-
-    def _build_citations(
-        self,
-        events: list[TagEvent],
-        entries: list[CitationEntry],
-        content: str,
-        documents: DocumentIndex,
-        blocks: list[SectionBlock],
-        notes: list[str],
-    ) -> list[Citation]:
-        listed: dict[str, CitationEntry] = {}
-        for entry in entries:
-            if entry.key in listed:
-                notes.append(f"citation {entry.key} is listed more than once; the first is used")
-            else:
-                listed.setdefault(entry.key, entry)
-        anchors = [event for event in events if event.kind == ANCHOR]
-        sentences = self.sentence_splitter(content) if anchors else []
-        spans = anchor_sentences([event.position for event in anchors], sentences)
-        locator = ContextLocator()
-        citations: list[Citation] = []
-        tagged: set[str] = set()
-        for event, span in zip(anchors, spans, strict=True):
-            key = event.ref or ""
-            found = listed.get(key)
-            if found is None:
-                notes.append(f"<co>{key}</co> in the answer has no line in the citations section")
-                continue
-            tagged.add(key)
-            citations.append(
-                make_citation(key, found, found.document, span, content, documents, locator, notes)
-            )
-        for key, untagged in listed.items():
-            if key not in tagged:
-                notes.append(f"citation {key} is listed but not marked in the answer")
-                citations.append(
-                    make_citation(
-                        key, untagged, untagged.document, None, content, documents, locator, notes
-                    )
-                )
-        return citations
