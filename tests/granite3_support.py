@@ -349,9 +349,13 @@ def assert_strip_policy(
     try:
         prompt = transform(request, agp, today=today, special_tokens="strip")
     except InvalidRequestError as error:
-        # Only two tool keys that become equal once stripped are refused.
-        assert error.field is not None and error.field.startswith("tools")
-        assert "two keys equal" in str(error)
+        assert error.field is not None
+        if error.field.startswith("tools") and "two keys equal" in str(error):
+            return  # two tool keys that become equal once stripped are refused
+        # Otherwise the cleaned request itself is one the processor refuses (for
+        # example a role "system<|start_of_role|>" that becomes "system").
+        with pytest.raises(InvalidRequestError):
+            transform(strip_tokens(request, TOKENS[release]), agp, today=today)
         return
     cleaned = strip_tokens(request, TOKENS[release])
     assert prompt == oracle.render(release, cleaned, agp, today)
