@@ -164,3 +164,13 @@ def test_console_script_runs_as_a_module_with_no_traceback() -> None:
     assert proc.returncode == 1
     assert proc.stderr.startswith("granite-format: error: Unknown model 'no-such-model'.")
     assert "Traceback" not in proc.stderr
+
+
+def test_parse_stream_prints_deltas_then_the_message(toy: PluginHost) -> None:
+    code, out, _ = run("parse", "--model", "toy", "--stream", stdin="line one\nline two")
+    assert code == 0
+    lines = [json.loads(line) for line in out.splitlines()]
+    # The toy processor has no incremental parser: the fallback emits one delta at the end.
+    assert lines[0] == {"content": "LINE ONE\nLINE TWO"}
+    assert lines[1]["message"]["content"] == "LINE ONE\nLINE TWO"
+    assert len(lines) == 2

@@ -126,10 +126,7 @@ def _cmd_parse(args: argparse.Namespace, out: TextIO, stdin: TextIO) -> int:
 
 
 def _stream(formatter: Any, request: Any, path: str | None, out: TextIO, stdin: TextIO) -> int:
-    make = getattr(formatter.output_processor, "stream_parser", None)
-    if make is None:
-        raise _UserError(f"the formatter for {formatter.model_id} does not support streaming")
-    parser = make(request)
+    parser = formatter.stream_parser(request)
     handle: TextIO
     if path is None or path == "-":
         handle = stdin
@@ -141,8 +138,7 @@ def _stream(formatter: Any, request: Any, path: str | None, out: TextIO, stdin: 
 
     def emit(deltas: Any) -> None:
         for delta in deltas:
-            payload = delta.to_dict() if hasattr(delta, "to_dict") else delta.model_dump()
-            out.write(json.dumps(payload, ensure_ascii=False))
+            out.write(json.dumps(delta.to_openai(), ensure_ascii=False))
             out.write("\n")
             out.flush()
 
@@ -156,7 +152,9 @@ def _stream(formatter: Any, request: Any, path: str | None, out: TextIO, stdin: 
         if handle is not stdin:
             handle.close()
     emit(parser.close())
-    out.write(json.dumps({"message": parser.message.model_dump(mode="json")}, ensure_ascii=False))
+    message = parser.message
+    assert message is not None
+    out.write(json.dumps({"message": message.model_dump(mode="json")}, ensure_ascii=False))
     out.write("\n")
     return 0
 

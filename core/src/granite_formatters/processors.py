@@ -10,6 +10,7 @@ from .types import AssistantMessage, ChatCompletion
 
 if TYPE_CHECKING:
     from .registry import PluginInfo
+    from .streaming import StreamParser
 
 __all__ = ["Formatter", "InputProcessor", "OutputProcessor", "RequestLike"]
 
@@ -52,6 +53,16 @@ class OutputProcessor(ABC):
         raise on model output: they return the best message they can, keep the raw
         text, and record what they could not interpret in ``notes``.
         """
+
+    def stream_parser(self, chat_completion: RequestLike | None = None) -> StreamParser:
+        """A parser for one output that arrives in chunks.
+
+        The default buffers the whole output and parses it on ``close()``; processors
+        that can parse incrementally override it (the bundled Granite ones do).
+        """
+        from .streaming import BufferedStreamParser
+
+        return BufferedStreamParser(lambda text: self.transform(text, chat_completion))
 
 
 class Formatter:
@@ -98,3 +109,10 @@ class Formatter:
     def parse(self, model_output: str, request: RequestLike | None = None) -> AssistantMessage:
         """Parse raw model output into a structured assistant message."""
         return self.output_processor.transform(model_output, request)
+
+    def stream_parser(self, request: RequestLike | None = None) -> StreamParser:
+        """A parser for one output streamed in chunks: ``feed(chunk)``, ``close()``, ``message``.
+
+        See :mod:`granite_formatters.streaming`.
+        """
+        return self.output_processor.stream_parser(request)

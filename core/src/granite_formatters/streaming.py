@@ -26,13 +26,14 @@ hallucinations) are only in the final :attr:`StreamParser.message`.
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
+from collections.abc import Callable
 from typing import Any
 
 import attrs
 
 from .types import AssistantMessage
 
-__all__ = ["Delta", "StreamParser", "ToolCallDelta"]
+__all__ = ["BufferedStreamParser", "Delta", "StreamParser", "ToolCallDelta"]
 
 
 @attrs.frozen
@@ -104,3 +105,47 @@ class StreamParser(ABC):
     @abstractmethod
     def message(self) -> AssistantMessage | None:
         """The parsed message once :meth:`close` has been called, else ``None``."""
+
+
+class BufferedStreamParser(StreamParser):
+    """The fallback stream parser for output processors without an incremental one.
+
+    It holds every chunk back and, on :meth:`close`, parses the whole text with the
+    processor's ``transform`` and emits the result as one delta. Correct for any
+    processor, but nothing reaches the user before the end of the stream.
+    """
+
+    def __init__(self, transform: Callable[[str], AssistantMessage]) -> None:
+        self._transform = transform
+        self._chunks: list[str] = []
+        self._message: AssistantMessage | None = None
+
+    def feed(self, chunk: str) -> list[Delta]:
+        if self._message is not None:
+            raise RuntimeError("feed() after close()")
+        self._chunks.append(chunk)
+        return []
+
+    def close(self) -> list[Delta]:
+        if self._message is not None:
+            return []
+        message = self._transform("".join(self._chunks))
+        self._message = message
+        delta = Delta(
+            reasoning_content=message.reasoning_content or None,
+            content=message.content or None,
+            tool_calls=tuple(
+                ToolCallDelta(
+                    index=i,
+                    id=call.id,
+                    name=call.name,
+                    arguments=call.to_openai()["function"]["arguments"],
+                )
+                for i, call in enumerate(message.tool_calls)
+            ),
+        )
+        return [delta] if delta != Delta() else []
+
+    @property
+    def message(self) -> AssistantMessage | None:
+        return self._message

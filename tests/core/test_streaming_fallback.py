@@ -1,0 +1,63 @@
+"""The fallback stream parser that every output processor gets by default."""
+
+from __future__ import annotations
+
+import pytest
+from conftest import EchoOutput
+
+from granite_formatters.processors import Formatter
+from granite_formatters.streaming import BufferedStreamParser, Delta, ToolCallDelta
+from granite_formatters.types import AssistantMessage, ToolCall
+
+
+def test_default_stream_parser_buffers_and_parses_on_close() -> None:
+    parser = EchoOutput().stream_parser()
+    assert isinstance(parser, BufferedStreamParser)
+    assert parser.feed("ab") == [] and parser.feed("c") == []
+    assert parser.message is None
+    assert parser.close() == [Delta(content="ABC")]
+    assert parser.message == AssistantMessage(content="ABC")
+    assert parser.close() == []
+    with pytest.raises(RuntimeError):
+        parser.feed("more")
+
+
+def test_fallback_emits_reasoning_and_tool_calls() -> None:
+    message = AssistantMessage(
+        content="",
+        reasoning_content="why",
+        tool_calls=[ToolCall(id="call_0", name="f", arguments={"x": 1})],
+    )
+    parser = BufferedStreamParser(lambda text: message)
+    parser.feed("anything")
+    (delta,) = parser.close()
+    assert delta == Delta(
+        reasoning_content="why",
+        tool_calls=(ToolCallDelta(index=0, id="call_0", name="f", arguments='{"x": 1}'),),
+    )
+    assert delta.to_openai() == {
+        "reasoning_content": "why",
+        "tool_calls": [
+            {
+                "index": 0,
+                "id": "call_0",
+                "type": "function",
+                "function": {"name": "f", "arguments": '{"x": 1}'},
+            }
+        ],
+    }
+
+
+def test_empty_output_gives_no_delta() -> None:
+    parser = BufferedStreamParser(lambda text: AssistantMessage(content=text))
+    assert parser.close() == []
+    assert parser.message == AssistantMessage(content="")
+
+
+def test_formatter_stream_parser_delegates_to_the_output_processor() -> None:
+    from conftest import EchoInput
+
+    formatter = Formatter("m", EchoInput(), EchoOutput())
+    parser = formatter.stream_parser({"messages": [{"role": "user", "content": "x"}]})
+    parser.feed("hi")
+    assert parser.close() == [Delta(content="HI")]
