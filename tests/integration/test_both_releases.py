@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import datetime
 import importlib.util
-from collections.abc import Callable
 import io
 import json
+from collections.abc import Callable
 
 import pytest
 
