@@ -1,0 +1,75 @@
+"""The contract every granite-formatters plugin should pass, from the core's test kit.
+
+The plugin must be installed (``pip install .`` or from its wheel): the kit checks it
+as users will see it, through its entry point.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any, ClassVar
+
+from granite_formatters.testing import FormatterContractTests, load_golden_cases
+
+GOLDEN = Path(__file__).parent / "golden"
+
+DOCUMENTS = [{"text": "Paris is the capital of France."}, {"text": "Rome is in Italy."}]
+RAG_REQUEST = {
+    "messages": [{"role": "user", "content": "Capitals?"}],
+    "documents": DOCUMENTS,
+    "chat_template_kwargs": {"controls": {"citations": True, "hallucinations": True}},
+}
+
+
+class TestGranite31Contract(FormatterContractTests):
+    plugin_name = "granite-formatters-granite31"
+    model_ids: ClassVar[Sequence[str]] = [
+        "granite-3.1-2b-instruct",
+        "granite-3.1-8b-instruct",
+        "granite-3.1-1b-a400m-instruct",
+        "granite-3.1-3b-a800m-instruct",
+    ]
+    names: ClassVar[Sequence[tuple[str, str]]] = [
+        ("granite-3.1-8b-instruct", "granite-3.1-8b-instruct"),
+        ("ibm-granite/granite-3.1-2b-instruct", "granite-3.1-2b-instruct"),
+        ("ibm-granite/granite-3.1-8b-instruct", "granite-3.1-8b-instruct"),
+        ("ibm-granite/granite-3.1-1b-a400m-instruct", "granite-3.1-1b-a400m-instruct"),
+        ("ibm-granite/granite-3.1-3b-a800m-instruct", "granite-3.1-3b-a800m-instruct"),
+        ("granite3.1-dense:2b", "granite-3.1-2b-instruct"),
+        ("granite3.1-dense:8b", "granite-3.1-8b-instruct"),
+        ("granite3.1-dense", "granite-3.1-8b-instruct"),
+        ("granite3.1-dense:latest", "granite-3.1-8b-instruct"),
+        ("ollama/granite3.1-dense:8b", "granite-3.1-8b-instruct"),
+        ("ibm/granite3.1-dense:2b", "granite-3.1-2b-instruct"),
+        ("granite3.1-dense:8b-instruct-q4_K_M", "granite-3.1-8b-instruct"),
+        ("granite3.1-dense:2b-instruct-fp16", "granite-3.1-2b-instruct"),
+        ("granite3.1-moe:1b", "granite-3.1-1b-a400m-instruct"),
+        ("granite3.1-moe:3b", "granite-3.1-3b-a800m-instruct"),
+        ("granite3.1-moe", "granite-3.1-3b-a800m-instruct"),
+        ("granite3.1-moe:3b-instruct-q8_0", "granite-3.1-3b-a800m-instruct"),
+        ("ibm/granite-3-1-8b-instruct", "granite-3.1-8b-instruct"),
+        ("watsonx/ibm/granite-3-1-8b-instruct", "granite-3.1-8b-instruct"),
+        ("bartowski/granite-3.1-8b-instruct-GGUF", "granite-3.1-8b-instruct"),
+        ("granite-3.1-8b-instruct-Q4_K_M.gguf", "granite-3.1-8b-instruct"),
+        ("lmstudio-community/granite-3.1-3b-a800m-instruct-GGUF", "granite-3.1-3b-a800m-instruct"),
+        ("granite-3.1-1b-a400m-instruct-Q6_K.gguf", "granite-3.1-1b-a400m-instruct"),
+    ]
+    golden_cases = load_golden_cases(GOLDEN)
+    golden_model = "granite-3.1-8b-instruct"
+    output_samples: ClassVar[Sequence[tuple[str, Any, str]]] = [
+        ("Hello there.", None, "Hello there."),
+        # No thinking mode: the 3.2 reasoning markers are ordinary text in 3.1.
+        (
+            "Here is my thought process:\nHmm.\nHere is my response:\nHi.",
+            None,
+            "Here is my thought process:\nHmm.\nHere is my response:\nHi.",
+        ),
+        ('<|tool_call|>[{"name": "f", "arguments": {}}]', None, ""),
+        (
+            "Paris is the capital.<co>1</co>\n\n# Citations:\n"
+            '<co>1</co> Document 0: "Paris is the capital of France."',
+            RAG_REQUEST,
+            "Paris is the capital.",
+        ),
+    ]

@@ -1,0 +1,263 @@
+"""The Granite 3.1 input processor: 3.1-specific refusals and properties of its prompts.
+
+The byte-for-byte golden prompts are checked by the contract tests (test_contract.py);
+the differential test at the end compares generated requests with the official
+template itself when the reference folder is available.
+"""
+
+from __future__ import annotations
+
+import datetime
+import functools
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from granite_formatters import InvalidRequestError, UnknownModelError, get_formatter
+from granite_formatters.granite3 import END_OF_ROLE, END_OF_TEXT, START_OF_ROLE
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from granite_formatters_granite31 import MODELS
+from granite_formatters_granite31.input import GRANITE31_PROMPT_FORMAT, Granite31InputProcessor
+
+import make_goldens  # tests/make_goldens.py (tests/ is on sys.path)
+
+DAY = datetime.date(2025, 4, 16)
+HI = [{"role": "user", "content": "Hi"}]
+DOCUMENTS = [{"text": "Paris is the capital of France."}]
+GOLDEN = Path(__file__).parent / "golden"
+
+
+@pytest.fixture(scope="module")
+def processor() -> Granite31InputProcessor:
+    return Granite31InputProcessor()
+
+
+def golden(name: str) -> tuple[dict[str, Any], str]:
+    data = json.loads((GOLDEN / f"{name}.json").read_text(encoding="utf-8"))
+    return data["request"], (GOLDEN / f"{name}.prompt.txt").read_bytes().decode("utf-8")
+
+
+# ----------------------------------------------------------------------------- thinking
+
+
+@pytest.mark.parametrize(
+    "request_",
+    [
+        {"messages": HI, "chat_template_kwargs": {"thinking": True}},
+        {"messages": HI, "documents": DOCUMENTS, "chat_template_kwargs": {"thinking": True}},
+        {"messages": HI, "extra_body": {"chat_template_kwargs": {"thinking": True}}},
+    ],
+    ids=["plain", "with_documents", "in_extra_body"],
+)
+def test_thinking_is_refused_because_31_has_no_thinking_mode(
+    processor: Granite31InputProcessor, request_: dict[str, Any]
+) -> None:
+    with pytest.raises(InvalidRequestError) as caught:
+        processor.transform(request_, today=DAY)
+    assert caught.value.field == "chat_template_kwargs.thinking"
+    assert "Granite 3.1 has no thinking mode; set thinking to false" in str(caught.value)
+
+
+def test_thinking_false_is_the_plain_prompt(processor: Granite31InputProcessor) -> None:
+    _, plain = golden("plain")
+    request = {"messages": HI, "chat_template_kwargs": {"thinking": False}}
+    assert processor.transform(request, today=DAY) == plain
+
+
+def test_the_format_has_no_thinking_instruction() -> None:
+    assert GRANITE31_PROMPT_FORMAT.thinking_instruction is None
+    assert GRANITE31_PROMPT_FORMAT.release == "Granite 3.1"
+
+
+# ----------------------------------------------------------------------------- controls
+
+
+@pytest.mark.parametrize("control", ["citations", "hallucinations"])
+def test_a_true_control_without_documents_is_refused(
+    processor: Granite31InputProcessor, control: str
+) -> None:
+    request = {"messages": HI, "chat_template_kwargs": {"controls": {control: True}}}
+    with pytest.raises(InvalidRequestError) as caught:
+        processor.transform(request, today=DAY)
+    assert caught.value.field == f"chat_template_kwargs.controls.{control}"
+    assert "Either add documents" in str(caught.value)
+
+
+def test_a_true_control_with_a_custom_system_prompt_is_refused(
+    processor: Granite31InputProcessor,
+) -> None:
+    request = {
+        "messages": [{"role": "system", "content": "Be brief."}, *HI],
+        "documents": DOCUMENTS,
+        "chat_template_kwargs": {"controls": {"citations": True}},
+    }
+    with pytest.raises(InvalidRequestError) as caught:
+        processor.transform(request, today=DAY)
+    assert caught.value.field == "chat_template_kwargs.controls.citations"
+    assert "replaces the whole default system prompt" in str(caught.value)
+
+
+def test_unknown_control_values_are_refused(processor: Granite31InputProcessor) -> None:
+    request = {"messages": HI, "chat_template_kwargs": {"controls": {"length": "medium"}}}
+    with pytest.raises(InvalidRequestError) as caught:
+        processor.transform(request, today=DAY)
+    assert "length" in str(caught.value)
+
+
+# ----------------------------------------------------------------------------- models
+
+
+def test_every_granite_31_model_gets_the_same_prompt() -> None:
+    request, prompt = golden("citations_and_hallucinations")
+    for model_id in MODELS:
+        assert get_formatter(model_id).format(request, today=DAY) == prompt
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        "granite-3.1-8b-base",  # a base model has no chat template
+        "ibm-granite/granite-3.0-8b-instruct",  # another release, another template
+        "granite3-dense:8b",
+        "granite3.1-dense:4b",  # no such size
+        "granite-3.1-moe-8b",
+        "granite-3-8b-instruct",  # point release unknown
+    ],
+)
+def test_names_of_other_models_do_not_reach_granite_31(name: str) -> None:
+    with pytest.raises(UnknownModelError):
+        get_formatter(name)
+
+
+def test_the_date_is_read_at_each_call(monkeypatch: pytest.MonkeyPatch) -> None:
+    from granite_formatters.granite3 import prompt as prompt_module
+
+    days = iter([datetime.date(2025, 1, 2), datetime.date(2025, 1, 3)])
+    monkeypatch.setattr(prompt_module, "current_date", lambda: next(days))
+    processor = Granite31InputProcessor()
+    assert "Today's Date: January 02, 2025." in processor.transform({"messages": HI})
+    assert "Today's Date: January 03, 2025." in processor.transform({"messages": HI})
+
+
+# ----------------------------------------------------------------------------- properties
+
+TEXT = st.text(st.characters(codec="utf-8", exclude_categories=["Cs"]), max_size=30)
+ROLES = st.sampled_from(["user", "assistant", "tool", "system", "tool_response"])
+MESSAGES = st.lists(st.fixed_dictionaries({"role": ROLES, "content": TEXT}), min_size=1, max_size=5)
+WEATHER = {
+    "type": "function",
+    "function": {
+        "name": "get_weather",
+        "description": "Weather for a city — <b>&'\"",
+        "parameters": {"type": "object", "properties": {"city": {"type": "string"}}},
+    },
+}
+TOOLS = st.sampled_from([None, [], [WEATHER], [WEATHER, {"name": "météo", "parameters": {}}]])
+DOCS = st.one_of(
+    st.none(),
+    st.lists(
+        st.fixed_dictionaries({"text": TEXT}, optional={"doc_id": st.integers(0, 9)}),
+        max_size=3,
+    ),
+)
+CONTROLS = st.one_of(
+    st.none(),
+    st.fixed_dictionaries(
+        {},
+        optional={
+            "citations": st.booleans(),
+            "hallucinations": st.booleans(),
+            "length": st.sampled_from(["short", "long"]),
+            "originality": st.sampled_from(["extractive", "abstractive"]),
+        },
+    ),
+)
+
+
+@st.composite
+def requests(draw: st.DrawFn) -> dict[str, Any]:
+    request: dict[str, Any] = {"messages": draw(MESSAGES)}
+    tools = draw(TOOLS)
+    if tools is not None:
+        request["tools"] = tools
+    documents = draw(DOCS)
+    if documents is not None:
+        request["documents"] = documents
+    options: dict[str, Any] = {}
+    controls = draw(CONTROLS)
+    if controls is not None:
+        options["controls"] = controls
+    if draw(st.booleans()):
+        options["thinking"] = False
+    if options:
+        request["chat_template_kwargs"] = options
+    return request
+
+
+def refused(request: dict[str, Any]) -> bool:
+    """Whether the processor must refuse the request (a true control it cannot honour)."""
+    controls = request.get("chat_template_kwargs", {}).get("controls") or {}
+    custom_system = request["messages"][0]["role"] == "system"
+    wanted = controls.get("citations") or controls.get("hallucinations")
+    return bool(wanted) and (custom_system or not request.get("documents"))
+
+
+@settings(max_examples=300)
+@given(requests(), st.booleans(), st.dates(datetime.date(2000, 1, 1), datetime.date(2099, 12, 31)))
+def test_prompt_structure(request: dict[str, Any], agp: bool, day: datetime.date) -> None:
+    processor = Granite31InputProcessor()
+    if refused(request):
+        with pytest.raises(InvalidRequestError):
+            processor.transform(request, agp, today=day, special_tokens="keep")
+        return
+    prompt = processor.transform(request, agp, today=day, special_tokens="keep")
+    messages = request["messages"]
+    custom_system = messages[0]["role"] == "system"
+    assert prompt.startswith(START_OF_ROLE + "system" + END_OF_ROLE)
+    if custom_system:
+        assert prompt.startswith(
+            START_OF_ROLE + "system" + END_OF_ROLE + messages[0]["content"] + END_OF_TEXT + "\n"
+        )
+    else:
+        assert f"Today's Date: {day.strftime('%B %d, %Y')}." in prompt
+    turns = messages[1:] if custom_system else messages
+    tail = "".join(
+        START_OF_ROLE + m["role"] + END_OF_ROLE + m["content"] + END_OF_TEXT + "\n" for m in turns
+    )
+    header = ""
+    if agp and turns:
+        controls = request.get("chat_template_kwargs", {}).get("controls")
+        header = START_OF_ROLE + "assistant"
+        if controls:
+            header += " " + json.dumps(controls, ensure_ascii=False)
+        header += END_OF_ROLE
+    assert prompt.endswith(tail + header)
+    assert (START_OF_ROLE + "tools" + END_OF_ROLE in prompt) == bool(request.get("tools"))
+
+
+@settings(max_examples=200)
+@given(requests(), st.booleans(), st.dates(datetime.date(2000, 1, 1), datetime.date(2099, 12, 31)))
+def test_differential_against_the_official_template(
+    request: dict[str, Any], agp: bool, day: datetime.date
+) -> None:
+    renderer, template = official_template()
+    if refused(request):
+        return
+    data = {"request": request, "date": day.isoformat(), "add_generation_prompt": agp}
+    expected = make_goldens.render_official(renderer, template, data)
+    actual = Granite31InputProcessor().transform(request, agp, today=day, special_tokens="keep")
+    assert actual == expected
+
+
+@functools.cache
+def official_template() -> tuple[Any, str]:
+    """The shared renderer and the official 3.1 template; skips when unavailable."""
+    pytest.importorskip("jinja2", reason="jinja2 renders the official template")
+    shared = make_goldens.find_shared()
+    if shared is None:
+        pytest.skip(make_goldens.missing_shared_reason())
+    template = shared / "chat-templates" / make_goldens.TEMPLATE
+    return make_goldens.load_renderer(shared), template.read_text(encoding="utf-8")
