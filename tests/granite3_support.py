@@ -305,7 +305,11 @@ def rendered_caller_text(release: str, request: dict[str, Any]) -> list[str]:
     data = oracle.renderer_input(request, True)
     pieces: list[str] = []
     for message in data["messages"]:
-        pieces += (message["role"], message["content"])
+        content = message["content"]
+        if message["role"] == "assistant" and content.lstrip().startswith("<|tool_call|>"):
+            # A past tool call written by the model itself is accepted by the default policy.
+            content = content.lstrip()[len("<|tool_call|>") :]
+        pieces += (message["role"], content)
     if data.get("tools"):
         pieces.append(json.dumps(data["tools"], ensure_ascii=False))
     for document in data.get("documents") or ():

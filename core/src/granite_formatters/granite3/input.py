@@ -38,6 +38,7 @@ from .prompt import (
     GRANITE3_SPECIAL_TOKENS,
     SPECIAL_TOKEN_POLICIES,
     START_OF_ROLE,
+    TOOL_CALL,
     SpecialTokenPolicy,
     SpecialTokens,
     find_special_token_in_json,
@@ -194,6 +195,20 @@ class Granite3PromptFormat:
         if not documents:
             citations = hallucinations = False
         return self.system_tails[branch * 4 + citations * 2 + hallucinations]
+
+
+def _model_written_part_removed(role: str, content: str) -> str:
+    """The part of a message's content that the default policy checks for special tokens.
+
+    A past assistant turn that called tools starts with ``<|tool_call|>``: the model's
+    own token, written by the model, which is how the Granite 3 format records the call
+    in the conversation. The default policy accepts it there (and only there).
+    """
+    if role == "assistant":
+        stripped = content.lstrip()
+        if stripped.startswith(TOOL_CALL):
+            return stripped[len(TOOL_CALL) :]
+    return content
 
 
 def _special_token_error(token: str, field: str, owner: str) -> InvalidRequestError:
@@ -444,7 +459,7 @@ class Granite3InputProcessor(InputProcessor):
         tokens = self.prompt_format.special_tokens
         if special_tokens == "strip":
             return tokens.remove(role), tokens.remove(content)
-        for name, text in (("role", role), ("content", content)):
+        for name, text in (("role", role), ("content", _model_written_part_removed(role, content))):
             token = tokens.search(text)
             if token is not None:
                 raise _special_token_error(
