@@ -10,12 +10,20 @@ from __future__ import annotations
 import datetime
 import functools
 import json
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
-from granite_formatters import InvalidRequestError, UnknownModelError, get_formatter
+from granite_formatters import (
+    InvalidRequestError,
+    UnknownModelError,
+    get_formatter,
+    list_models,
+    resolve_model,
+)
 from granite_formatters.granite3 import END_OF_ROLE, END_OF_TEXT, START_OF_ROLE
+from granite_formatters.plugins import PluginHost
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -261,3 +269,19 @@ def official_template() -> tuple[Any, str]:
         pytest.skip(make_goldens.missing_shared_reason())
     template = shared / "chat-templates" / make_goldens.TEMPLATE
     return make_goldens.load_renderer(shared), template.read_text(encoding="utf-8")
+
+
+# ----------------------------------------------------------------------------- the hook
+
+
+def test_the_hook_on_an_isolated_host(register_test_plugin: Callable[..., PluginHost]) -> None:
+    """The hook module registered by hand, with no installed plugin visible."""
+    import granite_formatters_granite31
+
+    register_test_plugin(granite_formatters_granite31, name="granite31-under-test")
+    assert sorted(m.model_id for m in list_models()) == sorted(MODELS)
+    resolution = resolve_model("granite3.1-moe:3b-instruct-q4_K_M")
+    assert resolution.model.model_id == "granite-3.1-3b-a800m-instruct"
+    assert resolution.model.plugin.name == "granite31-under-test"
+    _, prompt = golden("plain")
+    assert get_formatter("granite3.1-moe").format({"messages": HI}, today=DAY) == prompt
