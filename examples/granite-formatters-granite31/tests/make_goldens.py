@@ -90,6 +90,16 @@ TOOL_RESULTS: list[dict[str, Any]] = [
     {"role": "user", "content": "And in Lyon?"},
 ]
 
+# A past tool call written as the model writes it (the special token, then the JSON list).
+TOOL_CALL_HISTORY: list[dict[str, Any]] = [
+    {"role": "user", "content": "What's the weather in Paris?"},
+    {
+        "role": "assistant",
+        "content": '<|tool_call|>[{"name": "get_current_weather", "arguments": {"city": "Paris"}}]',
+    },
+    {"role": "tool", "content": '{"temperature": 18, "unit": "C"}'},
+]
+
 
 def case(
     messages: list[dict[str, Any]],
@@ -140,6 +150,7 @@ CASES: dict[str, dict[str, Any]] = {
     "tools": case([{"role": "user", "content": "Weather in Paris?"}], tools=[WEATHER]),
     "tools_unicode": case([{"role": "user", "content": "Météo à Lyon ?"}], tools=[UNICODE_TOOL]),
     "tool_results": case(TOOL_RESULTS, tools=[WEATHER]),
+    "tool_call_in_history": case(TOOL_CALL_HISTORY, tools=[WEATHER]),
     "documents": case(QUESTION, documents=DOCUMENTS),
     "documents_no_generation_prompt": case(
         QUESTION, documents=DOCUMENTS, add_generation_prompt=False
