@@ -39,6 +39,7 @@ from .prompt import (
     SPECIAL_TOKEN_POLICIES,
     START_OF_ROLE,
     TOOL_CALL,
+    JSONNestingError,
     SpecialTokenPolicy,
     SpecialTokens,
     find_special_token_in_json,
@@ -498,6 +499,12 @@ class Granite3InputProcessor(InputProcessor):
             return tojson(remove_special_tokens_in_json(tools, tokens, "tools"), indent=4)
         except InvalidRequestError:
             raise
+        except JSONNestingError as exc:
+            raise InvalidRequestError(
+                f"the tool definitions are nested too deeply ({exc}; or they contain "
+                "themselves); flatten the JSON schema",
+                field="tools",
+            ) from None
         except (TypeError, ValueError) as exc:
             raise InvalidRequestError(
                 f"the tool definitions cannot be written as JSON ({exc})", field="tools"

@@ -34,6 +34,8 @@ if TYPE_CHECKING:
     from ..processors import RequestLike
 
 __all__ = [
+    "MAX_JSON_NESTING",
+    "JSONNestingError",
     "END_OF_ROLE",
     "END_OF_TEXT",
     "GRANITE3_SPECIAL_TOKENS",
@@ -136,6 +138,17 @@ def _scalar_json(value: Any) -> str:
     raise _Unsupported
 
 
+#: JSON printed into a prompt may nest at most this deep. The official template (through
+#: ``json.dumps``) fails somewhere past Python's recursion limit, at a depth that
+#: depends on the Python version; a fixed limit makes the outcome the same everywhere.
+MAX_JSON_NESTING = 256
+_MAX_INDENT_CHARS = MAX_JSON_NESTING  # newline + one unit per level
+
+
+class JSONNestingError(ValueError):
+    """Raised by :func:`tojson` for data nested deeper than :data:`MAX_JSON_NESTING`."""
+
+
 def _write_indented(value: Any, out: list[str], newline: str, unit: str) -> None:
     """Append ``json.dumps(value, ensure_ascii=False, indent=unit)`` to ``out``, in pieces.
 
@@ -143,6 +156,8 @@ def _write_indented(value: Any, out: list[str], newline: str, unit: str) -> None
     ``bool`` and ``None``; anything else raises :class:`_Unsupported`.
     """
     kind = type(value)
+    if (kind is dict or kind is list) and len(newline) > _MAX_INDENT_CHARS * len(unit):
+        raise JSONNestingError(f"the data is nested more than {MAX_JSON_NESTING} levels deep")
     if kind is dict:
         if not value:
             out.append("{}")
@@ -191,15 +206,23 @@ def tojson(value: Any, indent: int | None = None) -> str:
     Key order is kept, non-ASCII text is written as UTF-8 and nothing is HTML-escaped
     (unlike Jinja's own ``tojson``). Indented output of plain JSON data is produced by a
     faster writer that gives the same string; other values go through :mod:`json`.
-    Raises ``TypeError``/``ValueError`` as ``json.dumps`` does.
+    Raises ``TypeError``/``ValueError`` as ``json.dumps`` does, and
+    :class:`JSONNestingError` (a ``ValueError``) for containers nested deeper than
+    :data:`MAX_JSON_NESTING` in indented output.
     """
     if indent is None:
         return _COMPACT.encode(value)
+    if indent < 1:
+        return json.dumps(value, ensure_ascii=False, indent=indent)
     out: list[str] = []
     try:
         _write_indented(value, out, "\n", " " * indent)
-    except (_Unsupported, RecursionError):
+    except _Unsupported:
         return json.dumps(value, ensure_ascii=False, indent=indent)
+    except RecursionError:
+        raise JSONNestingError(
+            f"the data is nested more than {MAX_JSON_NESTING} levels deep"
+        ) from None
     return "".join(out)
 
 
