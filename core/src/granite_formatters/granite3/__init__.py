@@ -4,10 +4,14 @@ output parsing)."""
 from .citetags import TagEvent, TagGrammar, TagMatch
 from .co_format import CO_SECTION_PATTERNS, COTAG_GRAMMAR, CoCitationOutputProcessor
 from .input import (
+    CO_CITATIONS_INSTRUCTION,
     DOCUMENTS_INSTRUCTION,
+    HALLUCINATIONS_INSTRUCTION,
     PLAIN_INSTRUCTION,
     PREAMBLE,
     THINKING_INSTRUCTION_INTRO,
+    TOOLS_AND_DOCUMENTS_INSTRUCTION,
+    TOOLS_INSTRUCTION,
     DocumentLayout,
     Granite3InputProcessor,
     Granite3PromptFormat,
@@ -60,6 +64,10 @@ from .types import (
 )
 
 __all__ = [
+    "CO_CITATIONS_INSTRUCTION",
+    "HALLUCINATIONS_INSTRUCTION",
+    "TOOLS_AND_DOCUMENTS_INSTRUCTION",
+    "TOOLS_INSTRUCTION",
     "COTAG_GRAMMAR",
     "CO_SECTION_PATTERNS",
     "CoCitationOutputProcessor",

@@ -52,7 +52,11 @@ from .prompt import (
 from .types import Granite3ChatCompletion
 
 __all__ = [
+    "CO_CITATIONS_INSTRUCTION",
     "DOCUMENTS_INSTRUCTION",
+    "HALLUCINATIONS_INSTRUCTION",
+    "TOOLS_AND_DOCUMENTS_INSTRUCTION",
+    "TOOLS_INSTRUCTION",
     "PLAIN_INSTRUCTION",
     "PREAMBLE",
     "THINKING_INSTRUCTION_INTRO",
@@ -71,6 +75,27 @@ DOCUMENTS_INSTRUCTION = (
     "provided documents. If the information needed to answer the question is not available "
     "in the documents, inform the user that the question cannot be answered based on the "
     "available data."
+)
+#: The tools instruction of Granite 3.1 and 3.2 (3.3 words it differently).
+TOOLS_INSTRUCTION = (
+    " You are a helpful AI assistant with access to the following tools. When a tool is "
+    "required to answer the user's query, respond with <|tool_call|> followed by a JSON list "
+    "of tools used. If a tool does not exist in the provided list of tools, notify the user "
+    "that you do not have the ability to fulfill the request."
+)
+#: The tools-and-documents instruction of Granite 3.1 and 3.2: both, a blank line apart.
+TOOLS_AND_DOCUMENTS_INSTRUCTION = TOOLS_INSTRUCTION + "\n\n" + DOCUMENTS_INSTRUCTION.lstrip(" ")
+#: The citations instruction of Granite 3.1 and 3.2 (``<co>`` tags).
+CO_CITATIONS_INSTRUCTION = (
+    "\n\nIn your response, use the symbols <co> and </co> to indicate when a fact comes "
+    "from a document in the search result, e.g <co>0</co> for a fact from document 0. "
+    "Afterwards, list all the citations with their corresponding documents in an ordered "
+    "list."
+)
+#: The hallucinations instruction of Granite 3.1 and 3.2 (3.3 words it differently).
+HALLUCINATIONS_INSTRUCTION = (
+    "\n\nFinally, after the response is written, include a numbered list of sentences "
+    "from the response that are potentially hallucinated and not based in the documents."
 )
 #: The instruction when there are no tools, documents or thinking (3.1, 3.2 and 3.3).
 PLAIN_INSTRUCTION = " You are a helpful AI assistant."

@@ -11,36 +11,24 @@ is no thinking branch, so ``chat_template_kwargs.thinking = true`` is refused wi
 from __future__ import annotations
 
 from granite_formatters.granite3 import (
-    DOCUMENTS_INSTRUCTION,
+    CO_CITATIONS_INSTRUCTION,
+    HALLUCINATIONS_INSTRUCTION,
+    TOOLS_AND_DOCUMENTS_INSTRUCTION,
+    TOOLS_INSTRUCTION,
     Granite3InputProcessor,
     Granite3PromptFormat,
 )
 
 __all__ = ["GRANITE31_PROMPT_FORMAT", "Granite31InputProcessor"]
 
-_TOOLS = (
-    " You are a helpful AI assistant with access to the following tools. When a tool is "
-    "required to answer the user's query, respond with <|tool_call|> followed by a JSON list "
-    "of tools used. If a tool does not exist in the provided list of tools, notify the user "
-    "that you do not have the ability to fulfill the request."
-)
-
-#: The Granite 3.1 prompt format: the system-prompt sentences of the 3.1 template.
+#: The Granite 3.1 prompt format: the system-prompt sentences of the 3.1 template, which
+#: the core provides because Granite 3.2 reuses them.
 GRANITE31_PROMPT_FORMAT = Granite3PromptFormat(
     release="Granite 3.1",
-    tools_instruction=_TOOLS,
-    # Tools and documents: the tools sentence, a blank line, the documents sentence.
-    tools_and_documents_instruction=_TOOLS + "\n\n" + DOCUMENTS_INSTRUCTION.lstrip(" "),
-    citations_instruction=(
-        "\n\nIn your response, use the symbols <co> and </co> to indicate when a fact comes "
-        "from a document in the search result, e.g <co>0</co> for a fact from document 0. "
-        "Afterwards, list all the citations with their corresponding documents in an ordered "
-        "list."
-    ),
-    hallucinations_instruction=(
-        "\n\nFinally, after the response is written, include a numbered list of sentences "
-        "from the response that are potentially hallucinated and not based in the documents."
-    ),
+    tools_instruction=TOOLS_INSTRUCTION,
+    tools_and_documents_instruction=TOOLS_AND_DOCUMENTS_INSTRUCTION,
+    citations_instruction=CO_CITATIONS_INSTRUCTION,
+    hallucinations_instruction=HALLUCINATIONS_INSTRUCTION,
     # No thinking mode in 3.1: thinking_instruction stays None.
 )
 
