@@ -2,7 +2,7 @@
 
 Run for a fixed time (the ``atheris`` tox env runs ten minutes):
 
-    python fuzz/fuzz_parsers.py -max_total_time=600 -rss_limit_mb=2048
+    python fuzz/fuzz_parsers.py -dict=fuzz/granite.dict -max_total_time=600 -rss_limit_mb=2048
 
 Each input is split into a model output and a choice of request; the parsers must
 return a message and never raise. Any exception, hang (libFuzzer's -timeout) or memory
@@ -12,13 +12,24 @@ blow-up (-rss_limit_mb) is a finding, written to a crash-* file for reproduction
 from __future__ import annotations
 
 import contextlib
+import importlib
 import sys
 
 import atheris
 
-with atheris.instrument_imports():
+# Import (and so instrument) every module the parsers run, not only the package root:
+# the output processors are otherwise imported lazily, outside this block.
+with atheris.instrument_imports(
+    include=["granite_formatters", "granite_formatters_granite32", "granite_formatters_granite33"]
+):
     import granite_formatters
+    import granite_formatters.granite3.co_format
+    import granite_formatters.granite3.output
     from granite_formatters.types import AssistantMessage
+
+    for _module in ("granite_formatters_granite32.output", "granite_formatters_granite33.output"):
+        with contextlib.suppress(ImportError):
+            importlib.import_module(_module)
 
 MODELS = ["granite-3.2-8b-instruct", "granite-3.3-8b-instruct"]
 REQUESTS = [

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import datetime
+import threading
 from abc import ABC, abstractmethod
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from .types import AssistantMessage, ChatCompletion
@@ -68,19 +70,39 @@ class OutputProcessor(ABC):
 class Formatter:
     """An input and an output processor for one model, as ``get_formatter`` returns it."""
 
-    __slots__ = ("input_processor", "model_id", "output_processor", "plugin")
+    __slots__ = ("_lock", "_output", "_output_factory", "input_processor", "model_id", "plugin")
 
     def __init__(
         self,
         model_id: str,
         input_processor: InputProcessor,
-        output_processor: OutputProcessor,
+        output_processor: OutputProcessor | Callable[[], OutputProcessor],
         plugin: PluginInfo | None = None,
     ) -> None:
+        """``output_processor`` may also be a zero-argument factory, called on first use
+        (so that a process that only formats never imports the output side)."""
         self.model_id = model_id
         self.input_processor = input_processor
-        self.output_processor = output_processor
         self.plugin = plugin
+        self._lock = threading.Lock()
+        self._output: OutputProcessor | None = None
+        self._output_factory: Callable[[], OutputProcessor] | None = None
+        if isinstance(output_processor, OutputProcessor):
+            self._output = output_processor
+        else:
+            self._output_factory = output_processor
+
+    @property
+    def output_processor(self) -> OutputProcessor:
+        """The output processor (created on first use when given as a factory)."""
+        output = self._output
+        if output is None:
+            with self._lock:
+                if self._output is None:
+                    assert self._output_factory is not None
+                    self._output = self._output_factory()
+                output = self._output
+        return output
 
     def __repr__(self) -> str:
         plugin = f" from {self.plugin.name} {self.plugin.version}" if self.plugin else ""

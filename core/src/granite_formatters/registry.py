@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import difflib
 import fnmatch
+import functools
 import importlib
 import re
 import threading
@@ -374,7 +375,11 @@ class ModelRegistry:
         )
 
     def get_formatter(self, name: str) -> Formatter:
-        """The formatter for ``name``; processors are created once per model and reused."""
+        """The formatter for ``name``, created once per model and reused.
+
+        The input processor is created here; the output processor on first use, so a
+        process that only formats never imports the output side.
+        """
         model = self.resolve(name).model
         formatter = self._formatters.get(model.model_id)
         if formatter is not None:
@@ -383,19 +388,21 @@ class ModelRegistry:
             formatter = self._formatters.get(model.model_id)
             if formatter is None:
                 spec = self._specs[model.model_id]
-                try:
-                    input_processor: InputProcessor = _instantiate(
-                        spec.input_processor, InputProcessor, spec
-                    )
-                    output_processor: OutputProcessor = _instantiate(
-                        spec.output_processor, OutputProcessor, spec
-                    )
-                except PluginLoadError as exc:
-                    raise PluginLoadError(
-                        model.plugin.name, model.plugin.version, exc.problem
-                    ) from exc
+                input_processor: InputProcessor = _create(spec, InputProcessor, model.plugin)
                 formatter = Formatter(
-                    model.model_id, input_processor, output_processor, model.plugin
+                    model.model_id,
+                    input_processor,
+                    functools.partial(_create, spec, OutputProcessor, model.plugin),
+                    model.plugin,
                 )
                 self._formatters[model.model_id] = formatter
         return formatter
+
+
+def _create(spec: FormatterSpec, kind: type, plugin: PluginInfo) -> Any:
+    """Instantiate one of ``spec``'s processors; failures name the plugin and its version."""
+    source = spec.input_processor if kind is InputProcessor else spec.output_processor
+    try:
+        return _instantiate(source, kind, spec)
+    except PluginLoadError as exc:
+        raise PluginLoadError(plugin.name, plugin.version, exc.problem) from exc

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
-from typing import Any, Literal, TypeVar, Union
+from typing import Any, Literal, TypeVar, Union, cast
 
 from pydantic import (
     BaseModel,
@@ -257,6 +257,16 @@ class ChatCompletion(BaseModel):
                 raise ValueError(_unknown_key_message(key))
         return body
 
+    @classmethod
+    def from_chat_completion(cls, request: ChatCompletion) -> ChatCompletion:
+        """Convert another :class:`ChatCompletion` (for example the plain type) to ``cls``.
+
+        Subclasses that only narrow ``chat_template_kwargs`` override this to reuse the
+        already validated fields instead of validating the whole request again.
+        """
+        data = {name: getattr(request, name) for name in ChatCompletion.model_fields}
+        return cls.model_validate(data)
+
     @field_validator("tools")
     @classmethod
     def _check_tools(cls, tools: list[dict[str, Any]] | None) -> list[dict[str, Any]] | None:
@@ -364,11 +374,7 @@ def coerce_request(request: Any, cls: type[RequestT]) -> RequestT:
         return request
     try:
         if isinstance(request, ChatCompletion):
-            data: dict[str, Any] = {
-                name: getattr(request, name)
-                for name in ("messages", "tools", "documents", "chat_template_kwargs", "model")
-            }
-            return cls.model_validate(data)
+            return cast(RequestT, cls.from_chat_completion(request))
         if isinstance(request, (str, bytes, bytearray)):
             try:
                 decoded = json.loads(request)

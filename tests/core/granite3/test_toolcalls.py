@@ -185,5 +185,18 @@ def test_chunking_never_changes_the_result(data: st.DataObject, text: str, tools
 @given(text=SOUP, tools=st.booleans())
 def test_nothing_is_lost(text: str, tools: bool) -> None:
     parsed = parse_tool_calls(text, tools_offered=tools)
-    if not parsed.tool_calls and "</tool_call>" not in text:
+    empty_list = any("empty list: no tool was called" in note for note in parsed.notes)
+    if not parsed.tool_calls and "</tool_call>" not in text and not empty_list:
         assert parsed.content == text
+
+
+@pytest.mark.parametrize("marker", ["<|tool_call|>", "<tool_call>"])
+def test_an_empty_call_list_is_removed_with_a_note(marker: str) -> None:
+    parsed = parse_tool_calls(f"Nothing to call.{marker}[]", tools_offered=True)
+    assert parsed == (
+        "Nothing to call.",
+        [],
+        [f"{marker} was followed by an empty list: no tool was called"],
+    )
+    # Without a marker an empty list is an answer, not a tool call.
+    assert parse_tool_calls("[]", tools_offered=True) == ("[]", [], [])

@@ -611,31 +611,42 @@ class Granite3StreamParser(StreamParser):
         return deltas
 
     def _deltas(self) -> list[Delta]:
+        # Consecutive pieces of one channel become one delta; the pieces are collected
+        # and joined once (adding them one by one would be quadratic).
         deltas: list[Delta] = []
+        channel_of_run: str | None = None
+        run: list[Any] = []
+
+        def flush() -> None:
+            if not run:
+                return
+            if channel_of_run == TOOL_CALL:
+                deltas.append(Delta(tool_calls=tuple(run)))
+            elif channel_of_run == REASONING:
+                deltas.append(Delta(reasoning_content="".join(run)))
+            else:
+                deltas.append(Delta(content="".join(run)))
+            run.clear()
+
         for channel, value in self._outbox.drain():
-            last = deltas[-1] if deltas else None
+            kind = channel if channel in (TOOL_CALL, REASONING) else None
+            if kind != channel_of_run:
+                flush()
+                channel_of_run = kind
             if channel == TOOL_CALL:
                 index, call = value
                 self._tool_calls.append(call)
-                piece = ToolCallDelta(
-                    index=index,
-                    id=call.id,
-                    name=call.name,
-                    arguments=call.to_openai()["function"]["arguments"],
+                run.append(
+                    ToolCallDelta(
+                        index=index,
+                        id=call.id,
+                        name=call.name,
+                        arguments=call.to_openai()["function"]["arguments"],
+                    )
                 )
-                if last is not None and last.tool_calls:
-                    deltas[-1] = Delta(tool_calls=(*last.tool_calls, piece))
-                else:
-                    deltas.append(Delta(tool_calls=(piece,)))
-            elif channel == REASONING:
-                if last is not None and last.reasoning_content is not None:
-                    deltas[-1] = Delta(reasoning_content=last.reasoning_content + value)
-                else:
-                    deltas.append(Delta(reasoning_content=value))
-            elif last is not None and last.content is not None:
-                deltas[-1] = Delta(content=last.content + value)
             else:
-                deltas.append(Delta(content=value))
+                run.append(value)
+        flush()
         return deltas
 
     def _build_message(self) -> Granite3AssistantMessage:

@@ -295,6 +295,8 @@ class ToolCallExtractor(ScanningSink):
         if isinstance(result, str):
             self._give_up(f"{self._what()} is {result}")
             return
+        if not result:
+            self.outbox.note(f"{self._marker} was followed by an empty list: no tool was called")
         for call in result:
             self.outbox.tool_call(call)
         self._seen_call = True

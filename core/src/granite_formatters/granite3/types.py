@@ -83,18 +83,40 @@ class Granite3Kwargs(BaseModel):
         return value
 
 
-_EMPTY_KWARGS = Granite3Kwargs()
-
-
 class Granite3ChatCompletion(ChatCompletion):
     """A chat request with its Granite 3 template options validated."""
 
-    chat_template_kwargs: Granite3Kwargs = Field(default=_EMPTY_KWARGS)  # type: ignore[assignment]
+    # A factory, not a shared default instance: pydantic deep-copies a default model
+    # instance on every validation, which cost more than validating the whole request.
+    chat_template_kwargs: Granite3Kwargs = Field(default_factory=Granite3Kwargs)  # type: ignore[assignment]
 
     @field_validator("chat_template_kwargs", mode="before")
     @classmethod
     def _none_is_empty(cls, value: Any) -> Any:
-        return _EMPTY_KWARGS if value is None else value
+        return Granite3Kwargs() if value is None else value
+
+    @classmethod
+    def from_chat_completion(cls, request: ChatCompletion) -> Granite3ChatCompletion:
+        """``request`` with its ``chat_template_kwargs`` checked as Granite 3 options.
+
+        The other fields were validated when ``request`` was built and are reused as
+        they are (no round trip through dicts).
+        """
+        raw = request.chat_template_kwargs
+        kwargs = (
+            raw
+            if isinstance(raw, Granite3Kwargs)
+            else Granite3Kwargs()
+            if raw is None
+            else Granite3Kwargs.model_validate(raw)
+        )
+        return cls.model_construct(
+            messages=request.messages,
+            tools=request.tools,
+            documents=request.documents,
+            chat_template_kwargs=kwargs,
+            model=request.model,
+        )
 
     def controls(self) -> Granite3Controls:
         """The validated controls (empty when none were given)."""
