@@ -287,8 +287,15 @@ def _unknown_key_message(key: str) -> str:
     )
 
 
+# Response-side models build their validators on first use (``defer_build``), so a
+# process that only formats prompts does not pay for them at import.
+_RESPONSE_CONFIG = ConfigDict(defer_build=True)
+
+
 class ToolCall(BaseModel):
     """A tool call parsed from model output."""
+
+    model_config = _RESPONSE_CONFIG
 
     id: str
     name: str
@@ -313,6 +320,8 @@ class AssistantMessage(BaseModel):
     ``raw_content`` keeps the model's original text whenever anything was parsed out of
     it; ``notes`` lists what the parser could not interpret (it never raises instead).
     """
+
+    model_config = _RESPONSE_CONFIG
 
     role: Literal["assistant"] = "assistant"
     content: str = ""

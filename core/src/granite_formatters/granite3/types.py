@@ -25,6 +25,8 @@ class Hallucination(BaseModel):
     ``content``); they are ``None`` when the flagged text could not be found there.
     """
 
+    model_config = ConfigDict(defer_build=True)
+
     hallucination_id: str
     risk: str
     reasoning: str | None = None
@@ -40,6 +42,8 @@ class Citation(BaseModel):
     ``context_begin``/``context_end`` index the full text of the cited input document.
     A span that could not be located is ``None`` (never a fake ``0``).
     """
+
+    model_config = ConfigDict(defer_build=True)
 
     citation_id: str
     doc_id: str
