@@ -20,7 +20,7 @@ What it measures, for each release (Granite 3.2 and 3.3):
   formats one request, against a fresh process that only imports pydantic.
 
 Timing: ``time.perf_counter_ns`` loops. Each case is warmed up, then timed in repeats of
-enough calls to last about 50 ms; the figure reported is the median over the repeats of
+enough calls to last about 20 ms; the figure reported is the median over the repeats of
 the time per call. Needs only the library (and jinja2 for the template baseline, which is
 skipped with a note when jinja2 or the shared templates are missing).
 """
@@ -878,12 +878,21 @@ def targets_table(results: dict[str, Any]) -> str | None:
             for by_kind in d["cases"].values():
                 for kind, cell in by_kind.items():
                     key = f"{rel} `{kind}`"
-                    total[key] = total.get(key, 0) + sum(cell["counts"].values())
+                    # Checking the plain type's free-form chat_template_kwargs as Granite 3
+                    # options validates data never validated before: not a round trip.
+                    whole = {
+                        name: n
+                        for name, n in cell["counts"].items()
+                        if not name.split(".")[0].endswith(("Kwargs", "Controls"))
+                    }
+                    total[key] = total.get(key, 0) + sum(whole.values())
         rows.append(
             [
-                "no per-call pydantic round trip for a typed request",
+                "no per-call pydantic round trip of the whole request for a typed request",
                 ", ".join(f"{k}: {v}" for k, v in total.items())
-                + f" (request validations over {len(trips[0][1]['cases'])} calls)",
+                + f" (validations or serialisations of the request, its messages or "
+                f"documents, over {len(trips[0][1]['cases'])} calls; the options-only "
+                "checks are listed in the round-trip table)",
                 _verdict(all(v == 0 for v in total.values())),
             ]
         )
