@@ -1,8 +1,16 @@
-"""Shared code of the Granite 3.x formatters (request/response types, prompt rendering,
-output parsing)."""
+"""Shared code of the Granite 3.x formatters: request/response types, prompt rendering
+and output parsing.
 
-from .citetags import TagEvent, TagGrammar, TagMatch
-from .co_format import CO_SECTION_PATTERNS, COTAG_GRAMMAR, CoCitationOutputProcessor
+The input side is imported with this package; the output side (parsers, streaming) is
+imported on first use of one of its names, so that a process that only formats prompts
+never loads it.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
 from .input import (
     CO_CITATIONS_INSTRUCTION,
     DOCUMENTS_INSTRUCTION,
@@ -15,22 +23,6 @@ from .input import (
     DocumentLayout,
     Granite3InputProcessor,
     Granite3PromptFormat,
-)
-from .linepatterns import BoundedPattern, PatternSet
-from .markers import MarkerMatch, MarkerSearch, find_earliest, partial_marker_length
-from .output import (
-    CitationEntry,
-    DocumentIndex,
-    Granite3OutputProcessor,
-    Granite3StreamParser,
-    SectionBlock,
-    add_citation_context_spans,
-    add_hallucination_response_spans,
-    create_dict,
-    make_citation,
-    parse_citation_lines,
-    parse_hallucinations_text,
-    split_section_blocks,
 )
 from .prompt import (
     END_OF_ROLE,
@@ -51,9 +43,6 @@ from .prompt import (
     tojson,
     turn,
 )
-from .sentences import SentenceSplitter, split_sentences
-from .spans import anchor_sentences
-from .toolcalls import TOOL_CALL_MARKERS, ToolCallParse, parse_tool_calls
 from .types import (
     Citation,
     Granite3AssistantMessage,
@@ -62,6 +51,73 @@ from .types import (
     Granite3Kwargs,
     Hallucination,
 )
+
+if TYPE_CHECKING:
+    from .citetags import TagEvent, TagGrammar, TagMatch
+    from .co_format import CO_SECTION_PATTERNS, COTAG_GRAMMAR, CoCitationOutputProcessor
+    from .linepatterns import BoundedPattern, PatternSet
+    from .markers import MarkerMatch, MarkerSearch, find_earliest, partial_marker_length
+    from .output import (
+        CitationEntry,
+        DocumentIndex,
+        Granite3OutputProcessor,
+        Granite3StreamParser,
+        SectionBlock,
+        add_citation_context_spans,
+        add_hallucination_response_spans,
+        create_dict,
+        make_citation,
+        parse_citation_lines,
+        parse_hallucinations_text,
+        split_section_blocks,
+    )
+    from .sentences import SentenceSplitter, split_sentences
+    from .spans import anchor_sentences
+    from .toolcalls import TOOL_CALL_MARKERS, ToolCallParse, parse_tool_calls
+
+# Output-side names, imported from their modules on first access.
+_LAZY = {
+    "TagEvent": "citetags",
+    "TagGrammar": "citetags",
+    "TagMatch": "citetags",
+    "CO_SECTION_PATTERNS": "co_format",
+    "COTAG_GRAMMAR": "co_format",
+    "CoCitationOutputProcessor": "co_format",
+    "BoundedPattern": "linepatterns",
+    "PatternSet": "linepatterns",
+    "MarkerMatch": "markers",
+    "MarkerSearch": "markers",
+    "find_earliest": "markers",
+    "partial_marker_length": "markers",
+    "CitationEntry": "output",
+    "DocumentIndex": "output",
+    "Granite3OutputProcessor": "output",
+    "Granite3StreamParser": "output",
+    "SectionBlock": "output",
+    "add_citation_context_spans": "output",
+    "add_hallucination_response_spans": "output",
+    "create_dict": "output",
+    "make_citation": "output",
+    "parse_citation_lines": "output",
+    "parse_hallucinations_text": "output",
+    "split_section_blocks": "output",
+    "SentenceSplitter": "sentences",
+    "split_sentences": "sentences",
+    "anchor_sentences": "spans",
+    "TOOL_CALL_MARKERS": "toolcalls",
+    "ToolCallParse": "toolcalls",
+    "parse_tool_calls": "toolcalls",
+}
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(f".{module}", __name__), name)
+    globals()[name] = value
+    return value
+
 
 __all__ = [
     "CO_CITATIONS_INSTRUCTION",
