@@ -15,6 +15,7 @@ Both run in time linear in the text searched (for a fixed set of markers).
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from functools import lru_cache
 from typing import NamedTuple
@@ -37,15 +38,24 @@ class _Prepared(NamedTuple):
     by_length: tuple[str, ...]  # longest first
     firsts: frozenset[str]  # first characters
     longest: int
+    # Finds the next character that can begin a marker (None when there are no markers):
+    # text without such a character holds no marker and no partial one, which settles
+    # most searches of short streamed chunks in one C-level scan.
+    first_char: re.Pattern[str] | None
 
 
 @lru_cache(maxsize=256)
 def _prepare(markers: tuple[str, ...]) -> _Prepared:
     present = {m for m in markers if m}
+    firsts = frozenset(m[0] for m in present)
+    first_char = (
+        re.compile("[" + "".join(re.escape(c) for c in sorted(firsts)) + "]") if firsts else None
+    )
     return _Prepared(
         tuple(sorted(present, key=lambda m: (-len(m), m))),
-        frozenset(m[0] for m in present),
+        firsts,
         max((len(m) for m in present), default=0),
+        first_char,
     )
 
 
@@ -58,13 +68,15 @@ class MarkerSearch:
     only costs a fresh search).
     """
 
-    __slots__ = ("_markers", "_next", "text")
+    __slots__ = ("_first_char", "_markers", "_next", "text")
 
     def __init__(self, text: str, markers: Sequence[str]) -> None:
         self.text = text
+        prepared = _prepare(tuple(markers))
         # Longer markers first, so that on a tie (one marker a prefix of another at the
         # same position) the longer one wins.
-        self._markers = _prepare(tuple(markers)).by_length
+        self._markers = prepared.by_length
+        self._first_char = prepared.first_char
         # marker -> (searched_from, found_at); found_at == -1 means "absent after".
         self._next: dict[str, tuple[int, int]] = {}
 
@@ -72,6 +84,9 @@ class MarkerSearch:
         """The earliest marker beginning at or after ``start`` and ending by ``end``."""
         text = self.text
         limit = len(text) if end is None else end
+        first_char = self._first_char
+        if first_char is None or first_char.search(text, start, limit) is None:
+            return None
         best: MarkerMatch | None = None
         for marker in self._markers:
             cached = self._next.get(marker)
@@ -111,8 +126,13 @@ def partial_marker_length(text: str, markers: Sequence[str], start: int = 0) -> 
     """
     prepared = _prepare(tuple(markers))
     first = max(start, len(text) - prepared.longest + 1)
+    if prepared.first_char is None:
+        return 0
+    found = prepared.first_char.search(text, first)
+    if found is None:
+        return 0
     firsts = prepared.firsts
-    for position in range(first, len(text)):  # the earliest start gives the longest
+    for position in range(found.start(), len(text)):  # the earliest start gives the longest
         if text[position] not in firsts:
             continue
         tail = text[position:]
