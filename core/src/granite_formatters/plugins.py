@@ -272,7 +272,6 @@ class PluginHost:
 
     def _build(self) -> ModelRegistry:
         candidates = self._candidates()
-        errors_before = len(self._load_errors)
         pm = pluggy.PluginManager(PROJECT_NAME)
         pm.add_hookspecs(hookspecs)
         infos: list[PluginInfo] = []
@@ -321,8 +320,8 @@ class PluginHost:
                     info = fail(info, f"register_formatters hook raised {exc!r}", exc)
             specs.extend(recorder.specs)
             infos.append(info)
-        load_errors = self._load_errors[:errors_before] + build_errors
-        for error in self._load_errors[:errors_before]:
+        load_errors = self._load_errors + build_errors
+        for error in self._load_errors:
             index = next((i for i, info in enumerate(infos) if info.name == error.plugin), None)
             if index is None:
                 infos.append(
