@@ -11,8 +11,7 @@ discovered on the first lookup.
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from ._api import (
     get_formatter,
@@ -25,6 +24,7 @@ from ._api import (
     resolve_model,
     unregister_plugin,
 )
+from ._lazy import lazy_getattr
 from .hookspecs import PLUGIN_API_VERSION, hookimpl
 
 if TYPE_CHECKING:
@@ -99,13 +99,7 @@ _LAZY = {
 }
 
 
-def __getattr__(name: str) -> Any:
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module 'granite_formatters' has no attribute {name!r}")
-    value = getattr(importlib.import_module(f".{module}", __name__), name)
-    globals()[name] = value
-    return value
+__getattr__ = lazy_getattr(__name__, _LAZY, globals())
 
 
 def __dir__() -> list[str]:
