@@ -42,6 +42,7 @@ from .processors import InputProcessor, OutputProcessor
 from .types import AssistantMessage
 
 __all__ = [
+    "FUZZ_MARKERS",
     "FormatterContractTests",
     "GoldenCase",
     "isolated_host",
@@ -137,7 +138,8 @@ def register_test_plugin(isolated_host: PluginHost) -> Callable[..., PluginHost]
 
 # -- contract tests ---------------------------------------------------------------------
 
-_MARKER_SOUP = (
+#: Strings the Granite formats give meaning to: the alphabet of the fuzzed outputs.
+FUZZ_MARKERS = (
     "<|start_of_role|>",
     "<|end_of_role|>",
     "<|end_of_text|>",
@@ -279,7 +281,7 @@ class FormatterContractTests:
         import granite_formatters
 
         formatter = granite_formatters.get_formatter(self._model())
-        alphabet = st.sampled_from([*_MARKER_SOUP, *self.extra_markers])
+        alphabet = st.sampled_from([*FUZZ_MARKERS, *self.extra_markers])
         pieces = st.one_of(alphabet, st.text(max_size=12))
         outputs = st.lists(pieces, max_size=40).map("".join)
         requests = st.sampled_from([None, *[c.request for c in self.golden_cases[:5]]])
