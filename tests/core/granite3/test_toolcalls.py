@@ -9,6 +9,7 @@ from granite3_output_support import cuts_for
 from hypothesis import given
 from hypothesis import strategies as st
 
+from granite_formatters import jsonscan
 from granite_formatters.granite3 import toolcalls
 from granite_formatters.granite3.stages import CONTENT, TOOL_CALL, ChannelSink, Outbox
 from granite_formatters.granite3.toolcalls import (
@@ -125,6 +126,7 @@ def test_json_bombs_are_capped(monkeypatch: pytest.MonkeyPatch) -> None:
     assert parsed.tool_calls == [] and parsed.content == deep
     assert "nested deeper than 64 levels" in parsed.notes[0]
 
+    monkeypatch.setattr(jsonscan, "MAX_JSON_CHARS", 50)
     monkeypatch.setattr(toolcalls, "MAX_JSON_CHARS", 50)
     big = '<|tool_call|>[{"name": "f", "arguments": {"x": "' + "y" * 100 + '"}}] tail'
     parsed = parse_tool_calls(big)

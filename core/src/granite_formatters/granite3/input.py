@@ -30,13 +30,13 @@ from typing import Any, ClassVar
 
 from ..errors import InvalidRequestError
 from ..processors import InputProcessor, RequestLike
+from ..special_tokens import SPECIAL_TOKEN_POLICIES
 from ..types import ChatMessage, Document, coerce_request
 from . import prompt as _prompt
 from .prompt import (
     END_OF_ROLE,
     END_OF_TEXT,
     GRANITE3_SPECIAL_TOKENS,
-    SPECIAL_TOKEN_POLICIES,
     START_OF_ROLE,
     TOOL_CALL,
     JSONNestingError,

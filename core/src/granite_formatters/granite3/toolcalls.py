@@ -26,9 +26,9 @@ from __future__ import annotations
 
 import hashlib
 import json
-import re
 from typing import Any, NamedTuple
 
+from ..jsonscan import MAX_JSON_CHARS, MAX_JSON_DEPTH, JsonScanner
 from ..types import ToolCall
 from .markers import MarkerSearch, partial_marker_length
 from .stages import CONTENT, TOOL_CALL, ChannelSink, Outbox, ScanningSink, TextSink
@@ -47,84 +47,8 @@ __all__ = [
 #: The markers that introduce tool calls.
 TOOL_CALL_MARKERS = ("<|tool_call|>", "<tool_call>")
 _CLOSING_TAG = "</tool_call>"
-#: Tool-call JSON longer than this is not parsed (left in the content).
-MAX_JSON_CHARS = 1_000_000
-#: Tool-call JSON nested deeper than this is not parsed (left in the content).
-MAX_JSON_DEPTH = 64
 
 _WHITESPACE = " \t\n\r\f\v"
-_STRUCTURE = re.compile(r'["\[\]{}]')
-_IN_STRING = re.compile(r'["\\]')
-
-
-class JsonScanner:
-    """Finds where a JSON array or object ends, one piece of text at a time.
-
-    It tracks only strings and bracket depth (validity is checked afterwards with
-    :func:`json.loads`), in O(1) amortised time per character. ``error`` is set, and
-    scanning stops, as soon as the value grows past :data:`MAX_JSON_CHARS` characters
-    or :data:`MAX_JSON_DEPTH` levels (at the same character however the text is split).
-    """
-
-    __slots__ = ("_depth", "_escape", "_in_string", "consumed", "error", "stop")
-
-    def __init__(self) -> None:
-        self._depth = 0
-        self._in_string = False
-        self._escape = False
-        self.consumed = 0
-        self.error: str | None = None
-        #: Where the last :meth:`scan` stopped in its text.
-        self.stop = 0
-
-    def scan(self, text: str, pos: int = 0) -> int | None:
-        """Consume ``text[pos:]``; return the index just after the value if it ended.
-
-        Returns ``None`` when the value has not ended yet (all of ``text[pos:]`` was
-        consumed) or when ``error`` got set; ``stop`` says where scanning stopped.
-        """
-        start = pos
-        limit = min(len(text), pos + MAX_JSON_CHARS - self.consumed)
-        result: int | None = None
-        while pos < limit:
-            if self._escape:
-                self._escape = False
-                pos += 1
-                continue
-            if self._in_string:
-                found = _IN_STRING.search(text, pos, limit)
-                if found is None:
-                    pos = limit
-                    break
-                pos = found.end()
-                if found.group(0) == "\\":
-                    self._escape = True
-                else:
-                    self._in_string = False
-                continue
-            found = _STRUCTURE.search(text, pos, limit)
-            if found is None:
-                pos = limit
-                break
-            pos = found.end()
-            char = found.group(0)
-            if char == '"':
-                self._in_string = True
-            elif char in "[{":
-                self._depth += 1
-                if self._depth > MAX_JSON_DEPTH:
-                    self.error = f"nested deeper than {MAX_JSON_DEPTH} levels"
-                    break
-            else:
-                self._depth -= 1
-                if self._depth <= 0:
-                    result = pos
-                    break
-        self.consumed += pos - start
-        self.stop = pos
-        if result is None and self.error is None and pos < len(text):
-            self.error = f"longer than {MAX_JSON_CHARS} characters"
-        return result
 
 
 def _call_id(json_text: str, index: int) -> str:
