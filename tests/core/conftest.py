@@ -29,6 +29,8 @@ class EchoInput(InputProcessor):
         add_generation_prompt: bool = True,
         *,
         today: datetime.date | None = None,
+        special_tokens: str | None = None,
+        strict: bool = True,
     ) -> str:
         return f"[{self.tag}]"
 
@@ -111,7 +113,7 @@ from granite_formatters.processors import InputProcessor, OutputProcessor
 from granite_formatters.types import AssistantMessage
 
 class In(InputProcessor):
-    def transform(self, chat_completion, add_generation_prompt=True, *, today=None):
+    def transform(self, chat_completion, add_generation_prompt=True, *, today=None, special_tokens=None, strict=True):
         return "{tag}"
 
 class Out(OutputProcessor):

@@ -44,7 +44,7 @@ from granite_formatters.processors import InputProcessor, OutputProcessor
 from granite_formatters.types import AssistantMessage, coerce_request, ChatCompletion
 
 class In(InputProcessor):
-    def transform(self, chat_completion, add_generation_prompt=True, *, today=None):
+    def transform(self, chat_completion, add_generation_prompt=True, *, today=None, special_tokens=None, strict=True):
         request = coerce_request(chat_completion, ChatCompletion)
         body = "".join(f"<{m.role}>{m.content}" for m in request.messages)
         return body + ("<assistant>" if add_generation_prompt else "")

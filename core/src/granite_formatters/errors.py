@@ -13,6 +13,7 @@ from collections.abc import Sequence
 
 __all__ = [
     "AmbiguousModelError",
+    "DroppedInputWarning",
     "FormatterError",
     "InvalidRequestError",
     "PluginLoadError",
@@ -112,3 +113,11 @@ class PluginLoadError(FormatterError, ImportError):
 
 class PluginWarning(UserWarning):
     """Issued when a plugin is skipped or a registration conflict is resolved."""
+
+
+class DroppedInputWarning(UserWarning):
+    """Issued in template-compatible mode (``strict=False``) for each part of a request
+    that the prompt leaves out, exactly as the official chat template would.
+
+    In the default strict mode the same requests raise :class:`InvalidRequestError`.
+    """

@@ -12,6 +12,7 @@ from .types import AssistantMessage, ChatCompletion
 
 if TYPE_CHECKING:
     from .registry import PluginInfo
+    from .special_tokens import SpecialTokenPolicy
     from .streaming import StreamParser
 
 __all__ = ["Formatter", "InputProcessor", "OutputProcessor", "RequestLike"]
@@ -30,12 +31,22 @@ class InputProcessor(ABC):
         add_generation_prompt: bool = True,
         *,
         today: datetime.date | None = None,
+        special_tokens: SpecialTokenPolicy | None = None,
+        strict: bool = True,
     ) -> str:
         """Render ``chat_completion`` as a prompt.
 
         ``add_generation_prompt`` appends the assistant header that asks the model to
         answer. ``today`` pins the date that some formats print; when it is ``None``
-        the current date is read at each call.
+        the current date is read at each call. ``special_tokens`` is the policy for
+        special tokens in caller text (``"error"``, ``"strip"`` or ``"keep"``; ``None``:
+        the processor's default). ``strict=False`` asks for the official template's
+        exact behaviour on requests it would render only in part: the processor renders
+        what the template renders and issues a
+        :class:`~granite_formatters.errors.DroppedInputWarning` naming what was left out,
+        where strict mode raises.
+
+        Every processor accepts all of these options.
 
         Raises :class:`~granite_formatters.errors.InvalidRequestError` for a request
         the format cannot express.
@@ -114,18 +125,21 @@ class Formatter:
         *,
         add_generation_prompt: bool = True,
         today: datetime.date | None = None,
-        special_tokens: str | None = None,
+        special_tokens: SpecialTokenPolicy | None = None,
+        strict: bool = True,
     ) -> str:
         """Render ``request`` as this model's prompt string.
 
-        ``special_tokens`` (``"error"``, ``"strip"`` or ``"keep"``) is passed on to
-        processors that support a special-token policy; ``None`` keeps their default.
+        ``special_tokens`` (``"error"``, ``"strip"`` or ``"keep"``; ``None``: the
+        processor's default) and ``strict`` are described in
+        :meth:`InputProcessor.transform`.
         """
-        if special_tokens is None:
-            return self.input_processor.transform(request, add_generation_prompt, today=today)
-        transform: Any = self.input_processor.transform
-        return str(
-            transform(request, add_generation_prompt, today=today, special_tokens=special_tokens)
+        return self.input_processor.transform(
+            request,
+            add_generation_prompt,
+            today=today,
+            special_tokens=special_tokens,
+            strict=strict,
         )
 
     def parse(self, model_output: str, request: RequestLike | None = None) -> AssistantMessage:

@@ -242,7 +242,7 @@ class FormatterContractTests:
                 case.request,
                 add_generation_prompt=case.add_generation_prompt,
                 today=case.today,
-                special_tokens=case.special_tokens,
+                special_tokens=case.special_tokens,  # type: ignore[arg-type]
             )
             assert prompt == case.prompt, f"golden case {case.name} differs"
 

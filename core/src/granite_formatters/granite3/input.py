@@ -303,7 +303,8 @@ class Granite3InputProcessor(InputProcessor):
         add_generation_prompt: bool = True,
         *,
         today: datetime.date | None = None,
-        special_tokens: SpecialTokenPolicy = "error",
+        special_tokens: SpecialTokenPolicy | None = None,
+        strict: bool = True,
     ) -> str:
         """Render ``chat_completion`` as the prompt string the model was trained on.
 
@@ -318,7 +319,9 @@ class Granite3InputProcessor(InputProcessor):
         Raises :class:`InvalidRequestError` for a request the template cannot render
         or would render without honouring an option the caller set.
         """
-        if special_tokens not in SPECIAL_TOKEN_POLICIES:
+        if special_tokens is None:
+            special_tokens = "error"
+        elif special_tokens not in SPECIAL_TOKEN_POLICIES:
             raise InvalidRequestError(
                 f"must be 'error', 'strip' or 'keep', not {special_tokens!r}",
                 field="special_tokens",
