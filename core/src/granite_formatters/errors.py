@@ -19,7 +19,25 @@ __all__ = [
     "PluginLoadError",
     "PluginWarning",
     "UnknownModelError",
+    "quote",
 ]
+
+#: How many characters of a caller's value an error message shows at most.
+QUOTE_LIMIT = 80
+
+
+def quote(value: object, limit: int = QUOTE_LIMIT) -> str:
+    """``repr(value)`` cut to about ``limit`` characters, for error messages.
+
+    A long value keeps its start, then ``...`` and its full length, so a message never
+    echoes megabytes of caller input: ``'aaaa...' (10000000 characters)``.
+    """
+    if isinstance(value, str) and len(value) > limit:
+        return repr(value[:limit]) + f"... ({len(value)} characters)"
+    text = repr(value)
+    if len(text) > limit + 2:
+        return text[:limit] + f"... ({len(text)} characters as text)"
+    return text
 
 
 class FormatterError(Exception):
