@@ -5,7 +5,13 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from granite3_output_support import check_consistent, check_spans, marker_soup, span_of
+from granite3_output_support import (
+    check_consistent,
+    check_spans,
+    comparable,
+    marker_soup,
+    span_of,
+)
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -99,7 +105,7 @@ def test_rag_answer_with_five_documents_and_eight_citations() -> None:
         ("6", "rag doc", span_of(content, "Answers can cite documents."),
          "Retrieval-augmented generation grounds answers in documents supplied with the "
          "request.\nCitations point back to those documents."),
-        ("7", "5", span_of(content, "Answers can cite documents."),
+        ("7", 5, span_of(content, "Answers can cite documents."),  # caller's int doc_id
          "Hallucination detection flags sentences"),
     ]  # fmt: skip
     got = [
@@ -201,7 +207,7 @@ def test_tool_calls(output: str, content: str) -> None:
             ("get_weather", {"city": "<think>Paris</response>"})
         ]
         assert (message.content, message.reasoning_content) == (content, None)
-        assert message.tool_calls[0].id == PARSER.transform(output, request).tool_calls[0].id
+        assert message.tool_calls[0].id != PARSER.transform(output, request).tool_calls[0].id
 
 
 def test_skipped_special_tokens_give_a_note_instead_of_wrong_citations() -> None:
@@ -308,4 +314,4 @@ def test_fuzz_never_raises_and_stays_consistent(output: str, request: Any) -> No
     message = PARSER.transform(output, request)
     check_consistent(message, output)
     check_spans(message, DOCS if request is RAG else ())
-    assert message == PARSER.transform(output, request)
+    assert comparable(message) == comparable(PARSER.transform(output, request))

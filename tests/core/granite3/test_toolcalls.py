@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import re
+from typing import NamedTuple
 
 import pytest
 from granite3_output_support import cuts_for
@@ -16,9 +18,26 @@ from granite_formatters.granite3.toolcalls import (
     JsonScanner,
     ToolCallExtractor,
     build_tool_calls,
-    parse_tool_calls,
 )
 from granite_formatters.types import ToolCall
+
+
+class ToolCallParse(NamedTuple):
+    content: str
+    tool_calls: list[ToolCall]
+    notes: list[str]
+
+
+def parse_tool_calls(text: str, *, tools_offered: bool = False) -> ToolCallParse:
+    """The tool-call stage alone, over the whole text (content not stripped)."""
+    outbox = Outbox()
+    sink = ChannelSink(outbox, CONTENT)
+    extractor = ToolCallExtractor(sink, outbox, bare_list=tools_offered)
+    extractor.write(text)
+    extractor.end()
+    calls = [piece[1][1] for piece in outbox.pieces if piece[0] == TOOL_CALL]
+    return ToolCallParse(sink.text(), calls, outbox.notes)
+
 
 CALLS = (
     '[{"name": "get_weather", "arguments": {"city": "Paris"}}, {"name": "now", "arguments": {}}]'
@@ -76,15 +95,16 @@ def test_openai_shape_parameters_and_string_arguments() -> None:
     assert calls[0].id == "call_1"
 
 
-def test_generated_ids_are_deterministic_and_distinct() -> None:
+def test_generated_ids_are_unique_per_call_across_parsers() -> None:
     text = '<|tool_call|>[{"name": "f", "arguments": {}}, {"name": "f", "arguments": {}}]'
     first = parse_tool_calls(text).tool_calls
     second = parse_tool_calls(text).tool_calls
-    assert [c.id for c in first] == [c.id for c in second]
-    assert first[0].id != first[1].id
-    assert all(c.id.startswith("call_") and len(c.id) == 29 for c in first)
-    other = parse_tool_calls('<|tool_call|>[{"name": "g", "arguments": {}}]').tool_calls
-    assert other[0].id != first[0].id
+    ids = [c.id for c in first + second]
+    assert len(set(ids)) == 4  # the same call in two turns gets two ids
+    assert all(re.fullmatch("call_[0-9a-f]{24}", i) for i in ids)
+    # Within one parser: one random prefix, then the call counter.
+    assert first[0].id[:21] == first[1].id[:21]
+    assert [c.id[21:] for c in first] == ["00000000", "00000001"]
 
 
 def test_two_marked_blocks() -> None:
@@ -181,7 +201,16 @@ SOUP = st.lists(
 def test_chunking_never_changes_the_result(data: st.DataObject, text: str, tools: bool) -> None:
     cuts = data.draw(cuts_for(text))
     batch = parse_tool_calls(text, tools_offered=tools)
-    assert _chunked(text, cuts, tools) == (batch.content, batch.tool_calls, batch.notes)
+    content, calls, notes = _chunked(text, cuts, tools)
+    assert (content, _shape(calls), notes) == (batch.content, _shape(batch.tool_calls), batch.notes)
+
+
+def _shape(calls: list[ToolCall]) -> list[tuple[str, str, object]]:
+    """Calls with their generated ids reduced to the per-parser counter."""
+    return [
+        (c.id[21:] if re.fullmatch("call_[0-9a-f]{24}", c.id) else c.id, c.name, c.arguments)
+        for c in calls
+    ]
 
 
 @given(text=SOUP, tools=st.booleans())

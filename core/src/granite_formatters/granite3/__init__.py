@@ -63,7 +63,6 @@ if TYPE_CHECKING:
         Granite3OutputProcessor,
         Granite3StreamParser,
         SectionBlock,
-        add_citation_context_spans,
         add_hallucination_response_spans,
         create_dict,
         make_citation,
@@ -73,7 +72,7 @@ if TYPE_CHECKING:
     )
     from .sentences import SentenceSplitter, split_sentences
     from .spans import anchor_sentences
-    from .toolcalls import TOOL_CALL_MARKERS, ToolCallParse, parse_tool_calls
+    from .toolcalls import TOOL_CALL_MARKERS
 
 # Output-side names, imported from their modules on first access.
 _LAZY = {
@@ -94,7 +93,6 @@ _LAZY = {
     "Granite3OutputProcessor": "output",
     "Granite3StreamParser": "output",
     "SectionBlock": "output",
-    "add_citation_context_spans": "output",
     "add_hallucination_response_spans": "output",
     "create_dict": "output",
     "make_citation": "output",
@@ -105,8 +103,6 @@ _LAZY = {
     "split_sentences": "sentences",
     "anchor_sentences": "spans",
     "TOOL_CALL_MARKERS": "toolcalls",
-    "ToolCallParse": "toolcalls",
-    "parse_tool_calls": "toolcalls",
 }
 
 
@@ -157,8 +153,6 @@ __all__ = [
     "TagEvent",
     "TagGrammar",
     "TagMatch",
-    "ToolCallParse",
-    "add_citation_context_spans",
     "add_hallucination_response_spans",
     "anchor_sentences",
     "create_dict",
@@ -170,7 +164,6 @@ __all__ = [
     "make_citation",
     "parse_citation_lines",
     "parse_hallucinations_text",
-    "parse_tool_calls",
     "partial_marker_length",
     "remove_special_tokens_in_json",
     "sanitize",

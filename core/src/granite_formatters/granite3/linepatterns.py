@@ -12,6 +12,7 @@ questions cost O(that length), independent of the text.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Sequence
 from typing import NamedTuple
 
@@ -42,7 +43,7 @@ _State = tuple[int, int]
 class BoundedPattern:
     """A sequence of :class:`Lit` and :class:`Rep` elements, matched from a position."""
 
-    __slots__ = ("elements", "max_length", "name")
+    __slots__ = ("_initial", "_moves", "elements", "firsts", "max_length", "name")
 
     def __init__(self, name: str, elements: Sequence[Element]) -> None:
         self.name = name
@@ -50,6 +51,28 @@ class BoundedPattern:
             Lit(e.text.lower(), True) if isinstance(e, Lit) and e.icase else e for e in elements
         )
         self.max_length = sum(len(e.text) if isinstance(e, Lit) else e.high for e in elements)
+        # The initial state, computed once (it was recomputed on every call).
+        self._initial = frozenset(self._closure([(0, 0)]))
+        # (states, character) -> next states: the simulation becomes a lazily built DFA.
+        self._moves: dict[tuple[frozenset[_State], str], frozenset[_State]] = {}
+        #: The characters a match can begin with, or ``None`` when that set is not a
+        #: plain set (an empty match, or a case-insensitive first letter).
+        self.firsts = self._first_chars()
+
+    def _first_chars(self) -> frozenset[str] | None:
+        firsts: set[str] = set()
+        for index, done in self._initial:
+            if index >= len(self.elements):
+                return None  # the empty string matches
+            element = self.elements[index]
+            if isinstance(element, Lit):
+                if done < len(element.text):
+                    if element.icase and element.text[done].upper() != element.text[done]:
+                        return None
+                    firsts.add(element.text[done])
+            elif done < element.high:
+                firsts.update(element.chars)
+        return frozenset(firsts)
 
     def _closure(self, states: Iterable[_State]) -> set[_State]:
         todo = list(states)
@@ -70,7 +93,7 @@ class BoundedPattern:
                 todo.append((index + 1, 0))
         return seen
 
-    def _step(self, states: set[_State], char: str) -> set[_State]:
+    def _step(self, states: set[_State] | frozenset[_State], char: str) -> set[_State]:
         moved: list[_State] = []
         for index, done in states:
             if index >= len(self.elements):
@@ -85,28 +108,42 @@ class BoundedPattern:
                 moved.append((index, done + 1))
         return self._closure(moved)
 
+    def _move(self, states: frozenset[_State], char: str) -> frozenset[_State]:
+        key = (states, char)
+        moved = self._moves.get(key)
+        if moved is None:
+            moved = frozenset(self._step(states, char))
+            if len(self._moves) < 4096:  # bounded: characters are unbounded
+                self._moves[key] = moved
+        return moved
+
     def match(self, text: str, pos: int = 0) -> int | None:
         """The end of the shortest match starting at ``pos``, or ``None``."""
         final = len(self.elements)
-        states = self._closure([(0, 0)])
+        firsts = self.firsts
+        if firsts is not None and (pos >= len(text) or text[pos] not in firsts):
+            return None
+        states = self._initial
         if (final, 0) in states:
             return pos
         for offset in range(self.max_length):
             if pos + offset >= len(text) or not states:
                 return None
-            states = self._step(states, text[pos + offset])
+            states = self._move(states, text[pos + offset])
             if (final, 0) in states:
                 return pos + offset + 1
         return None
 
     def could_match(self, text: str, pos: int = 0) -> bool:
         """Whether ``text[pos:]`` is a proper prefix of some match (more text could complete it)."""
-        states = self._closure([(0, 0)])
         rest = text[pos : pos + self.max_length + 1]
         if len(rest) >= self.max_length:
             return False
+        if rest and self.firsts is not None and rest[0] not in self.firsts:
+            return False
+        states = self._initial
         for char in rest:
-            states = self._step(states, char)
+            states = self._move(states, char)
             if not states:
                 return False
         return any(self._can_grow(index, done) for index, done in states)
@@ -121,11 +158,27 @@ class BoundedPattern:
 class PatternSet:
     """Several :class:`BoundedPattern` tested together at one position."""
 
-    __slots__ = ("max_length", "patterns")
+    __slots__ = ("line_starts", "max_length", "patterns")
 
     def __init__(self, patterns: Sequence[BoundedPattern]) -> None:
         self.patterns = tuple(patterns)
         self.max_length = max((p.max_length for p in self.patterns), default=0)
+        firsts: set[str] | None = set()
+        for pattern in self.patterns:
+            if pattern.firsts is None or firsts is None:
+                firsts = None
+            else:
+                firsts.update(pattern.firsts)
+        #: Finds the next line start (just after a ``\\n``) where a match could begin:
+        #: one followed by a possible first character, or by the end of the text
+        #: (undecided). Lines that cannot start a match are skipped in one C-level scan.
+        self.line_starts: re.Pattern[str] = re.compile(
+            r"\n"
+            if firsts is None
+            else r"\n(?=[" + "".join(map(re.escape, sorted(firsts))) + r"]|\Z)"
+            if firsts
+            else r"\n(?=\Z)"
+        )
 
     def match(self, text: str, pos: int = 0) -> tuple[BoundedPattern, int] | None:
         """The first pattern (in order) matching at ``pos`` and the end of its match."""

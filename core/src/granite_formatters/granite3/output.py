@@ -30,12 +30,13 @@ Policies (shared by the releases):
   interpreted. Nothing here raises on model output.
 
 The module also offers typed, linear re-implementations of the prior
-implementation's helpers: :func:`create_dict`, :func:`parse_hallucinations_text`,
-:func:`add_hallucination_response_spans` and :func:`add_citation_context_spans`.
+implementation's helpers: :func:`create_dict`, :func:`parse_hallucinations_text` and
+:func:`add_hallucination_response_spans`.
 """
 
 from __future__ import annotations
 
+import codecs
 import logging
 import re
 from abc import abstractmethod
@@ -53,7 +54,16 @@ from .reasoning import ReasoningSplitter
 from .sections import SectionSplitter
 from .sentences import SentenceSplitter, split_sentences
 from .spans import ContextLocator, Span, TextLocator
-from .stages import CONTENT, REASONING, TOOL_CALL, ChannelSink, Outbox, TextSink, Trimmer
+from .stages import (
+    CONTENT,
+    REASONING,
+    TOOL_CALL,
+    ChannelSink,
+    Outbox,
+    TextSink,
+    Trimmer,
+    text_safe,
+)
 from .toolcalls import TOOL_CALL_MARKERS, ToolCallExtractor
 from .types import Citation, Granite3AssistantMessage, Granite3ChatCompletion, Hallucination
 
@@ -63,7 +73,6 @@ __all__ = [
     "Granite3OutputProcessor",
     "Granite3StreamParser",
     "SectionBlock",
-    "add_citation_context_spans",
     "add_hallucination_response_spans",
     "create_dict",
     "make_citation",
@@ -178,51 +187,6 @@ def add_hallucination_response_spans(
             )
         )
     return located
-
-
-def add_citation_context_spans(
-    citations: Sequence[Citation],
-    documents: Mapping[str, str],
-    *,
-    notes: list[str] | None = None,
-    locator: ContextLocator | None = None,
-) -> list[Citation]:
-    """Locate each citation's ``context_text`` in the text of its document.
-
-    ``documents`` maps a ``doc_id`` to the document's full text. Returns new objects;
-    when the text is found only up to whitespace and case, ``context_text`` becomes
-    the document's own text, so ``document[begin:end] == context_text`` always holds.
-    Unknown documents and unfound texts get ``None`` spans and a note.
-    """
-    locator = locator or ContextLocator()
-    result: list[Citation] = []
-    for citation in citations:
-        document = documents.get(citation.doc_id)
-        span = None
-        if document is None:
-            if notes is not None:
-                notes.append(f"citation {citation.citation_id}: no document {citation.doc_id!r}")
-        else:
-            span = locator.locate(citation.doc_id, document, citation.context_text)
-            if span is None and notes is not None:
-                notes.append(
-                    f"citation {citation.citation_id}: {_excerpt(citation.context_text)} "
-                    f"is not in document {citation.doc_id!r}"
-                )
-        if span is None:
-            result.append(citation.model_copy(update={"context_begin": None, "context_end": None}))
-        else:
-            begin, end = span
-            result.append(
-                citation.model_copy(
-                    update={
-                        "context_text": document[begin:end] if document is not None else "",
-                        "context_begin": begin,
-                        "context_end": end,
-                    }
-                )
-            )
-    return result
 
 
 # ----------------------------------------------------------------------------------------
@@ -373,22 +337,32 @@ class DocumentIndex:
             for index, document in enumerate(self.documents):
                 key = "" if document.doc_id is None else str(document.doc_id)
                 self._by_id.setdefault(key, index)
-        self._cited: dict[int, str] = {}
+        self._cited: dict[int, str | int] = {}
 
-    def lookup(self, ref: str) -> tuple[str, Document] | None:
+    def lookup(self, ref: str) -> tuple[str | int, Document] | None:
         """The citation ``doc_id`` and the document that ``ref`` names, or ``None``."""
         if self.by_position:
             ref = ref.strip()
-            if not ref.isdigit() or len(ref) > 9 or int(ref) >= len(self.documents):
+            # ASCII digits only: "²".isdigit() is true but int("²") raises.
+            if (
+                not (ref.isascii() and ref.isdigit())
+                or len(ref) > 9
+                or int(ref) >= len(self.documents)
+            ):
                 return None
             index = int(ref)
-            document = self.documents[index]
-            doc_id = str(index) if document.doc_id is None else str(document.doc_id)
         else:
             found = self._by_id.get(ref)
             if found is None:
                 return None
-            index, document, doc_id = found, self.documents[found], ref
+            index = found
+        document = self.documents[index]
+        # The caller's doc_id, with its type, so citations join documents on equality.
+        doc_id: str | int
+        if document.doc_id is not None:
+            doc_id = document.doc_id
+        else:
+            doc_id = str(index) if self.by_position else ref
         self._cited.setdefault(index, doc_id)
         return doc_id, document
 
@@ -397,7 +371,7 @@ class DocumentIndex:
         result: list[Document] = []
         for index, doc_id in self._cited.items():
             document = self.documents[index]
-            if document.doc_id is None or str(document.doc_id) != doc_id:
+            if document.doc_id is None:
                 document = document.model_copy(update={"doc_id": doc_id})
             result.append(document)
         return result
@@ -418,9 +392,13 @@ def make_citation(
     ``entry`` is the listed citation (``None`` when the tag has no entry: the context
     is then empty and unlocated). ``doc_ref`` names the document as the model did.
     """
+    safe_ref = text_safe(doc_ref)
+    if safe_ref is not None:
+        notes.append(f"citation {citation_id}: replaced lone surrogates in its document id")
+        doc_ref = safe_ref
     found = documents.lookup(doc_ref)
     context = entry.context if entry is not None else ""
-    doc_id = found[0] if found is not None else doc_ref
+    doc_id: str | int = found[0] if found is not None else doc_ref
     fields: dict[str, Any] = {
         "citation_id": citation_id,
         "doc_id": doc_id,
@@ -522,12 +500,6 @@ class Granite3OutputProcessor(OutputProcessor):
         """Match the tags in the answer with the listed citations."""
 
 
-def _strings(value: Any) -> str:
-    if isinstance(value, bytes | bytearray):
-        return bytes(value).decode("utf-8", "replace")
-    return value if isinstance(value, str) else ("" if value is None else str(value))
-
-
 class Granite3StreamParser(StreamParser):
     """Parses one Granite 3.x output incrementally (see :class:`Granite3OutputProcessor`)."""
 
@@ -540,6 +512,7 @@ class Granite3StreamParser(StreamParser):
         self._tool_calls: list[ToolCall] = []
         self._message: Granite3AssistantMessage | None = None
         self._closed = False
+        self._decoder: codecs.IncrementalDecoder | None = None
         outbox = self._outbox = Outbox()
 
         # Thinking unknown (no request, or a request that does not say) counts as on.
@@ -594,17 +567,36 @@ class Granite3StreamParser(StreamParser):
     def feed(self, chunk: str) -> list[Delta]:
         if self._closed:
             raise RuntimeError("this stream parser is closed; create a new one per output")
-        chunk = _strings(chunk)
+        self._write(self._text(chunk))
+        return self._deltas()
+
+    def _text(self, value: Any) -> str:
+        if isinstance(value, bytes | bytearray | memoryview):
+            # One incremental decoder per stream: a character split across chunks is
+            # decoded whole, as the batch parse of the joined bytes decodes it.
+            if self._decoder is None:
+                self._decoder = codecs.getincrementaldecoder("utf-8")("replace")
+            return self._decoder.decode(bytes(value))
+        return value if isinstance(value, str) else ("" if value is None else str(value))
+
+    def _write(self, chunk: str) -> None:
         if not chunk:
-            return []
+            return
+        safe = text_safe(chunk)
+        if safe is not None:
+            self._outbox.note(
+                "replaced lone surrogates (not encodable as UTF-8) in the output with U+FFFD"
+            )
+            chunk = safe
         self._raw.append(chunk)
         self._splitter.write(chunk)
-        return self._deltas()
 
     def close(self) -> list[Delta]:
         if self._closed:
             return []
         self._closed = True
+        if self._decoder is not None:
+            self._write(self._decoder.decode(b"", final=True))
         self._splitter.end()
         deltas = self._deltas()
         self._message = self._build_message()

@@ -14,6 +14,7 @@ it is decided. The same header text inside a sentence is not a header.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 
 from .linepatterns import PatternSet
@@ -45,11 +46,6 @@ class SectionSplitter(ScanningSink):
         self._at_line_start = True
         self._sections: list[str] | None = None
 
-    @property
-    def started(self) -> bool:
-        """Whether a section header has been seen."""
-        return self._sections is not None
-
     def sections_text(self) -> str:
         """Everything from the first section header on ("" when there was none)."""
         return "".join(self._sections) if self._sections is not None else ""
@@ -73,6 +69,26 @@ class SectionSplitter(ScanningSink):
         position = 0
         length = len(buffer)
         search = MarkerSearch(buffer, self._markers)
+        line_starts = self._patterns.line_starts
+        # The answer text of this scan is passed on in one write (the next sinks are
+        # chunking-invariant), so their per-write cost is not paid per line.
+        out: list[str] = []
+        try:
+            self._scan_into(buffer, final, position, length, search, line_starts, out)
+        finally:
+            if out:
+                self.next.write("".join(out))
+
+    def _scan_into(
+        self,
+        buffer: str,
+        final: bool,
+        position: int,
+        length: int,
+        search: MarkerSearch,
+        line_starts: re.Pattern[str],
+        out: list[str],
+    ) -> None:
         while position < length:
             if self._at_line_start:
                 if self._patterns.match(buffer, position) is not None:
@@ -82,22 +98,24 @@ class SectionSplitter(ScanningSink):
                     self._pending = buffer[position:]
                     return
                 self._at_line_start = False
-            newline = buffer.find("\n", position)
-            line_end = length if newline == -1 else newline + 1
-            found = search.next(position, line_end)
+            # The lines up to the next one that could start a header go on in one piece
+            # (a budget on per-line work: a line that cannot be a header costs nothing).
+            found_line = line_starts.search(buffer, position)
+            stop = length if found_line is None else found_line.end()
+            found = search.next(position, stop)
             if found is not None:
-                self.next.write(buffer[position : found.start])
+                out.append(buffer[position : found.start])
                 if found.marker in self._starters:
                     self._start_sections(buffer[found.start :])
                     return
                 self.outbox.note(f"removed a stray {found.marker!r} from the answer")
                 position = found.end
                 continue
-            if newline == -1:
+            if found_line is None:
                 keep = 0 if final else partial_marker_length(buffer, self._markers, position)
-                self.next.write(buffer[position : length - keep])
+                out.append(buffer[position : length - keep])
                 self._pending = buffer[length - keep :]
                 return
-            self.next.write(buffer[position:line_end])
-            position = line_end
+            out.append(buffer[position:stop])
+            position = stop
             self._at_line_start = True

@@ -6,14 +6,17 @@
   taking repeated texts in order, with a total search budget that keeps the work
   linear in the answer length whatever the model lists.
 * :class:`ContextLocator`: where a quoted context is in a document, exactly or, failing
-  that, ignoring differences in whitespace and letter case.
+  that, ignoring differences in whitespace and letter case. Quotes are looked up in
+  an index built once per document, so the work per citation does not grow with the
+  document (many citations against a large document stay linear).
 
 All offsets are Python ``str`` indices; a span that cannot be found is ``None``.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import re
+from collections.abc import Hashable, Sequence
 
 __all__ = ["ContextLocator", "Span", "TextLocator", "anchor_sentences"]
 
@@ -60,7 +63,6 @@ class TextLocator:
         self._used: dict[str, int] = {}
         self._cursor = 0
         self._budget = budget_factor * len(text) + 65_536
-        self.exhausted = False
 
     def locate(self, needle: str) -> Span | None:
         """The span of ``needle`` in the text, or ``None``."""
@@ -74,7 +76,6 @@ class TextLocator:
             return self._found(begin, needle)
         for start in (self._cursor, 0) if self._cursor else (0,):
             if self._budget <= 0:
-                self.exhausted = True
                 return None
             found = self.text.find(needle, start)
             self._budget -= (found + len(needle) if found >= 0 else len(self.text)) - start
@@ -111,18 +112,114 @@ def _normalise(text: str) -> tuple[str, list[int]]:
     return "".join(chars), origin
 
 
+_WORD = re.compile(r"\w+")
+#: Documents up to this length are searched directly (the cost per quote is bounded).
+_DIRECT = 4096
+
+
+class _TextIndex:
+    """First occurrences of quotes in one text, through an index of its words.
+
+    The index maps each word (a maximal ``\\w+`` run) to its start positions, built
+    once. A quote that contains a complete word (one with a non-word character on
+    each side *inside the quote*) can only occur where that word occurs as a whole
+    word, so only those positions are checked, rarest word first; the first one that
+    matches is the same answer ``str.find`` gives. Quotes without such a word, and the
+    checks themselves, draw on a work budget proportional to the text, so the total
+    cost stays linear however many quotes are looked up.
+    """
+
+    __slots__ = ("_budget", "_cache", "_words", "text")
+
+    def __init__(self, text: str, budget_factor: int = 32) -> None:
+        self.text = text
+        self._words: dict[str, list[int]] | None = None
+        self._cache: dict[str, int] = {}
+        self._budget = budget_factor * len(text) + 1_000_000
+
+    def find(self, quote: str) -> int:
+        """The first index of ``quote`` in the text, or -1 (also when out of budget)."""
+        text = self.text
+        if len(text) <= _DIRECT:
+            return text.find(quote)
+        cached = self._cache.get(quote)
+        if cached is None:
+            cached = self._cache[quote] = self._search(quote)
+        return cached
+
+    def _search(self, quote: str) -> int:
+        text = self.text
+        if self._budget <= 0:
+            return -1
+        anchors = [
+            (m.start(), m.group())
+            for m in _WORD.finditer(quote)
+            if m.start() > 0 and m.end() < len(quote)
+        ]
+        if not anchors:
+            found = text.find(quote)
+            self._budget -= (found + len(quote)) if found >= 0 else len(text)
+            return found
+        if self._words is None:
+            words: dict[str, list[int]] = {}
+            for match in _WORD.finditer(text):
+                words.setdefault(match.group(), []).append(match.start())
+            self._words = words
+        index = self._words
+        offset, word = min(anchors, key=lambda anchor: len(index.get(anchor[1], ())))
+        cost = len(quote) + 1
+        for position in index.get(word, ()):
+            start = position - offset
+            self._budget -= cost
+            if start >= 0 and text.startswith(quote, start):
+                return start
+            if self._budget <= 0:
+                return -1
+        return -1
+
+
+class _DocumentIndex:
+    """A document's exact and normalised (whitespace, case) indexes, each built lazily."""
+
+    __slots__ = ("_exact", "_normal", "_origin", "document")
+
+    def __init__(self, document: str) -> None:
+        self.document = document
+        self._exact = _TextIndex(document)
+        self._normal: _TextIndex | None = None
+        self._origin: list[int] = []
+
+    def find(self, quote: str) -> Span | None:
+        found = self._exact.find(quote)
+        return (found, found + len(quote)) if found >= 0 else None
+
+    def find_normalised(self, quote: str) -> Span | None:
+        normal, _ = _normalise(quote.strip())
+        if not normal:
+            return None
+        if self._normal is None:
+            text, self._origin = _normalise(self.document)
+            self._normal = _TextIndex(text)
+        found = self._normal.find(normal)
+        if found < 0:
+            return None
+        origin = self._origin
+        return origin[found], origin[found + len(normal) - 1] + 1
+
+
 class ContextLocator:
-    """Finds quoted contexts in documents (each document normalised at most once)."""
+    """Finds quoted contexts in documents (each document indexed at most once)."""
 
     def __init__(self) -> None:
-        self._normalised: dict[str, tuple[str, list[int]]] = {}
+        self._documents: dict[Hashable, _DocumentIndex] = {}
 
-    def locate(self, key: str, document: str, context: str) -> Span | None:
-        """The span of ``context`` in ``document`` (cached under ``key``), or ``None``.
+    def locate(self, key: Hashable, document: str, context: str) -> Span | None:
+        """The span of ``context`` in ``document`` (indexed under ``key``), or ``None``.
 
         The exact text is tried first, then the text with surrounding quotes and
         ellipses removed, then both ignoring whitespace and case. The span always
-        slices the document: ``document[begin:end]`` is the matched text.
+        slices the document: ``document[begin:end]`` is the matched text. The first
+        occurrence is returned, as ``str.find`` would find it.
         """
         candidates = [context.strip()]
         unquoted = candidates[0].strip("\"'“”").strip()
@@ -134,19 +231,16 @@ class ContextLocator:
         for candidate in (unquoted, trimmed):
             if candidate and candidate not in candidates:
                 candidates.append(candidate)
+        index = self._documents.get(key)
+        if index is None or index.document is not document:
+            index = self._documents[key] = _DocumentIndex(document)
         for candidate in candidates:
             if candidate:
-                found = document.find(candidate)
-                if found >= 0:
-                    return found, found + len(candidate)
-        if key not in self._normalised:
-            self._normalised[key] = _normalise(document)
-        normal_document, origin = self._normalised[key]
+                span = index.find(candidate)
+                if span is not None:
+                    return span
         for candidate in candidates:
-            normal, _ = _normalise(candidate.strip())
-            if not normal:
-                continue
-            found = normal_document.find(normal)
-            if found >= 0:
-                return origin[found], origin[found + len(normal) - 1] + 1
+            span = index.find_normalised(candidate)
+            if span is not None:
+                return span
         return None

@@ -12,11 +12,61 @@ two cannot disagree. Every sink also does O(1) amortised work per character.
 
 from __future__ import annotations
 
+import re
+import secrets
 from typing import Any, Protocol
 
 from ..types import ToolCall
 
-__all__ = ["Channel", "Outbox", "ScanningSink", "TextSink", "Trimmer"]
+__all__ = ["Channel", "Outbox", "ScanningSink", "TextSink", "Trimmer", "json_safe", "text_safe"]
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def text_safe(text: str) -> str | None:
+    """``text`` with each lone surrogate replaced by U+FFFD, or ``None`` if it has none.
+
+    A Python ``str`` can hold surrogate code points (a ``\\ud83d`` JSON escape decodes
+    to one) that no UTF-8 encoder accepts. One character replaces one, so spans hold.
+    """
+    if text.isascii() or _SURROGATE.search(text) is None:
+        return None
+    return _SURROGATE.sub("\ufffd", text)
+
+
+def json_safe(value: Any) -> Any:
+    """``value`` (decoded JSON) with lone surrogates replaced, or ``None`` if it has none.
+
+    Keys and strings at any depth are checked, iteratively (no recursion limit).
+    """
+    dirty = False
+
+    def clean(item: Any) -> Any:
+        nonlocal dirty
+        if isinstance(item, str):
+            fixed = text_safe(item)
+            if fixed is not None:
+                dirty = True
+                return fixed
+        return item
+
+    root: list[Any] = [value]
+    stack: list[tuple[Any, Any]] = [(root, 0)]
+    while stack:
+        container, key = stack.pop()
+        item = container[key]
+        if isinstance(item, dict):
+            rebuilt = {clean(k): v for k, v in item.items()}
+            container[key] = rebuilt
+            stack.extend((rebuilt, k) for k in rebuilt)
+        elif isinstance(item, list):
+            rebuilt_list = list(item)
+            container[key] = rebuilt_list
+            stack.extend((rebuilt_list, i) for i in range(len(rebuilt_list)))
+        else:
+            container[key] = clean(item)
+    return root[0] if dirty else None
+
 
 #: Output channel names.
 Channel = str
@@ -68,13 +118,27 @@ class Outbox:
     chunk. ``notes`` lists what the parser could not interpret, each text once.
     """
 
-    __slots__ = ("_noted", "notes", "pieces", "tool_call_count")
+    __slots__ = ("_call_prefix", "_ids_made", "_noted", "notes", "pieces", "tool_call_count")
 
     def __init__(self) -> None:
         self.pieces: list[tuple[Channel, Any]] = []
         self.notes: list[str] = []
         self._noted: set[str] = set()
         self.tool_call_count = 0
+        self._call_prefix = ""
+        self._ids_made = 0
+
+    def new_call_id(self) -> str:
+        """A tool-call id: ``call_`` + 16 random hex digits per outbox + an 8-digit counter.
+
+        Unique across parsers (and so across the turns of a conversation); within one
+        parser the n-th id differs from the others only in its counter. O(1).
+        """
+        if not self._call_prefix:
+            self._call_prefix = secrets.token_hex(8)
+        made = self._ids_made
+        self._ids_made = made + 1
+        return f"call_{self._call_prefix}{made & 0xFFFFFFFF:08x}"
 
     def note(self, text: str) -> None:
         """Record ``text`` in ``notes`` (once)."""

@@ -17,21 +17,28 @@ instead of ``arguments``, and arguments given as a JSON string. JSON that is inv
 cut off, larger than :data:`MAX_JSON_CHARS` or nested deeper than
 :data:`MAX_JSON_DEPTH` is left in the content and explained in the notes.
 
-Call ids: the model's ``id`` when it gives one, otherwise ``call_`` plus a hash of the
-call's index and the JSON text, so the same output always parses to the same message
-(streaming included).
+Call ids: the model's ``id`` when it gives one, otherwise one made by the parser's
+:class:`~.stages.Outbox`: ``call_`` followed by 24 hex digits, 16 drawn at random once per
+parser and 8 counting the calls of the message. Ids are therefore unique across parsers
+(the same call in two turns of a conversation gets two ids), and within one parser the
+n-th call always gets the same suffix. Making an id costs O(1), whatever the size of
+the list.
+
+Decoded values must serialise: lone surrogates (from ``\\ud83d``-style JSON escapes)
+are replaced by U+FFFD, and arguments given as a JSON string nested deeper than
+:data:`MAX_JSON_DEPTH` are kept as that string (both noted).
 """
 
 from __future__ import annotations
 
-import hashlib
 import json
-from typing import Any, NamedTuple
+import re
+from typing import Any
 
 from ..jsonscan import MAX_JSON_CHARS, MAX_JSON_DEPTH, JsonScanner
 from ..types import ToolCall
 from .markers import MarkerSearch, partial_marker_length
-from .stages import CONTENT, TOOL_CALL, ChannelSink, Outbox, ScanningSink, TextSink
+from .stages import Outbox, ScanningSink, TextSink, json_safe
 
 __all__ = [
     "MAX_JSON_CHARS",
@@ -39,37 +46,51 @@ __all__ = [
     "TOOL_CALL_MARKERS",
     "JsonScanner",
     "ToolCallExtractor",
-    "ToolCallParse",
     "build_tool_calls",
-    "parse_tool_calls",
 ]
 
 #: The markers that introduce tool calls.
 TOOL_CALL_MARKERS = ("<|tool_call|>", "<tool_call>")
 _CLOSING_TAG = "</tool_call>"
 
-_WHITESPACE = " \t\n\r\f\v"
+# The first character that is not whitespace (the JSON whitespace and more).
+_NOT_SPACE = re.compile(r"[^ \t\n\r\f\v]")
 
 
-def _call_id(json_text: str, index: int) -> str:
-    digest = hashlib.sha256(f"{index}\x00{json_text}".encode("utf-8", "surrogatepass"))
-    return "call_" + digest.hexdigest()[:24]
+def _depth_within(value: Any, limit: int) -> bool:
+    """Whether ``value`` (decoded JSON) nests at most ``limit`` containers deep."""
+    stack: list[tuple[Any, int]] = [(value, 1)]
+    while stack:
+        item, depth = stack.pop()
+        if isinstance(item, dict | list):
+            if depth > limit:
+                return False
+            children = item.values() if isinstance(item, dict) else item
+            stack.extend((child, depth + 1) for child in children)
+    return True
 
 
-def _arguments(value: Any) -> Any:
+def _arguments(value: Any, notes: list[str]) -> Any:
     if (
         isinstance(value, str)
         and len(value) <= MAX_JSON_CHARS
         and value.lstrip().startswith(("{", "["))
     ):
         try:
-            return json.loads(value)
+            decoded = json.loads(value)
         except (ValueError, RecursionError):
             return value
+        if not _depth_within(decoded, MAX_JSON_DEPTH):
+            notes.append(
+                f"tool call arguments nested deeper than {MAX_JSON_DEPTH} levels are kept "
+                "as their JSON string"
+            )
+            return value
+        return decoded
     return value
 
 
-def _one_call(item: Any, json_text: str, index: int) -> ToolCall | None:
+def _one_call(item: Any, outbox: Outbox | None, notes: list[str]) -> ToolCall | None:
     if not isinstance(item, dict):
         return None
     function = item.get("function")
@@ -78,22 +99,33 @@ def _one_call(item: Any, json_text: str, index: int) -> ToolCall | None:
     if not isinstance(name, str) or not name.strip():
         return None
     if "arguments" in body:
-        arguments = _arguments(body["arguments"])
+        arguments = _arguments(body["arguments"], notes)
     else:
-        arguments = _arguments(body.get("parameters", {}))
+        arguments = _arguments(body.get("parameters", {}), notes)
     given_id = item.get("id")
-    call_id = given_id if isinstance(given_id, str) and given_id else _call_id(json_text, index)
+    call_id = given_id if isinstance(given_id, str) and given_id else ""
+    cleaned = json_safe([name, call_id, arguments])
+    if cleaned is not None:
+        notes.append("replaced lone surrogates in a tool call with U+FFFD")
+        name, call_id, arguments = cleaned
+    if not call_id:
+        call_id = outbox.new_call_id() if outbox is not None else Outbox().new_call_id()
     return ToolCall(id=call_id, name=name, arguments=arguments)
 
 
 def build_tool_calls(
-    json_text: str, *, first_index: int = 0, bare: bool = False
+    json_text: str,
+    *,
+    bare: bool = False,
+    outbox: Outbox | None = None,
+    notes: list[str] | None = None,
 ) -> list[ToolCall] | str:
     """Turn tool-call JSON into :class:`ToolCall` objects, or explain why not.
 
     ``bare`` (no marker before the JSON) accepts only a non-empty list. Returns the
     calls, or a short reason (a ``str``) when ``json_text`` is not a tool call.
-    ``first_index`` is the message-wide index of the first call (used for ids).
+    Ids the model did not give come from ``outbox`` (a fresh one when ``None``);
+    what had to be repaired is appended to ``notes``.
     """
     try:
         value = json.loads(json_text)
@@ -103,13 +135,24 @@ def build_tool_calls(
         value = [value]
     if not isinstance(value, list) or (bare and not value):
         return "not a list of tool calls"
-    calls: list[ToolCall] = []
     for offset, item in enumerate(value):
-        call = _one_call(item, json_text, first_index + offset)
-        if call is None:
+        if _one_call_shape(item) is None:
             return f"item {offset} is not a tool call object with a string 'name'"
-        calls.append(call)
-    return calls
+    found: list[str] = []
+    calls = [_one_call(item, outbox, found) for item in value]
+    if notes is not None:
+        notes.extend(found)
+    return [call for call in calls if call is not None]
+
+
+def _one_call_shape(item: Any) -> str | None:
+    """The call's name when ``item`` is shaped like a tool call, else ``None``."""
+    if not isinstance(item, dict):
+        return None
+    function = item.get("function")
+    body = function if isinstance(function, dict) else item
+    name = body.get("name")
+    return name if isinstance(name, str) and name.strip() else None
 
 
 _SCAN, _LEAD, _AFTER_MARKER, _JSON = range(4)
@@ -184,13 +227,15 @@ class ToolCallExtractor(ScanningSink):
                 self._held = [found.marker]
                 self._state = _AFTER_MARKER
             elif state in (_LEAD, _AFTER_MARKER):
-                rest = buffer[position:]
-                stripped = rest.lstrip(_WHITESPACE)
-                self._held.append(rest[: len(rest) - len(stripped)])
-                position = length - len(stripped)
-                if not stripped:
+                # Skip whitespace without copying the rest of the buffer (a copy per
+                # marker made a run of markers quadratic).
+                found_text = _NOT_SPACE.search(buffer, position)
+                stop = length if found_text is None else found_text.start()
+                self._held.append(buffer[position:stop])
+                position = stop
+                if found_text is None:
                     return
-                first = stripped[0]
+                first = buffer[position]
                 if first == "[" or (first == "{" and state == _AFTER_MARKER):
                     self._state = _JSON
                     self._scanner = JsonScanner()
@@ -213,9 +258,10 @@ class ToolCallExtractor(ScanningSink):
 
     def _finish_json(self) -> None:
         json_text = "".join(self._json)
-        result = build_tool_calls(
-            json_text, first_index=self.outbox.tool_call_count, bare=not self._marker
-        )
+        notes: list[str] = []
+        result = build_tool_calls(json_text, bare=not self._marker, outbox=self.outbox, notes=notes)
+        for note in notes:
+            self.outbox.note(note)
         if isinstance(result, str):
             self._give_up(f"{self._what()} is {result}")
             return
@@ -229,26 +275,3 @@ class ToolCallExtractor(ScanningSink):
         self._held = []
         self._json = []
         self._state = _SCAN
-
-
-class ToolCallParse(NamedTuple):
-    """The result of :func:`parse_tool_calls`."""
-
-    content: str
-    tool_calls: list[ToolCall]
-    notes: list[str]
-
-
-def parse_tool_calls(text: str, *, tools_offered: bool = False) -> ToolCallParse:
-    """Take the tool calls out of ``text`` (all of it, at once).
-
-    ``content`` is the rest of the text, unchanged apart from the removed markers and
-    JSON (not stripped). ``tools_offered`` enables the bare-list form.
-    """
-    outbox = Outbox()
-    sink = ChannelSink(outbox, CONTENT)
-    extractor = ToolCallExtractor(sink, outbox, bare_list=tools_offered)
-    extractor.write(text)
-    extractor.end()
-    calls = [piece[1][1] for piece in outbox.pieces if piece[0] == TOOL_CALL]
-    return ToolCallParse(sink.text(), calls, outbox.notes)

@@ -2,9 +2,18 @@
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Any, Literal, Union
 
-from pydantic import BaseModel, ConfigDict, Field, StrictBool, ValidationError, field_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    StrictBool,
+    StrictInt,
+    StrictStr,
+    ValidationError,
+    field_validator,
+)
 
 from ..types import AssistantMessage, ChatCompletion, Document
 
@@ -41,12 +50,15 @@ class Citation(BaseModel):
     ``response_begin``/``response_end`` index the cleaned response (``content``), and
     ``context_begin``/``context_end`` index the full text of the cited input document.
     A span that could not be located is ``None`` (never a fake ``0``).
+    ``doc_id`` is the cited document's own ``doc_id``, with the type the caller gave
+    it (``str`` or ``int``), so citations join ``documents`` on equality; a document
+    the request does not have is named as the model wrote it (a ``str``).
     """
 
     model_config = ConfigDict(defer_build=True)
 
     citation_id: str
-    doc_id: str
+    doc_id: Union[StrictStr, StrictInt]  # noqa: UP007 - pydantic smart union
     context_text: str
     context_begin: int | None = None
     context_end: int | None = None

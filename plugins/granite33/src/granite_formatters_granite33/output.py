@@ -207,9 +207,13 @@ class Granite33OutputProcessor(Granite3OutputProcessor):
         # (document id, anchor position, explicit span) per tag, in answer order.
         refs: list[tuple[str | None, int, Span | None]] = []
         opened: TagEvent | None = None
+        unclosed = (
+            "a <|start_of_cite|> is never closed by <|end_of_cite|>; read as a point citation"
+        )
         for event in events:
             if event.kind == OPEN:
                 if opened is not None:
+                    notes.append(unclosed)
                     refs.append((opened.ref, opened.position, None))
                 opened = event
             elif event.kind == CLOSE:
@@ -222,6 +226,7 @@ class Granite33OutputProcessor(Granite3OutputProcessor):
             else:
                 refs.append((event.ref, event.position, None))
         if opened is not None:
+            notes.append(unclosed)
             refs.append((opened.ref, opened.position, None))
 
         points = [position for _, position, span in refs if span is None]
