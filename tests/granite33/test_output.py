@@ -242,7 +242,7 @@ def test_sections_without_tokens_but_real_cite_tokens_still_parse() -> None:
 MALFORMED: list[tuple[str, str, int, list[str]]] = [
     # (output, content, number of citations, notes)
     ("", "", 0, []),
-    ("<|start_of_plugin|>", "", 0, ["ignored a section of unknown kind: ''"]),
+    ("<|start_of_plugin|>", "", 0, ["a section of unknown kind is kept in the content: ''"]),
     ('A<|start_of_plugin|>{"id": "citation"}\nsizes: "The 8b"\n<|end_of_plugin|>\n'
      '<|start_of_plugin|>{"id": "citation"}\nsizes: "model"', "A", 2,
      ["the citations section appears more than once; all are read",
@@ -270,9 +270,9 @@ MALFORMED: list[tuple[str, str, int, list[str]]] = [
     ('A ' + cite("sizes") + '.\n<|start_of_plugin|>{"id": "citation"}\nsizes: "The 8b', "A.", 1,
      []),
     ('A ' + cite("sizes") + '.\n<|start_of_plugin|>{"id": "citation"}\njunk line\n'
-     '<|end_of_plugin|>\nstray text', "A.", 1,
-     ["ignored text outside any section: 'stray text'",
-      "could not read citation line 'junk line'",
+     '<|end_of_plugin|>\nstray text', "A.\n\nstray text", 1,  # nothing is lost
+     ["could not read citation line 'junk line'",
+      "text after a section is kept in the content: 'stray text'",
       "citation 0: document 'sizes' has no line in the citations section"]),
 ]  # fmt: skip
 

@@ -162,3 +162,70 @@ def test_context_locator_exact_then_whitespace_and_case() -> None:
     span = locator.locate("a", document, '"gamma delta."')
     assert span is not None and document[span[0] : span[1]] == "Gamma  delta."
     assert locator.locate("a", document, "not there at all") is None
+
+
+# Item 4: nothing the model wrote is lost from the message.
+
+RAG33 = {
+    "messages": [{"role": "user", "content": "q"}],
+    "documents": [{"doc_id": "1", "text": "Paris is nice"}],
+}
+
+
+@pytest.mark.parametrize("request_", [None, RAG33])
+def test_unknown_plugin_section_and_text_after_it_stay_in_content(request_: object) -> None:
+    message = G33.parse("Hello <|start_of_plugin|>X<|end_of_plugin|> world.", request_)
+    assert message.content == "Hello X world."
+    assert "a section of unknown kind is kept in the content: 'X'" in message.notes
+    assert "text after a section is kept in the content: 'world.'" in message.notes
+
+
+def test_text_after_a_known_section_stays_in_content() -> None:
+    output = (
+        'Paris.<|start_of_cite|>{"document_id": "1"}<|end_of_cite|>\n'
+        '<|start_of_plugin|>{"id": "citation"}\n1: "Paris is nice"<|end_of_plugin|>\nBye.'
+    )
+    message = G33.parse(output, RAG33)
+    assert message.content == "Paris.\n\nBye."
+    assert [(c.doc_id, c.response_text, c.context_text) for c in message.citations] == [
+        ("1", "Paris.", "Paris is nice")
+    ]
+
+
+def test_header_like_line_without_request_stays_in_content_33() -> None:
+    output = 'Send this JSON:\n{"id": "citation"}\nThen call the API'
+    assert G33.parse(output).content == output
+
+
+def test_header_like_line_without_request_stays_in_content_32() -> None:
+    output = "Send this:\n# Citations:\nThen call the API"
+    assert G32.parse(output).content == output
+
+
+def test_real_sections_without_request_are_still_read() -> None:
+    output = 'Paris.<co>1</co>\n# Citations:\n<co>1</co> Document 0: "Paris"'
+    message = G32.parse(output)
+    assert message.content == "Paris."
+    assert [c.context_text for c in message.citations] == ["Paris"]
+    output33 = (
+        'Paris.<|start_of_cite|>{"document_id": "1"}<|end_of_cite|>\n'
+        '<|start_of_plugin|>{"id": "citation"}\n1: "Paris"<|end_of_plugin|>'
+    )
+    message33 = G33.parse(output33)
+    assert message33.content == "Paris."
+    assert [c.context_text for c in message33.citations] == ["Paris"]
+
+
+@pytest.mark.parametrize(
+    "output",
+    [
+        "Hello <|start_of_plugin|>X<|end_of_plugin|> world.",
+        'Send this JSON:\n{"id": "citation"}\nThen call the API',
+    ],
+)
+def test_recovered_text_streams_like_the_batch(output: str) -> None:
+    batch = G33.parse(output)
+    for cut in range(len(output) + 1):
+        parser = G33.stream_parser()
+        deltas = parser.feed(output[:cut]) + parser.feed(output[cut:]) + parser.close()
+        assert "".join(d.content or "" for d in deltas) == batch.content

@@ -112,9 +112,9 @@ def test_split_section_blocks() -> None:
     text = "# Refs:\na\nb # Flags: not a header\n# flags: c\n# Refs: d"
     blocks, strays = split_section_blocks(text, PATTERNS)
     assert blocks == [
-        SectionBlock("citations", "\na\nb # Flags: not a header\n", False),
-        SectionBlock("hallucinations", " c\n", False),
-        SectionBlock("citations", " d", False),
+        SectionBlock("citations", "\na\nb # Flags: not a header\n", False, "# Refs:"),
+        SectionBlock("hallucinations", " c\n", False, "# flags:"),
+        SectionBlock("citations", " d", False, "# Refs:"),
     ]
     assert strays == []
 
@@ -123,12 +123,12 @@ def test_split_section_blocks_with_tokens() -> None:
     text = "<o># Refs:\nA\n<c>\n junk \n<o># Flags:\nB<c><o>{?}\nC<c><o>"
     blocks, strays = split_section_blocks(text, PATTERNS, open_token="<o>", close_token="<c>")
     assert blocks == [
-        SectionBlock("citations", "\nA\n", True),
-        SectionBlock("hallucinations", "\nB", True),
+        SectionBlock("citations", "\nA\n", True, "# Refs:"),
+        SectionBlock("hallucinations", "\nB", True, "# Flags:"),
         SectionBlock(None, "{?}\nC", True),
         SectionBlock(None, "", True),
     ]
-    assert strays == ["junk"]
+    assert strays == ["\n", " junk \n"]  # as written, to go back to the content
 
 
 def test_parse_citation_lines_keeps_quoted_lines_together() -> None:

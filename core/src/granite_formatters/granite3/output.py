@@ -200,6 +200,8 @@ class SectionBlock(NamedTuple):
     body: str
     #: Whether the section was opened by a special token (3.3 ``<|start_of_plugin|>``).
     token: bool
+    #: The header line's text before ``body`` ("" when the block has no header).
+    header: str = ""
 
 
 def _lines(text: str) -> list[str]:
@@ -216,18 +218,20 @@ def split_section_blocks(
     A block starts at a header (a ``patterns`` match at the start of a line, or the
     first line after ``open_token``, whose kind is then ``None`` if it is not a known
     header) and runs to the next header, ``close_token`` or the end. Returns the
-    blocks and the non-blank lines that belong to no block.
+    blocks and the text that belongs to no block (between a ``close_token`` and the
+    next block), as it was written.
     """
     blocks: list[SectionBlock] = []
     strays: list[str] = []
     kind: str | None = None
+    header = ""
     body: list[str] | None = None
     token = False
 
     def finish() -> None:
         nonlocal body
         if body is not None:
-            blocks.append(SectionBlock(kind, "".join(body), token))
+            blocks.append(SectionBlock(kind, "".join(body), token, header))
             body = None
 
     search = MarkerSearch(text, [t for t in (open_token, close_token) if t])
@@ -241,19 +245,19 @@ def split_section_blocks(
             hit = patterns.match(line) if at_line_start else None
             if hit is not None:
                 finish()
-                kind, body, token = hit[0].name, [line[hit[1] :]], opened
+                kind, header, body, token = hit[0].name, line[: hit[1]], [line[hit[1] :]], opened
             elif opened:
                 finish()
-                kind, body, token = None, [line], True
+                kind, header, body, token = None, "", [line], True
             elif body is not None:
                 body.append(line)
-            elif line.strip():
-                strays.append(line.strip())
+            else:
+                strays.append(line)
             opened = False
             at_line_start = line.endswith("\n")
         if opened:  # an open token with nothing after it
             finish()
-            kind, body, token = None, [], True
+            kind, header, body, token = None, "", [], True
         finish()
         if found is None:
             break
@@ -513,6 +517,9 @@ class Granite3StreamParser(StreamParser):
         self._message: Granite3AssistantMessage | None = None
         self._closed = False
         self._decoder: codecs.IncrementalDecoder | None = None
+        self._blocks: list[SectionBlock] = []
+        self._entries: list[CitationEntry] = []
+        self._hallucination_items: list[Hallucination] = []
         outbox = self._outbox = Outbox()
 
         # Thinking unknown (no request, or a request that does not say) counts as on.
@@ -545,6 +552,7 @@ class Granite3StreamParser(StreamParser):
                 starters=(processor.section_open,) if processor.section_open else (),
                 drops=(processor.section_close,) if processor.section_close else (),
             )
+            self._sections.recover = self._read_sections
             sink = self._sections
         tools = ToolCallExtractor(sink, outbox, bare_list=tools_offered)
         self._splitter = ReasoningSplitter(
@@ -641,6 +649,67 @@ class Granite3StreamParser(StreamParser):
         flush()
         return deltas
 
+    def _read_sections(self, text: str) -> str:
+        """Read the collected sections once; return the text that goes back to the answer.
+
+        Kept in the answer (issue: nothing the model wrote is lost): the body of a
+        section of unknown kind, text after a section's closing token and, when no
+        request was given, header-like lines that are not the model's section syntax
+        (3.3: a header not opened by ``<|start_of_plugin|>``; 3.1/3.2: a header whose
+        section cannot be read, i.e. one that does not end the answer with citation or
+        hallucination lines).
+        """
+        processor = self._processor
+        outbox = self._outbox
+        blocks, strays = split_section_blocks(
+            text,
+            processor.section_patterns,
+            open_token=processor.section_open,
+            close_token=processor.section_close,
+        )
+        recovered: list[str] = []
+        no_request = self._request is None
+        kinds_seen: set[str] = set()
+        for block in blocks:
+            if block.kind is None:
+                outbox.note(
+                    f"a section of unknown kind is kept in the content: {_excerpt(block.body)}"
+                )
+                recovered.append(block.body)
+                continue
+            if no_request and processor.section_open and not block.token:
+                recovered.append(block.header + block.body)
+                continue
+            block_notes: list[str] = []
+            entries: list[CitationEntry] = []
+            items: list[Hallucination] = []
+            if block.kind == "citations":
+                for entry in processor._parse_citation_section(block.body, block_notes):
+                    # A citation tag inside a quoted context is noise (prior defect B33).
+                    context = remove_citation_tags(entry.context, processor.tag_grammar)[0]
+                    entries.append(entry._replace(context=context))
+            else:
+                items = parse_hallucinations_text(block.body, block_notes)
+            unreadable = not (entries or items) or any(
+                note.startswith("could not read") for note in block_notes
+            )
+            if no_request and not processor.section_open and unreadable:
+                recovered.append(block.header + block.body)
+                continue
+            if block.kind in kinds_seen:
+                outbox.note(f"the {block.kind} section appears more than once; all are read")
+            kinds_seen.add(block.kind)
+            for note in block_notes:
+                outbox.note(note)
+            self._blocks.append(block)
+            self._entries.extend(entries)
+            self._hallucination_items.extend(items)
+        for stray in strays:
+            if stray.strip():
+                outbox.note(f"text after a section is kept in the content: {_excerpt(stray)}")
+        recovered.extend(strays)
+        return "".join(recovered)
+
     def _build_message(self) -> Granite3AssistantMessage:
         processor = self._processor
         notes = self._outbox.notes
@@ -658,31 +727,9 @@ class Granite3StreamParser(StreamParser):
                 event._replace(position=min(max(event.position - lead, 0), size))
                 for event in self._tags.events
             ]
-            blocks, strays = split_section_blocks(
-                self._sections.sections_text(),
-                processor.section_patterns,
-                open_token=processor.section_open,
-                close_token=processor.section_close,
-            )
-            for stray in strays:
-                notes.append(f"ignored text outside any section: {_excerpt(stray)}")
-            entries: list[CitationEntry] = []
-            hallucination_items: list[Hallucination] = []
-            kinds_seen: set[str] = set()
-            for block in blocks:
-                if block.kind is None:
-                    notes.append(f"ignored a section of unknown kind: {_excerpt(block.body)}")
-                    continue
-                if block.kind in kinds_seen:
-                    notes.append(f"the {block.kind} section appears more than once; all are read")
-                kinds_seen.add(block.kind)
-                if block.kind == "citations":
-                    for entry in processor._parse_citation_section(block.body, notes):
-                        # A citation tag inside a quoted context is noise (prior defect B33).
-                        context = remove_citation_tags(entry.context, processor.tag_grammar)[0]
-                        entries.append(entry._replace(context=context))
-                else:
-                    hallucination_items.extend(parse_hallucinations_text(block.body, notes))
+            blocks = self._blocks
+            entries = self._entries
+            hallucination_items = self._hallucination_items
             if events or entries:
                 citations = processor._build_citations(
                     events, entries, content, index, blocks, notes

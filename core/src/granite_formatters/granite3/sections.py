@@ -15,7 +15,7 @@ it is decided. The same header text inside a sentence is not a header.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from .linepatterns import PatternSet
 from .markers import MarkerSearch, partial_marker_length
@@ -45,6 +45,9 @@ class SectionSplitter(ScanningSink):
         self._pending = ""
         self._at_line_start = True
         self._sections: list[str] | None = None
+        #: Called at the end with the collected sections text; returns the text that
+        #: belongs to the answer after all (written on before the end).
+        self.recover: Callable[[str], str] | None = None
 
     def sections_text(self) -> str:
         """Everything from the first section header on ("" when there was none)."""
@@ -60,6 +63,11 @@ class SectionSplitter(ScanningSink):
 
     def end(self) -> None:
         self._flush()
+        if self._sections is not None and self.recover is not None:
+            # Whatever the sections do not account for goes back to the answer.
+            recovered = self.recover(self.sections_text())
+            if recovered:
+                self.next.write(recovered)
         self.next.end()
 
     def _start_sections(self, text: str) -> None:
