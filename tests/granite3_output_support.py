@@ -145,7 +145,11 @@ def check_stream(processor: Any, text: str, request: Any, cuts: Sequence[int]) -
     assert content == message.content
     assert reasoning == (message.reasoning_content or "")
     for delta in deltas:
-        assert delta.content or delta.reasoning_content or delta.tool_calls
+        assert delta.content or delta.reasoning_content or delta.tool_calls or delta.finish_reason
+    # The first delta carries the role, the last the finish reason; no other does.
+    assert [d.role for d in deltas] == ["assistant"] + [None] * (len(deltas) - 1)
+    finish = "tool_calls" if message.tool_calls else "stop"
+    assert [d.finish_reason for d in deltas] == [None] * (len(deltas) - 1) + [finish]
     pieces = [call for delta in deltas for call in delta.tool_calls]
     assert [piece.index for piece in pieces] == list(range(len(message.tool_calls)))
     for piece, call in zip(pieces, message.tool_calls, strict=True):

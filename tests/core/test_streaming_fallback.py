@@ -15,7 +15,7 @@ def test_default_stream_parser_buffers_and_parses_on_close() -> None:
     assert isinstance(parser, BufferedStreamParser)
     assert parser.feed("ab") == [] and parser.feed("c") == []
     assert parser.message is None
-    assert parser.close() == [Delta(content="ABC")]
+    assert parser.close() == [Delta(content="ABC", role="assistant", finish_reason="stop")]
     assert parser.message == AssistantMessage(content="ABC")
     assert parser.close() == []
     with pytest.raises(RuntimeError):
@@ -34,8 +34,12 @@ def test_fallback_emits_reasoning_and_tool_calls() -> None:
     assert delta == Delta(
         reasoning_content="why",
         tool_calls=(ToolCallDelta(index=0, id="call_0", name="f", arguments='{"x": 1}'),),
+        role="assistant",
+        finish_reason="tool_calls",
     )
+    assert delta.to_openai_choice()["finish_reason"] == "tool_calls"
     assert delta.to_openai() == {
+        "role": "assistant",
         "reasoning_content": "why",
         "tool_calls": [
             {
@@ -48,9 +52,9 @@ def test_fallback_emits_reasoning_and_tool_calls() -> None:
     }
 
 
-def test_empty_output_gives_no_delta() -> None:
+def test_empty_output_gives_only_the_role_and_finish_reason() -> None:
     parser = BufferedStreamParser(lambda text: AssistantMessage(content=text))
-    assert parser.close() == []
+    assert parser.close("length") == [Delta(role="assistant", finish_reason="length")]
     assert parser.message == AssistantMessage(content="")
 
 
@@ -60,4 +64,4 @@ def test_formatter_stream_parser_delegates_to_the_output_processor() -> None:
     formatter = Formatter("m", EchoInput(), EchoOutput())
     parser = formatter.stream_parser({"messages": [{"role": "user", "content": "x"}]})
     parser.feed("hi")
-    assert parser.close() == [Delta(content="HI")]
+    assert parser.close() == [Delta(content="HI", role="assistant", finish_reason="stop")]

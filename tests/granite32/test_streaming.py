@@ -107,22 +107,24 @@ def test_reasoning_streams_before_the_answer_and_records_come_at_close() -> None
     parser = PARSER.stream_parser(RAG)
     text = EVERY_MARKER[0]
     first = parser.feed(text[:40])
-    assert first == [Delta(reasoning_content="I should cit")]  # as written
+    assert first == [Delta(reasoning_content="I should cit", role="assistant")]  # as written
     middle = parser.feed(text[40:90])  # "e.\nHere's my response:\nAlpha beta <co>1</co>. Gamm"
     assert middle == [Delta(reasoning_content="e."), Delta(content="Alpha beta. Gamm")]
     assert parser.message is None
     rest = parser.feed(text[90:])
     assert rest == [Delta(content="a delta.")]  # the sections are held
-    assert parser.close() == []
+    assert parser.close() == [Delta(finish_reason="stop")]
     message = parser.message
     assert message is not None and len(message.citations) == 2 and len(message.hallucinations) == 1
 
 
 def test_tool_call_deltas_are_openai_shaped() -> None:
     deltas = stream(PARSER.stream_parser(TOOLS), EVERY_MARKER[4], [3, 10, 30])
-    [delta] = deltas
+    [delta, last] = deltas
+    assert last == Delta(finish_reason="tool_calls")
     [call] = delta.tool_calls
     assert delta.to_openai() == {
+        "role": "assistant",
         "tool_calls": [
             {
                 "index": 0,
@@ -130,5 +132,5 @@ def test_tool_call_deltas_are_openai_shaped() -> None:
                 "type": "function",
                 "function": {"name": "get_weather", "arguments": '{"city": "Paris"}'},
             }
-        ]
+        ],
     }

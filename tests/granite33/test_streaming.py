@@ -125,7 +125,7 @@ def test_no_delta_holds_a_partial_marker_at_any_split_point(text: str) -> None:
 def test_reasoning_streams_before_the_answer_and_records_come_at_close() -> None:
     parser = PARSER.stream_parser(RAG)
     text = EVERY_MARKER[0]
-    assert parser.feed(text[:12]) == [Delta(reasoning_content="I sho")]
+    assert parser.feed(text[:12]) == [Delta(reasoning_content="I sho", role="assistant")]
     assert parser.feed(text[12:70]) == [
         Delta(reasoning_content="uld cite."),
         Delta(content="Alpha beta"),
@@ -133,7 +133,7 @@ def test_reasoning_streams_before_the_answer_and_records_come_at_close() -> None
     rest = parser.feed(text[70:])
     assert rest == [Delta(content=". Gamma delta.")]
     assert parser.message is None
-    assert parser.close() == []
+    assert parser.close() == [Delta(finish_reason="stop")]
     message = parser.message
     assert message is not None
     assert [(c.doc_id, c.response_text) for c in message.citations] == [
@@ -144,7 +144,8 @@ def test_reasoning_streams_before_the_answer_and_records_come_at_close() -> None
 
 
 def test_tool_call_deltas_are_openai_shaped() -> None:
-    [delta] = stream(PARSER.stream_parser(TOOLS), EVERY_MARKER[4], [3, 10, 30])
+    [delta, last] = stream(PARSER.stream_parser(TOOLS), EVERY_MARKER[4], [3, 10, 30])
+    assert (delta.role, last) == ("assistant", Delta(finish_reason="tool_calls"))
     [call] = delta.tool_calls
     assert (call.index, call.name, call.arguments) == (
         0,

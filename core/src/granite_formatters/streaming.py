@@ -31,9 +31,16 @@ from typing import Any
 
 import attrs
 
-from .types import AssistantMessage
+from .types import AssistantMessage, ToolCall
 
-__all__ = ["BufferedStreamParser", "Delta", "StreamParser", "ToolCallDelta"]
+__all__ = [
+    "BufferedStreamParser",
+    "Delta",
+    "StreamParser",
+    "ToolCallDelta",
+    "finish_deltas",
+    "tool_call_delta",
+]
 
 
 @attrs.frozen
@@ -67,15 +74,28 @@ class ToolCallDelta:
 
 @attrs.frozen
 class Delta:
-    """A piece of an assistant message: new reasoning text, answer text or tool calls."""
+    """A piece of an assistant message: new reasoning text, answer text or tool calls.
+
+    The first delta of a stream carries ``role="assistant"`` and the last one carries
+    ``finish_reason`` (``"tool_calls"`` when the message has tool calls, ``"stop"``
+    otherwise, or what the caller passed to :meth:`StreamParser.close`, such as
+    ``"length"``), as in OpenAI's stream chunks. The last delta may carry nothing else.
+    """
 
     reasoning_content: str | None = None
     content: str | None = None
     tool_calls: tuple[ToolCallDelta, ...] = ()
+    role: str | None = None
+    finish_reason: str | None = None
 
     def to_openai(self) -> dict[str, Any]:
-        """The OpenAI ``choices[].delta`` dict (absent parts omitted)."""
+        """The OpenAI ``choices[].delta`` dict (absent parts omitted).
+
+        ``finish_reason`` belongs to the choice, not the delta: see :meth:`to_openai_choice`.
+        """
         out: dict[str, Any] = {}
+        if self.role is not None:
+            out["role"] = self.role
         if self.reasoning_content is not None:
             out["reasoning_content"] = self.reasoning_content
         if self.content is not None:
@@ -83,6 +103,33 @@ class Delta:
         if self.tool_calls:
             out["tool_calls"] = [call.to_openai() for call in self.tool_calls]
         return out
+
+    def to_openai_choice(self, index: int = 0) -> dict[str, Any]:
+        """The OpenAI ``choices[]`` item of a stream chunk (index, delta, finish_reason)."""
+        return {"index": index, "delta": self.to_openai(), "finish_reason": self.finish_reason}
+
+
+def tool_call_delta(index: int, call: ToolCall) -> ToolCallDelta:
+    """The stream form of a complete tool call (id, name and the whole argument text)."""
+    return ToolCallDelta(
+        index=index, id=call.id, name=call.name, arguments=call.to_openai()["function"]["arguments"]
+    )
+
+
+def finish_deltas(
+    deltas: list[Delta], *, first: bool, finish_reason: str | None, tool_calls: bool
+) -> list[Delta]:
+    """``deltas`` with ``role`` on the first (when ``first``) and ``finish_reason`` on the last.
+
+    ``finish_reason`` ``None`` means ``"tool_calls"`` when the message has tool calls and
+    ``"stop"`` otherwise. A delta carrying only the finish reason is added when needed.
+    """
+    reason = finish_reason or ("tool_calls" if tool_calls else "stop")
+    out = list(deltas) or [Delta()]
+    out[-1] = attrs.evolve(out[-1], finish_reason=reason)
+    if first:
+        out[0] = attrs.evolve(out[0], role="assistant")
+    return out
 
 
 class StreamParser(ABC):
@@ -98,8 +145,13 @@ class StreamParser(ABC):
         """Consume the next chunk; return the deltas that can be emitted now."""
 
     @abstractmethod
-    def close(self) -> list[Delta]:
-        """The output is complete: return the remaining deltas and build :attr:`message`."""
+    def close(self, finish_reason: str | None = None) -> list[Delta]:
+        """The output is complete: return the remaining deltas and build :attr:`message`.
+
+        The last delta returned carries ``finish_reason``: the one given (pass
+        ``"length"`` when the backend stopped at its token limit, or whatever it
+        reported), else ``"tool_calls"`` or ``"stop"``. A second call returns ``[]``.
+        """
 
     @property
     @abstractmethod
@@ -126,7 +178,7 @@ class BufferedStreamParser(StreamParser):
         self._chunks.append(chunk)
         return []
 
-    def close(self) -> list[Delta]:
+    def close(self, finish_reason: str | None = None) -> list[Delta]:
         if self._message is not None:
             return []
         message = self._transform("".join(self._chunks))
@@ -134,17 +186,11 @@ class BufferedStreamParser(StreamParser):
         delta = Delta(
             reasoning_content=message.reasoning_content or None,
             content=message.content or None,
-            tool_calls=tuple(
-                ToolCallDelta(
-                    index=i,
-                    id=call.id,
-                    name=call.name,
-                    arguments=call.to_openai()["function"]["arguments"],
-                )
-                for i, call in enumerate(message.tool_calls)
-            ),
+            tool_calls=tuple(tool_call_delta(i, call) for i, call in enumerate(message.tool_calls)),
         )
-        return [delta] if delta != Delta() else []
+        return finish_deltas(
+            [delta], first=True, finish_reason=finish_reason, tool_calls=bool(message.tool_calls)
+        )
 
     @property
     def message(self) -> AssistantMessage | None:

@@ -291,7 +291,7 @@ def test_stream_parser_protocol() -> None:
     with pytest.raises(RuntimeError):
         parser.feed("more")
     assert all(isinstance(d, Delta) for d in deltas)
-    assert deltas[0].to_openai() == {"reasoning_content": "pl"}  # "<" was held back
+    assert deltas[0].to_openai() == {"role": "assistant", "reasoning_content": "pl"}  # "<" held
 
 
 def test_delta_records() -> None:

@@ -43,8 +43,10 @@ from abc import abstractmethod
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any, ClassVar, NamedTuple
 
+import attrs
+
 from ..processors import OutputProcessor, RequestLike
-from ..streaming import Delta, StreamParser, ToolCallDelta
+from ..streaming import Delta, StreamParser, finish_deltas, tool_call_delta
 from ..types import Document, ToolCall, coerce_request
 from .citetags import CitationTagRemover, TagEvent, TagGrammar, remove_citation_tags
 from .linepatterns import PatternSet
@@ -464,7 +466,11 @@ class Granite3OutputProcessor(OutputProcessor):
         self.sentence_splitter = sentence_splitter
 
     def transform(
-        self, model_output: str, chat_completion: RequestLike | None = None
+        self,
+        model_output: str,
+        chat_completion: RequestLike | None = None,
+        *,
+        stop_reason: str | None = None,
     ) -> Granite3AssistantMessage:
         """Parse a complete (or truncated) model output. Never raises on the output.
 
@@ -473,7 +479,7 @@ class Granite3OutputProcessor(OutputProcessor):
         """
         parser = self.stream_parser(chat_completion)
         parser.feed(model_output)
-        parser.close()
+        parser.close(stop_reason=stop_reason)
         message = parser.message
         assert message is not None
         return message
@@ -517,6 +523,7 @@ class Granite3StreamParser(StreamParser):
         self._message: Granite3AssistantMessage | None = None
         self._closed = False
         self._decoder: codecs.IncrementalDecoder | None = None
+        self._role_sent = False
         self._blocks: list[SectionBlock] = []
         self._entries: list[CitationEntry] = []
         self._hallucination_items: list[Hallucination] = []
@@ -576,7 +583,14 @@ class Granite3StreamParser(StreamParser):
         if self._closed:
             raise RuntimeError("this stream parser is closed; create a new one per output")
         self._write(self._text(chunk))
-        return self._deltas()
+        return self._first(self._deltas())
+
+    def _first(self, deltas: list[Delta]) -> list[Delta]:
+        # The first delta of the stream carries the role.
+        if deltas and not self._role_sent:
+            self._role_sent = True
+            deltas[0] = attrs.evolve(deltas[0], role="assistant")
+        return deltas
 
     def _text(self, value: Any) -> str:
         if isinstance(value, bytes | bytearray | memoryview):
@@ -599,7 +613,16 @@ class Granite3StreamParser(StreamParser):
         self._raw.append(chunk)
         self._splitter.write(chunk)
 
-    def close(self) -> list[Delta]:
+    def close(
+        self, finish_reason: str | None = None, *, stop_reason: str | None = None
+    ) -> list[Delta]:
+        """End the stream: the remaining deltas, the last carrying ``finish_reason``.
+
+        ``finish_reason`` is what the backend reported, when it is not a plain stop
+        (``"length"`` when it hit its token limit); by default it is ``"tool_calls"``
+        when calls were parsed, else ``"stop"``. ``stop_reason`` (the stop string or
+        token id the backend matched, as vLLM reports it) is copied to the message.
+        """
         if self._closed:
             return []
         self._closed = True
@@ -607,8 +630,13 @@ class Granite3StreamParser(StreamParser):
             self._write(self._decoder.decode(b"", final=True))
         self._splitter.end()
         deltas = self._deltas()
-        self._message = self._build_message()
-        return deltas
+        self._message = self._build_message(stop_reason)
+        return finish_deltas(
+            deltas,
+            first=not self._role_sent,
+            finish_reason=finish_reason,
+            tool_calls=bool(self._tool_calls),
+        )
 
     def _deltas(self) -> list[Delta]:
         # Consecutive pieces of one channel become one delta; the pieces are collected
@@ -636,14 +664,7 @@ class Granite3StreamParser(StreamParser):
             if channel == TOOL_CALL:
                 index, call = value
                 self._tool_calls.append(call)
-                run.append(
-                    ToolCallDelta(
-                        index=index,
-                        id=call.id,
-                        name=call.name,
-                        arguments=call.to_openai()["function"]["arguments"],
-                    )
-                )
+                run.append(tool_call_delta(index, call))
             else:
                 run.append(value)
         flush()
@@ -710,7 +731,7 @@ class Granite3StreamParser(StreamParser):
         recovered.extend(strays)
         return "".join(recovered)
 
-    def _build_message(self) -> Granite3AssistantMessage:
+    def _build_message(self, stop_reason: str | None) -> Granite3AssistantMessage:
         processor = self._processor
         notes = self._outbox.notes
         content = self._content.text()
@@ -755,4 +776,5 @@ class Granite3StreamParser(StreamParser):
             citations=citations,
             documents=documents,
             hallucinations=hallucinations,
+            stop_reason=stop_reason,
         )

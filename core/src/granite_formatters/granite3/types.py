@@ -150,7 +150,12 @@ class Granite3ChatCompletion(ChatCompletion):
 
 
 class Granite3AssistantMessage(AssistantMessage):
-    """An assistant message with the Granite 3 extras parsed out of the raw text."""
+    """An assistant message with the Granite 3 extras parsed out of the raw text.
+
+    ``stop_reason`` is what the caller passed (``transform(..., stop_reason=...)`` or
+    ``close(stop_reason=...)``): the stop string or token the backend matched, as vLLM
+    reports it. The parser cannot see it in the text, so it is ``None`` otherwise.
+    """
 
     citations: list[Citation] = Field(default_factory=list)
     documents: list[Document] = Field(default_factory=list)
