@@ -162,6 +162,9 @@ MARKERS = [
     "]",
     "}",
     ":",
+    "\\ud83d",
+    '"arguments": "[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[["',
+    '<|tool_call|>[{"name": "f", "arguments": {"t": "\\udc00"}}]',
 ]
 
 
@@ -178,7 +181,10 @@ def check_hostile_outputs(model: str, request: Any) -> None:
         message = formatter.parse(output, request if with_request else None)
         assert isinstance(message, AssistantMessage)
         if message.content != output:
-            assert message.raw_content == output
+            assert message.raw_content == output or "lone surrogates" in str(message.notes)
+        # Every parsed message serialises (issue 12 item 5).
+        message.model_dump_json()
+        json.dumps(message.to_openai(), ensure_ascii=False).encode("utf-8")
 
     check()
 
@@ -199,6 +205,8 @@ def check_hostile_outputs(model: str, request: Any) -> None:
         for req in (None, request):
             message = formatter.parse(output, req)
             assert isinstance(message, AssistantMessage)
+            message.model_dump_json()
+            json.dumps(message.to_openai())
 
 
 def check_concurrent_formatting(model: str, requests: list[Any]) -> None:
