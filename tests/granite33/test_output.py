@@ -15,7 +15,8 @@ from granite3_output_support import (
 from hypothesis import given
 from hypothesis import strategies as st
 
-from granite_formatters_granite33.output import TOKENS_SKIPPED_NOTE, Granite33OutputProcessor
+from granite_formatters.granite3.cite_format import TOKENS_SKIPPED_NOTE
+from granite_formatters_granite33.output import Granite33OutputProcessor
 
 PARSER = Granite33OutputProcessor()
 USER = [{"role": "user", "content": "Tell me about Granite."}]

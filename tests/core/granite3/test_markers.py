@@ -9,17 +9,23 @@ from granite_formatters.granite3.linepatterns import BoundedPattern, Lit, Patter
 from granite_formatters.granite3.markers import (
     MarkerMatch,
     MarkerSearch,
-    find_earliest,
     partial_marker_length,
 )
 
 THOUGHT = ("Here is my thought process:", "Here's my thought process:")
 
 
+def find_earliest(
+    text: str, markers: list[str], start: int = 0, end: int | None = None
+) -> MarkerMatch | None:
+    """One search (the package's helper for this was unused outside the tests)."""
+    return MarkerSearch(text, markers).next(start, end)
+
+
 def test_earliest_by_position_not_by_list_order() -> None:
     text = "a Here's my thought process: b Here is my thought process: c"
-    assert find_earliest(text, THOUGHT) == MarkerMatch(2, "Here's my thought process:")
-    assert find_earliest(text, THOUGHT).end == 2 + len("Here's my thought process:")  # type: ignore[union-attr]
+    assert MarkerSearch(text, THOUGHT).next() == MarkerMatch(2, "Here's my thought process:")
+    assert MarkerSearch(text, THOUGHT).next().end == 2 + len("Here's my thought process:")  # type: ignore[union-attr]
 
 
 def test_tie_goes_to_the_longest_marker() -> None:

@@ -6,12 +6,15 @@ import pytest
 from granite3_output_support import check_consistent, check_spans, comparable, joined, stream
 
 from granite_formatters.errors import InvalidRequestError
-from granite_formatters.granite3.citetags import ANCHOR, TagEvent
+from granite_formatters.granite3.citetags import ANCHOR
 from granite_formatters.granite3.linepatterns import BoundedPattern, Lit, PatternSet, Rep
 from granite_formatters.granite3.output import (
     CitationEntry,
+    CitationFormat,
+    CitationInput,
     DocumentIndex,
     Granite3OutputProcessor,
+    OutputFormat,
     SectionBlock,
     add_hallucination_response_spans,
     create_dict,
@@ -189,40 +192,41 @@ def test_make_citation() -> None:
 # The pipeline, with a toy release
 
 
+def _read_toy_section(body: str, notes: list[str]) -> list[CitationEntry]:
+    import re
+
+    pattern = re.compile(r"(?P<key>\d+) (?P<document>\d+) (?P<context>.*)")
+    return parse_citation_lines(body, [pattern], notes)
+
+
+def _build_toy_citations(found: CitationInput) -> list[Citation]:
+    listed = {entry.key: entry for entry in found.entries}
+    anchors = [e for e in found.events if e.kind == ANCHOR]
+    spans = anchor_sentences([e.position for e in anchors], found.sentences())
+    locator = ContextLocator()
+    return [
+        make_citation(
+            e.ref or "", listed[e.ref], listed[e.ref].document, span,
+            found.content, found.documents, locator, found.notes,
+        )
+        for e, span in zip(anchors, spans, strict=True)
+        if e.ref in listed
+    ]  # fmt: skip
+
+
+TOY_CITATIONS = CitationFormat(
+    name="toy",
+    tag_grammar=PointTags(),
+    section_patterns=PATTERNS,
+    read_section=_read_toy_section,
+    build_citations=_build_toy_citations,
+)
+
+
 class ToyOutputProcessor(Granite3OutputProcessor):
-    release = "Toy"
-    thought_starts = ("<t>",)
-    thought_ends = ("</t>",)
-    section_patterns = PATTERNS
-    tag_grammar = PointTags()
-
-    def _parse_citation_section(self, body: str, notes: list[str]) -> list[CitationEntry]:
-        import re
-
-        pattern = re.compile(r"(?P<key>\d+) (?P<document>\d+) (?P<context>.*)")
-        return parse_citation_lines(body, [pattern], notes)
-
-    def _build_citations(
-        self,
-        events: list[TagEvent],
-        entries: list[CitationEntry],
-        content: str,
-        documents: DocumentIndex,
-        blocks: list[SectionBlock],
-        notes: list[str],
-    ) -> list[Citation]:
-        listed = {entry.key: entry for entry in entries}
-        anchors = [e for e in events if e.kind == ANCHOR]
-        spans = anchor_sentences([e.position for e in anchors], self.sentence_splitter(content))
-        locator = ContextLocator()
-        return [
-            make_citation(
-                e.ref or "", listed[e.ref], listed[e.ref].document, span,
-                content, documents, locator, notes,
-            )
-            for e, span in zip(anchors, spans, strict=True)
-            if e.ref in listed
-        ]  # fmt: skip
+    output_format = OutputFormat(
+        release="Toy", citations=TOY_CITATIONS, thought_starts=("<t>",), thought_ends=("</t>",)
+    )
 
 
 TOY = ToyOutputProcessor()

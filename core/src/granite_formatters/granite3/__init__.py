@@ -53,15 +53,24 @@ from .types import (
 )
 
 if TYPE_CHECKING:
+    from .cite_format import CITE_TOKEN_CITATIONS
     from .citetags import TagEvent, TagGrammar, TagMatch
-    from .co_format import CO_SECTION_PATTERNS, COTAG_GRAMMAR, CoCitationOutputProcessor
+    from .co_format import (
+        CO_CITATIONS,
+        CO_SECTION_PATTERNS,
+        COTAG_GRAMMAR,
+        CoCitationOutputProcessor,
+    )
     from .linepatterns import BoundedPattern, PatternSet
-    from .markers import MarkerMatch, MarkerSearch, find_earliest, partial_marker_length
+    from .markers import MarkerMatch, MarkerSearch, partial_marker_length
     from .output import (
         CitationEntry,
+        CitationFormat,
+        CitationInput,
         DocumentIndex,
         Granite3OutputProcessor,
         Granite3StreamParser,
+        OutputFormat,
         SectionBlock,
         add_hallucination_response_spans,
         create_dict,
@@ -79,6 +88,8 @@ _LAZY = {
     "TagEvent": "citetags",
     "TagGrammar": "citetags",
     "TagMatch": "citetags",
+    "CITE_TOKEN_CITATIONS": "cite_format",
+    "CO_CITATIONS": "co_format",
     "CO_SECTION_PATTERNS": "co_format",
     "COTAG_GRAMMAR": "co_format",
     "CoCitationOutputProcessor": "co_format",
@@ -86,9 +97,11 @@ _LAZY = {
     "PatternSet": "linepatterns",
     "MarkerMatch": "markers",
     "MarkerSearch": "markers",
-    "find_earliest": "markers",
     "partial_marker_length": "markers",
     "CitationEntry": "output",
+    "CitationFormat": "output",
+    "CitationInput": "output",
+    "OutputFormat": "output",
     "DocumentIndex": "output",
     "Granite3OutputProcessor": "output",
     "Granite3StreamParser": "output",
@@ -114,7 +127,9 @@ __all__ = [
     "HALLUCINATIONS_INSTRUCTION",
     "TOOLS_AND_DOCUMENTS_INSTRUCTION",
     "TOOLS_INSTRUCTION",
+    "CITE_TOKEN_CITATIONS",
     "COTAG_GRAMMAR",
+    "CO_CITATIONS",
     "CO_SECTION_PATTERNS",
     "CoCitationOutputProcessor",
     "DOCUMENTS_INSTRUCTION",
@@ -132,6 +147,8 @@ __all__ = [
     "BoundedPattern",
     "Citation",
     "CitationEntry",
+    "CitationFormat",
+    "CitationInput",
     "DocumentIndex",
     "DocumentLayout",
     "Granite3AssistantMessage",
@@ -145,6 +162,7 @@ __all__ = [
     "Hallucination",
     "MarkerMatch",
     "MarkerSearch",
+    "OutputFormat",
     "PatternSet",
     "SectionBlock",
     "SentenceSplitter",
@@ -157,7 +175,6 @@ __all__ = [
     "anchor_sentences",
     "create_dict",
     "current_date",
-    "find_earliest",
     "find_special_token_in_json",
     "format_date",
     "generation_prompt",

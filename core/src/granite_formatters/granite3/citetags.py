@@ -20,7 +20,7 @@ from __future__ import annotations
 from typing import NamedTuple, Protocol
 
 from .markers import MarkerSearch, partial_marker_length
-from .stages import ScanningSink, TextSink
+from .stages import CONTENT, WHITESPACE, ChannelSink, Outbox, ScanningSink, TextSink
 
 __all__ = [
     "ANCHOR",
@@ -38,7 +38,6 @@ __all__ = [
 #: Tag kinds: a point reference, the start and the end of a wrapped cited text.
 ANCHOR, OPEN, CLOSE = "anchor", "open", "close"
 
-_WHITESPACE = " \t\n\r\f\v"
 _CLOSING_PUNCTUATION = frozenset(".,;:!?)]}\"'”’»…")
 
 
@@ -146,13 +145,13 @@ class CitationTagRemover(ScanningSink):
         if not text:
             return
         if self._cluster is not None:
-            body = text.lstrip(_WHITESPACE)
+            body = text.lstrip(WHITESPACE)
             self._runs[-1].append(text[: len(text) - len(body)])
             if not body:
                 return
             self._resolve(body[0])
             text = body
-        body = text.rstrip(_WHITESPACE)
+        body = text.rstrip(WHITESPACE)
         if body:
             self._held.append(body)
             self._pass("".join(self._held))
@@ -197,23 +196,10 @@ class CitationTagRemover(ScanningSink):
         self._pass(separator)
 
 
-class _StringSink:
-    __slots__ = ("chunks",)
-
-    def __init__(self) -> None:
-        self.chunks: list[str] = []
-
-    def write(self, text: str) -> None:
-        self.chunks.append(text)
-
-    def end(self) -> None:
-        pass
-
-
 def remove_citation_tags(text: str, grammar: TagGrammar) -> tuple[str, list[TagEvent]]:
     """Remove the citation tags of ``grammar`` from ``text`` (all at once)."""
-    sink = _StringSink()
+    sink = ChannelSink(Outbox(), CONTENT)
     remover = CitationTagRemover(sink, grammar)
     remover.write(text)
     remover.end()
-    return "".join(sink.chunks), remover.events
+    return sink.text(), remover.events

@@ -14,35 +14,40 @@ sentence gets the span of the copy that carries the tag. Listed citations that n
 refers to are returned without a response span (and noted); tags that have no listed
 citation are noted and skipped (their document is unknown).
 
-:class:`CoCitationOutputProcessor` implements all of this; a release subclasses it and
-adds its reasoning markers (Granite 3.2) or nothing (Granite 3.1).
+:data:`CO_CITATIONS` declares all of this as a :class:`~.output.CitationFormat`; a
+release puts it in its :class:`~.output.OutputFormat` with its reasoning markers
+(Granite 3.2) or none (Granite 3.1).
 """
 
 from __future__ import annotations
 
 import re
 
-from .citetags import ANCHOR, NEED_MORE, NeedMore, TagEvent, TagMatch
-from .linepatterns import BoundedPattern, Lit, PatternSet, Rep
+from .citetags import ANCHOR, NEED_MORE, NeedMore, TagMatch
+from .linepatterns import SPACES, BoundedPattern, Lit, PatternSet, Rep
 from .output import (
     CitationEntry,
-    DocumentIndex,
+    CitationFormat,
+    CitationInput,
     Granite3OutputProcessor,
-    SectionBlock,
+    OutputFormat,
     make_citation,
     parse_citation_lines,
 )
 from .spans import ContextLocator, anchor_sentences
 from .types import Citation
 
-__all__ = ["COTAG_GRAMMAR", "CO_SECTION_PATTERNS", "CoCitationOutputProcessor"]
-
-_SPACES = Rep(" \t", 0, 3)
+__all__ = [
+    "COTAG_GRAMMAR",
+    "CO_CITATIONS",
+    "CO_SECTION_PATTERNS",
+    "CoCitationOutputProcessor",
+]
 
 
 def _header(kind: str, word: str) -> BoundedPattern:
     return BoundedPattern(
-        kind, [_SPACES, Rep("#", 1, 6), _SPACES, Lit(word, icase=True), _SPACES, Lit(":")]
+        kind, [SPACES, Rep("#", 1, 6), SPACES, Lit(word, icase=True), SPACES, Lit(":")]
     )
 
 
@@ -86,53 +91,60 @@ _CITATION_LINE = re.compile(
 )
 
 
-class CoCitationOutputProcessor(Granite3OutputProcessor):
-    """Parses output in the ``<co>`` citation format; subclass it per release."""
+def _read_co_section(body: str, notes: list[str]) -> list[CitationEntry]:
+    return parse_citation_lines(body, (_CITATION_LINE,), notes)
 
-    section_patterns = CO_SECTION_PATTERNS
-    tag_grammar = COTAG_GRAMMAR
-    documents_by_position = True
 
-    def _parse_citation_section(self, body: str, notes: list[str]) -> list[CitationEntry]:
-        return parse_citation_lines(body, (_CITATION_LINE,), notes)
-
-    def _build_citations(
-        self,
-        events: list[TagEvent],
-        entries: list[CitationEntry],
-        content: str,
-        documents: DocumentIndex,
-        blocks: list[SectionBlock],
-        notes: list[str],
-    ) -> list[Citation]:
-        listed: dict[str, CitationEntry] = {}
-        for entry in entries:
-            if entry.key in listed:
-                notes.append(f"citation {entry.key} is listed more than once; the first is used")
-            else:
-                listed.setdefault(entry.key, entry)
-        anchors = [event for event in events if event.kind == ANCHOR]
-        sentences = self.sentence_splitter(content) if anchors else []
-        spans = anchor_sentences([event.position for event in anchors], sentences)
-        locator = ContextLocator()
-        citations: list[Citation] = []
-        tagged: set[str] = set()
-        for event, span in zip(anchors, spans, strict=True):
-            key = event.ref or ""
-            found = listed.get(key)
-            if found is None:
-                notes.append(f"<co>{key}</co> in the answer has no line in the citations section")
-                continue
-            tagged.add(key)
+def _build_co_citations(found: CitationInput) -> list[Citation]:
+    notes, content, documents = found.notes, found.content, found.documents
+    listed: dict[str, CitationEntry] = {}
+    for entry in found.entries:
+        if entry.key in listed:
+            notes.append(f"citation {entry.key} is listed more than once; the first is used")
+        else:
+            listed.setdefault(entry.key, entry)
+    anchors = [event for event in found.events if event.kind == ANCHOR]
+    sentences = found.sentences() if anchors else []
+    spans = anchor_sentences([event.position for event in anchors], sentences)
+    locator = ContextLocator()
+    citations: list[Citation] = []
+    tagged: set[str] = set()
+    for event, span in zip(anchors, spans, strict=True):
+        key = event.ref or ""
+        hit = listed.get(key)
+        if hit is None:
+            notes.append(f"<co>{key}</co> in the answer has no line in the citations section")
+            continue
+        tagged.add(key)
+        citations.append(
+            make_citation(key, hit, hit.document, span, content, documents, locator, notes)
+        )
+    for key, untagged in listed.items():
+        if key not in tagged:
+            notes.append(f"citation {key} is listed but not marked in the answer")
             citations.append(
-                make_citation(key, found, found.document, span, content, documents, locator, notes)
-            )
-        for key, untagged in listed.items():
-            if key not in tagged:
-                notes.append(f"citation {key} is listed but not marked in the answer")
-                citations.append(
-                    make_citation(
-                        key, untagged, untagged.document, None, content, documents, locator, notes
-                    )
+                make_citation(
+                    key, untagged, untagged.document, None, content, documents, locator, notes
                 )
-        return citations
+            )
+    return citations
+
+
+#: The ``<co>`` citation format of Granite 3.1 and 3.2, as data.
+CO_CITATIONS = CitationFormat(
+    name="co",
+    tag_grammar=COTAG_GRAMMAR,
+    section_patterns=CO_SECTION_PATTERNS,
+    read_section=_read_co_section,
+    build_citations=_build_co_citations,
+    documents_by_position=True,
+)
+
+
+class CoCitationOutputProcessor(Granite3OutputProcessor):
+    """Parses output in the ``<co>`` citation format; subclass it per release.
+
+    Equivalent to declaring ``OutputFormat(release=..., citations=CO_CITATIONS)``.
+    """
+
+    output_format = OutputFormat(release="Granite 3", citations=CO_CITATIONS)

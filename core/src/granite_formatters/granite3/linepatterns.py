@@ -36,6 +36,9 @@ class Rep(NamedTuple):
 
 Element = Lit | Rep
 
+#: Up to three spaces or tabs: the indentation the section headers tolerate.
+SPACES = Rep(" \t", 0, 3)
+
 # A simulation state: (element index, characters consumed inside that element).
 _State = tuple[int, int]
 

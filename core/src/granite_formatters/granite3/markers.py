@@ -4,8 +4,7 @@ Output parsers look for fixed strings (``<think>``, ``Here is my response:``,
 ``<|tool_call|>``, ...) in text that may arrive in pieces. Two questions come up
 again and again:
 
-* where is the earliest of several markers in this text? (:func:`find_earliest`,
-  or :class:`MarkerSearch` for many searches over one text), and
+* where is the earliest of several markers in this text? (:class:`MarkerSearch`), and
 * how many characters at the end of the text could still turn into a marker when
   more text arrives? (:func:`partial_marker_length`). Those characters must be held
   back instead of being emitted, or a marker split across two chunks would leak.
@@ -20,7 +19,7 @@ from collections.abc import Sequence
 from functools import lru_cache
 from typing import NamedTuple
 
-__all__ = ["MarkerMatch", "MarkerSearch", "find_earliest", "partial_marker_length"]
+__all__ = ["MarkerMatch", "MarkerSearch", "partial_marker_length"]
 
 
 class MarkerMatch(NamedTuple):
@@ -106,22 +105,12 @@ class MarkerSearch:
         return best
 
 
-def find_earliest(
-    text: str, markers: Sequence[str], start: int = 0, end: int | None = None
-) -> MarkerMatch | None:
-    """The earliest occurrence of any of ``markers`` in ``text[start:end]``.
-
-    On a tie the longest marker wins. Returns ``None`` when none occurs.
-    """
-    return MarkerSearch(text, markers).next(start, end)
-
-
 def partial_marker_length(text: str, markers: Sequence[str], start: int = 0) -> int:
     """How many characters at the end of ``text[start:]`` could begin a marker.
 
     Returns the largest ``k`` such that ``text[-k:]`` is a proper prefix of one of
     ``markers`` (a complete marker is not "partial": find it with
-    :func:`find_earliest`). Only the last ``max(len(marker)) - 1`` characters are
+    :class:`MarkerSearch`). Only the last ``max(len(marker)) - 1`` characters are
     examined, so the cost does not depend on the length of ``text``.
     """
     prepared = _prepare(tuple(markers))

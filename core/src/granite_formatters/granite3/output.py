@@ -12,8 +12,9 @@ Raw model output goes through a pipeline of incremental sinks (see :mod:`.stages
 
 Batch parsing (:meth:`Granite3OutputProcessor.transform`) is streaming with a single
 chunk, so the two always agree, and the whole parse is linear in the output length.
-A release subclass supplies its markers, its section syntax and its citation tag
-grammar, and matches tags to listed citations (:meth:`~Granite3OutputProcessor._build_citations`).
+A release declares its syntax as data, an :class:`OutputFormat` (reasoning markers,
+tool-call markers, and a :class:`CitationFormat`: tag grammar, section headers, how
+sections are read and tags matched to them); see ``docs/output-formats.md``.
 
 Policies (shared by the releases):
 
@@ -39,7 +40,6 @@ from __future__ import annotations
 import codecs
 import logging
 import re
-from abc import abstractmethod
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any, ClassVar, NamedTuple
 
@@ -435,35 +435,109 @@ def make_citation(
 # The processor and its stream parser.
 
 
-class Granite3OutputProcessor(OutputProcessor):
-    """Parses Granite 3.x output; a point release subclasses it and fills in its syntax.
+@attrs.frozen
+class CitationInput:
+    """What a citation format's ``build_citations`` receives, once per parse.
 
-    ``sentence_splitter`` decides which sentence a citation tag refers to; any
-    function with the signature of :func:`~.sentences.split_sentences` can be given.
+    ``events`` are the inline tags in answer order (positions index ``content``),
+    ``entries`` the lines of the citations sections, ``blocks`` the sections read,
+    ``documents`` the request's documents; notes are appended to ``notes``.
+    ``sentences()`` splits ``content`` into sentences (once per parse, cached).
     """
 
-    #: The release's name, for messages.
-    release: ClassVar[str] = "Granite 3"
-    #: Markers that start / end the thought process.
-    thought_starts: ClassVar[tuple[str, ...]] = ()
-    thought_ends: ClassVar[tuple[str, ...]] = ()
-    #: Tags removed from the answer when reasoning is parsed (3.3 ``<response>``).
-    response_tags: ClassVar[tuple[str, ...]] = ()
-    #: Whether an end marker with no start marker before it is removed (else kept).
-    drop_stray_thought_ends: ClassVar[bool] = False
-    #: Section headers recognised at the start of a line; pattern names are the kinds
-    #: ``"citations"`` and ``"hallucinations"``.
-    section_patterns: ClassVar[PatternSet] = PatternSet(())
-    #: Special tokens that open / close a section (3.3 plugin tokens).
-    section_open: ClassVar[str] = ""
-    section_close: ClassVar[str] = ""
-    #: Inline citation tags.
-    tag_grammar: ClassVar[TagGrammar]
-    #: Whether documents are named by position (3.2 "Document 0") rather than doc_id.
-    documents_by_position: ClassVar[bool] = True
+    events: list[TagEvent]
+    entries: list[CitationEntry]
+    content: str
+    documents: DocumentIndex
+    blocks: list[SectionBlock]
+    notes: list[str]
+    sentence_splitter: SentenceSplitter
+    _sentences: list[Span] = attrs.field(factory=list, alias="_sentences")
 
-    def __init__(self, *, sentence_splitter: SentenceSplitter = split_sentences) -> None:
+    def sentences(self) -> list[Span]:
+        """The sentences of ``content`` (split once per parse)."""
+        if not self._sentences and self.content:
+            self._sentences.extend(self.sentence_splitter(self.content))
+        return self._sentences
+
+
+@attrs.frozen
+class CitationFormat:
+    """A citation syntax: inline tags, the sections' headers and how to read them.
+
+    ``read_section(body, notes)`` reads the body of a citations section into
+    :class:`CitationEntry` items; ``build_citations(CitationInput)`` matches the tags
+    with the entries. ``section_open``/``section_close`` are the special tokens around
+    a section (3.3), "" when sections are only headers at the start of a line (3.2).
+    ``documents_by_position``: documents are named by position ("Document 0"), not by
+    ``doc_id``.
+    """
+
+    name: str
+    tag_grammar: TagGrammar
+    section_patterns: PatternSet
+    read_section: Callable[[str, list[str]], list[CitationEntry]]
+    build_citations: Callable[[CitationInput], list[Citation]]
+    section_open: str = ""
+    section_close: str = ""
+    documents_by_position: bool = True
+
+
+@attrs.frozen
+class OutputFormat:
+    """Everything a Granite 3.x release's output parser needs to know, as data.
+
+    ``thought_starts``/``thought_ends`` delimit the reasoning; ``response_tags`` are
+    removed from the answer when reasoning is parsed; ``drop_stray_thought_ends``
+    removes an end marker with no start before it; ``tool_call_markers`` introduce
+    tool calls; ``citations`` is the citation format (``None``: no citations).
+    """
+
+    release: str
+    citations: CitationFormat | None = None
+    thought_starts: tuple[str, ...] = ()
+    thought_ends: tuple[str, ...] = ()
+    response_tags: tuple[str, ...] = ()
+    drop_stray_thought_ends: bool = False
+    tool_call_markers: tuple[str, ...] = TOOL_CALL_MARKERS
+
+
+_LEGACY = ("release", "thought_starts", "thought_ends", "response_tags", "drop_stray_thought_ends")
+
+
+class Granite3OutputProcessor(OutputProcessor):
+    """Parses Granite 3.x output in the format :attr:`output_format` declares.
+
+    A release declares its :class:`OutputFormat` (``output_format = ...`` on a
+    subclass, or ``Granite3OutputProcessor(output_format=...)``). ``sentence_splitter``
+    decides which sentence a citation tag refers to; any function with the signature
+    of :func:`~.sentences.split_sentences` can be given. For compatibility, a subclass
+    may still set ``release``, ``thought_starts``, ``thought_ends``, ``response_tags``
+    or ``drop_stray_thought_ends`` as class attributes: they update its format.
+    """
+
+    output_format: ClassVar[OutputFormat] = OutputFormat(release="Granite 3")
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        legacy = {name: cls.__dict__[name] for name in _LEGACY if name in cls.__dict__}
+        if legacy and "output_format" not in cls.__dict__:
+            cls.output_format = attrs.evolve(cls.output_format, **legacy)
+
+    def __init__(
+        self,
+        *,
+        sentence_splitter: SentenceSplitter = split_sentences,
+        output_format: OutputFormat | None = None,
+    ) -> None:
         self.sentence_splitter = sentence_splitter
+        if output_format is not None:
+            self.output_format = output_format  # type: ignore[misc]
+
+    @property
+    def release(self) -> str:
+        """The release's name, for messages."""
+        return self.output_format.release
 
     def transform(
         self,
@@ -490,24 +564,6 @@ class Granite3OutputProcessor(OutputProcessor):
         if chat_completion is not None:
             request = coerce_request(chat_completion, Granite3ChatCompletion)
         return Granite3StreamParser(self, request)
-
-    # Release hooks ---------------------------------------------------------------------
-
-    @abstractmethod
-    def _parse_citation_section(self, body: str, notes: list[str]) -> list[CitationEntry]:
-        """Read the body of a citations section."""
-
-    @abstractmethod
-    def _build_citations(
-        self,
-        events: list[TagEvent],
-        entries: list[CitationEntry],
-        content: str,
-        documents: DocumentIndex,
-        blocks: list[SectionBlock],
-        notes: list[str],
-    ) -> list[Citation]:
-        """Match the tags in the answer with the listed citations."""
 
 
 class Granite3StreamParser(StreamParser):
@@ -550,28 +606,32 @@ class Granite3StreamParser(StreamParser):
         sink: TextSink = self._content_trim
         self._tags: CitationTagRemover | None = None
         self._sections: SectionSplitter | None = None
-        if self._rag:
-            self._tags = CitationTagRemover(sink, processor.tag_grammar)
+        form = self._format = processor.output_format
+        cite = self._cite = form.citations
+        if self._rag and cite is not None:
+            self._tags = CitationTagRemover(sink, cite.tag_grammar)
             self._sections = SectionSplitter(
                 self._tags,
                 outbox,
-                line_patterns=processor.section_patterns,
-                starters=(processor.section_open,) if processor.section_open else (),
-                drops=(processor.section_close,) if processor.section_close else (),
+                line_patterns=cite.section_patterns,
+                starters=(cite.section_open,) if cite.section_open else (),
+                drops=(cite.section_close,) if cite.section_close else (),
             )
             self._sections.recover = self._read_sections
             sink = self._sections
-        tools = ToolCallExtractor(sink, outbox, bare_list=tools_offered)
+        tools = ToolCallExtractor(
+            sink, outbox, bare_list=tools_offered, markers=form.tool_call_markers
+        )
         self._splitter = ReasoningSplitter(
             Trimmer(self._reasoning),
             tools,
             outbox,
-            starts=processor.thought_starts if thinking else (),
-            ends=processor.thought_ends if thinking else (),
-            content_drops=processor.response_tags if thinking else (),
+            starts=form.thought_starts if thinking else (),
+            ends=form.thought_ends if thinking else (),
+            content_drops=form.response_tags if thinking else (),
             drops=(END_OF_TEXT,),
-            drop_stray_ends=processor.drop_stray_thought_ends,
-            stoppers=TOOL_CALL_MARKERS,
+            drop_stray_ends=form.drop_stray_thought_ends,
+            stoppers=form.tool_call_markers,
             leading_json=tools_offered,
         )
 
@@ -680,13 +740,14 @@ class Granite3StreamParser(StreamParser):
         section cannot be read, i.e. one that does not end the answer with citation or
         hallucination lines).
         """
-        processor = self._processor
         outbox = self._outbox
+        cite = self._cite
+        assert cite is not None  # sections are only collected with a citation format
         blocks, strays = split_section_blocks(
             text,
-            processor.section_patterns,
-            open_token=processor.section_open,
-            close_token=processor.section_close,
+            cite.section_patterns,
+            open_token=cite.section_open,
+            close_token=cite.section_close,
         )
         recovered: list[str] = []
         no_request = self._request is None
@@ -698,23 +759,23 @@ class Granite3StreamParser(StreamParser):
                 )
                 recovered.append(block.body)
                 continue
-            if no_request and processor.section_open and not block.token:
+            if no_request and cite.section_open and not block.token:
                 recovered.append(block.header + block.body)
                 continue
             block_notes: list[str] = []
             entries: list[CitationEntry] = []
             items: list[Hallucination] = []
             if block.kind == "citations":
-                for entry in processor._parse_citation_section(block.body, block_notes):
+                for entry in cite.read_section(block.body, block_notes):
                     # A citation tag inside a quoted context is noise (prior defect B33).
-                    context = remove_citation_tags(entry.context, processor.tag_grammar)[0]
+                    context = remove_citation_tags(entry.context, cite.tag_grammar)[0]
                     entries.append(entry._replace(context=context))
             else:
                 items = parse_hallucinations_text(block.body, block_notes)
             unreadable = not (entries or items) or any(
                 note.startswith("could not read") for note in block_notes
             )
-            if no_request and not processor.section_open and unreadable:
+            if no_request and not cite.section_open and unreadable:
                 recovered.append(block.header + block.body)
                 continue
             if block.kind in kinds_seen:
@@ -732,37 +793,41 @@ class Granite3StreamParser(StreamParser):
         return "".join(recovered)
 
     def _build_message(self, stop_reason: str | None) -> Granite3AssistantMessage:
-        processor = self._processor
         notes = self._outbox.notes
         content = self._content.text()
         raw = "".join(self._raw)
         citations: list[Citation] = []
         hallucinations: list[Hallucination] = []
         documents: list[Document] = []
-        if self._tags is not None and self._sections is not None:
+        cite = self._cite
+        if self._tags is not None and cite is not None:
             request_documents = self._request.documents if self._request is not None else None
-            index = DocumentIndex(request_documents, by_position=processor.documents_by_position)
+            index = DocumentIndex(request_documents, by_position=cite.documents_by_position)
             lead = self._content_trim.lead
             size = len(content)
             events = [
                 event._replace(position=min(max(event.position - lead, 0), size))
                 for event in self._tags.events
             ]
-            blocks = self._blocks
-            entries = self._entries
-            hallucination_items = self._hallucination_items
-            if events or entries:
-                citations = processor._build_citations(
-                    events, entries, content, index, blocks, notes
-                )
-            if hallucination_items:
-                grammar = processor.tag_grammar
-                sentences = processor.sentence_splitter(content)
+            # One sentence split per parse, shared by citations and hallucinations.
+            found = CitationInput(
+                events,
+                self._entries,
+                content,
+                index,
+                self._blocks,
+                notes,
+                self._processor.sentence_splitter,
+            )
+            if events or self._entries:
+                citations = cite.build_citations(found)
+            if self._hallucination_items:
+                grammar = cite.tag_grammar
                 hallucinations = add_hallucination_response_spans(
-                    hallucination_items,
+                    self._hallucination_items,
                     content,
                     lambda text: remove_citation_tags(text, grammar)[0],
-                    sentences=sentences,
+                    sentences=found.sentences(),
                     notes=notes,
                 )
             documents = index.cited()

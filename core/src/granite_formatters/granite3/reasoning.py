@@ -28,11 +28,10 @@ import re
 from collections.abc import Sequence
 
 from .markers import MarkerSearch, partial_marker_length
-from .stages import Outbox, ScanningSink, TextSink
+from .stages import WHITESPACE, Outbox, ScanningSink, TextSink
 
 __all__ = ["ReasoningSplitter"]
 
-_WHITESPACE = " \t\n\r\f\v"
 _NON_BLANK = re.compile(r"[^ \t\n\r\f\v]")
 _BEFORE, _THINKING, _AFTER, _PASS = 0, 1, 2, 3
 
@@ -140,11 +139,11 @@ class ReasoningSplitter(ScanningSink):
             self.reasoning.write(text)
             return
         if self._collapse:
-            text = text.lstrip(_WHITESPACE)
+            text = text.lstrip(WHITESPACE)
             if not text:
                 return
             self._collapse = False
         self.content.write(text)
-        self._last_was_space = text[-1] in _WHITESPACE
-        if self._fresh and text.strip(_WHITESPACE):
+        self._last_was_space = text[-1] in WHITESPACE
+        if self._fresh and text.strip(WHITESPACE):
             self._fresh = False

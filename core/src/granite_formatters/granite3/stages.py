@@ -20,6 +20,9 @@ from ..types import ToolCall
 
 __all__ = ["Channel", "Outbox", "ScanningSink", "TextSink", "Trimmer", "json_safe", "text_safe"]
 
+#: The whitespace characters the parsers strip around markers (ASCII, as JSON's).
+WHITESPACE = " \t\n\r\f\v"
+
 _SURROGATE = re.compile("[\ud800-\udfff]")
 
 

@@ -156,7 +156,6 @@ def _one_call_shape(item: Any) -> str | None:
 
 
 _SCAN, _LEAD, _AFTER_MARKER, _JSON = range(4)
-_SCAN_MARKERS = (*TOOL_CALL_MARKERS, _CLOSING_TAG)
 
 
 class ToolCallExtractor(ScanningSink):
@@ -167,8 +166,16 @@ class ToolCallExtractor(ScanningSink):
     tools), a JSON list at the very start of the text is also tried.
     """
 
-    def __init__(self, next_sink: TextSink, outbox: Outbox, *, bare_list: bool = False) -> None:
+    def __init__(
+        self,
+        next_sink: TextSink,
+        outbox: Outbox,
+        *,
+        bare_list: bool = False,
+        markers: tuple[str, ...] = TOOL_CALL_MARKERS,
+    ) -> None:
         self.next = next_sink
+        self._scan_markers = (*markers, _CLOSING_TAG)
         self.outbox = outbox
         self._state = _LEAD if bare_list else _SCAN
         self._pending = ""
@@ -206,14 +213,15 @@ class ToolCallExtractor(ScanningSink):
 
     def _scan(self, buffer: str, final: bool) -> None:
         position = 0
-        search = MarkerSearch(buffer, _SCAN_MARKERS)
+        scan_markers = self._scan_markers
+        search = MarkerSearch(buffer, scan_markers)
         length = len(buffer)
         while position < length:
             state = self._state
             if state == _SCAN:
                 found = search.next(position)
                 if found is None:
-                    keep = 0 if final else partial_marker_length(buffer, _SCAN_MARKERS, position)
+                    keep = 0 if final else partial_marker_length(buffer, scan_markers, position)
                     self.next.write(buffer[position : length - keep])
                     self._pending = buffer[length - keep :]
                     return
