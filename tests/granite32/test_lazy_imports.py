@@ -25,8 +25,8 @@ def test_formatting_imports_no_output_module() -> None:
     before, after = json.loads(proc.stdout)
     output_side = (
         "granite3.output",
-        "granite3.toolcalls",
-        "granite3.sentences",
+        "granite3._toolcalls",
+        "granite3._sentences",
         "streaming",
         "granite32.output",
     )

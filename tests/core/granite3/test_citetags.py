@@ -7,7 +7,7 @@ from granite3_output_support import cuts_for
 from hypothesis import given
 from hypothesis import strategies as st
 
-from granite_formatters.granite3.citetags import (
+from granite_formatters.granite3._citetags import (
     ANCHOR,
     CLOSE,
     NEED_MORE,

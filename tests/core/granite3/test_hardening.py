@@ -10,8 +10,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from granite_formatters import get_formatter
-from granite_formatters.granite3 import spans
-from granite_formatters.granite3.spans import ContextLocator
+from granite_formatters.granite3 import _spans as spans
+from granite_formatters.granite3._spans import ContextLocator
 
 G32 = get_formatter("granite-3.2-8b-instruct")
 G33 = get_formatter("granite-3.3-8b-instruct")

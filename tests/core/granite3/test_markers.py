@@ -5,8 +5,8 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
-from granite_formatters.granite3.linepatterns import BoundedPattern, Lit, PatternSet, Rep
-from granite_formatters.granite3.markers import (
+from granite_formatters.granite3._linepatterns import BoundedPattern, Lit, PatternSet, Rep
+from granite_formatters.granite3._markers import (
     MarkerMatch,
     MarkerSearch,
     partial_marker_length,

@@ -6,8 +6,9 @@ import pytest
 from granite3_output_support import check_consistent, check_spans, comparable, joined, stream
 
 from granite_formatters.errors import InvalidRequestError
-from granite_formatters.granite3.citetags import ANCHOR
-from granite_formatters.granite3.linepatterns import BoundedPattern, Lit, PatternSet, Rep
+from granite_formatters.granite3._citetags import ANCHOR
+from granite_formatters.granite3._linepatterns import BoundedPattern, Lit, PatternSet, Rep
+from granite_formatters.granite3._spans import ContextLocator, anchor_sentences
 from granite_formatters.granite3.output import (
     CitationEntry,
     CitationFormat,
@@ -23,7 +24,6 @@ from granite_formatters.granite3.output import (
     parse_hallucinations_text,
     split_section_blocks,
 )
-from granite_formatters.granite3.spans import ContextLocator, anchor_sentences
 from granite_formatters.granite3.types import Citation, Hallucination
 from granite_formatters.streaming import Delta, ToolCallDelta
 from granite_formatters.types import Document

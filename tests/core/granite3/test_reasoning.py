@@ -7,10 +7,10 @@ from granite3_output_support import cuts_for
 from hypothesis import given
 from hypothesis import strategies as st
 
-from granite_formatters.granite3.linepatterns import BoundedPattern, Lit, PatternSet, Rep
-from granite_formatters.granite3.reasoning import ReasoningSplitter
-from granite_formatters.granite3.sections import SectionSplitter
-from granite_formatters.granite3.stages import CONTENT, REASONING, ChannelSink, Outbox, Trimmer
+from granite_formatters.granite3._linepatterns import BoundedPattern, Lit, PatternSet, Rep
+from granite_formatters.granite3._reasoning import ReasoningSplitter
+from granite_formatters.granite3._sections import SectionSplitter
+from granite_formatters.granite3._stages import CONTENT, REASONING, ChannelSink, Outbox, Trimmer
 
 STARTS = ("Here is my thought process:", "Here's my thought process:")
 ENDS = ("Here is my response:", "Here's my response:")

@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from granite_formatters.granite3.sentences import split_sentences
+from granite_formatters.granite3._sentences import split_sentences
 
 
 def sentences(text: str) -> list[str]:

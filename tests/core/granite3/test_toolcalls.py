@@ -12,9 +12,9 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from granite_formatters import jsonscan
-from granite_formatters.granite3 import toolcalls
-from granite_formatters.granite3.stages import CONTENT, TOOL_CALL, ChannelSink, Outbox
-from granite_formatters.granite3.toolcalls import (
+from granite_formatters.granite3 import _toolcalls as toolcalls
+from granite_formatters.granite3._stages import CONTENT, TOOL_CALL, ChannelSink, Outbox
+from granite_formatters.granite3._toolcalls import (
     JsonScanner,
     ToolCallExtractor,
     build_tool_calls,

@@ -53,16 +53,16 @@ from .types import (
 )
 
 if TYPE_CHECKING:
+    from ._citetags import TagEvent, TagGrammar, TagMatch
+    from ._linepatterns import BoundedPattern, Lit, PatternSet, Rep
+    from ._sentences import SentenceSplitter, split_sentences
+    from ._spans import anchor_sentences
+    from ._toolcalls import TOOL_CALL_MARKERS
     from .cite_format import CITE_TOKEN_CITATIONS
-    from .citetags import TagEvent, TagGrammar, TagMatch
     from .co_format import (
         CO_CITATIONS,
-        CO_SECTION_PATTERNS,
-        COTAG_GRAMMAR,
         CoCitationOutputProcessor,
     )
-    from .linepatterns import BoundedPattern, PatternSet
-    from .markers import MarkerMatch, MarkerSearch, partial_marker_length
     from .output import (
         CitationEntry,
         CitationFormat,
@@ -72,32 +72,22 @@ if TYPE_CHECKING:
         Granite3StreamParser,
         OutputFormat,
         SectionBlock,
-        add_hallucination_response_spans,
-        create_dict,
         make_citation,
         parse_citation_lines,
-        parse_hallucinations_text,
-        split_section_blocks,
     )
-    from .sentences import SentenceSplitter, split_sentences
-    from .spans import anchor_sentences
-    from .toolcalls import TOOL_CALL_MARKERS
 
 # Output-side names, imported from their modules on first access.
 _LAZY = {
-    "TagEvent": "citetags",
-    "TagGrammar": "citetags",
-    "TagMatch": "citetags",
+    "TagEvent": "_citetags",
+    "TagGrammar": "_citetags",
+    "TagMatch": "_citetags",
     "CITE_TOKEN_CITATIONS": "cite_format",
     "CO_CITATIONS": "co_format",
-    "CO_SECTION_PATTERNS": "co_format",
-    "COTAG_GRAMMAR": "co_format",
     "CoCitationOutputProcessor": "co_format",
-    "BoundedPattern": "linepatterns",
-    "PatternSet": "linepatterns",
-    "MarkerMatch": "markers",
-    "MarkerSearch": "markers",
-    "partial_marker_length": "markers",
+    "BoundedPattern": "_linepatterns",
+    "PatternSet": "_linepatterns",
+    "Lit": "_linepatterns",
+    "Rep": "_linepatterns",
     "CitationEntry": "output",
     "CitationFormat": "output",
     "CitationInput": "output",
@@ -106,16 +96,12 @@ _LAZY = {
     "Granite3OutputProcessor": "output",
     "Granite3StreamParser": "output",
     "SectionBlock": "output",
-    "add_hallucination_response_spans": "output",
-    "create_dict": "output",
     "make_citation": "output",
     "parse_citation_lines": "output",
-    "parse_hallucinations_text": "output",
-    "split_section_blocks": "output",
-    "SentenceSplitter": "sentences",
-    "split_sentences": "sentences",
-    "anchor_sentences": "spans",
-    "TOOL_CALL_MARKERS": "toolcalls",
+    "SentenceSplitter": "_sentences",
+    "split_sentences": "_sentences",
+    "anchor_sentences": "_spans",
+    "TOOL_CALL_MARKERS": "_toolcalls",
 }
 
 
@@ -128,9 +114,7 @@ __all__ = [
     "TOOLS_AND_DOCUMENTS_INSTRUCTION",
     "TOOLS_INSTRUCTION",
     "CITE_TOKEN_CITATIONS",
-    "COTAG_GRAMMAR",
     "CO_CITATIONS",
-    "CO_SECTION_PATTERNS",
     "CoCitationOutputProcessor",
     "DOCUMENTS_INSTRUCTION",
     "END_OF_ROLE",
@@ -160,10 +144,10 @@ __all__ = [
     "Granite3PromptFormat",
     "Granite3StreamParser",
     "Hallucination",
-    "MarkerMatch",
-    "MarkerSearch",
     "OutputFormat",
     "PatternSet",
+    "Lit",
+    "Rep",
     "SectionBlock",
     "SentenceSplitter",
     "SpecialTokenPolicy",
@@ -171,20 +155,15 @@ __all__ = [
     "TagEvent",
     "TagGrammar",
     "TagMatch",
-    "add_hallucination_response_spans",
     "anchor_sentences",
-    "create_dict",
     "current_date",
     "find_special_token_in_json",
     "format_date",
     "generation_prompt",
     "make_citation",
     "parse_citation_lines",
-    "parse_hallucinations_text",
-    "partial_marker_length",
     "remove_special_tokens_in_json",
     "sanitize",
-    "split_section_blocks",
     "split_sentences",
     "tojson",
     "turn",

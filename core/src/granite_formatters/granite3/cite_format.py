@@ -27,8 +27,9 @@ import json
 import re
 from collections import deque
 
-from .citetags import ANCHOR, CLOSE, NEED_MORE, OPEN, NeedMore, TagEvent, TagMatch
-from .linepatterns import SPACES, BoundedPattern, Lit, PatternSet, Rep
+from ._citetags import ANCHOR, CLOSE, NEED_MORE, OPEN, NeedMore, TagEvent, TagMatch
+from ._linepatterns import SPACES, BoundedPattern, Lit, PatternSet, Rep
+from ._spans import ContextLocator, Span, anchor_sentences
 from .output import (
     CitationEntry,
     CitationFormat,
@@ -36,7 +37,6 @@ from .output import (
     make_citation,
     parse_citation_lines,
 )
-from .spans import ContextLocator, Span, anchor_sentences
 from .types import Citation
 
 __all__ = [

@@ -23,8 +23,9 @@ from __future__ import annotations
 
 import re
 
-from .citetags import ANCHOR, NEED_MORE, NeedMore, TagMatch
-from .linepatterns import SPACES, BoundedPattern, Lit, PatternSet, Rep
+from ._citetags import ANCHOR, NEED_MORE, NeedMore, TagMatch
+from ._linepatterns import SPACES, BoundedPattern, Lit, PatternSet, Rep
+from ._spans import ContextLocator, anchor_sentences
 from .output import (
     CitationEntry,
     CitationFormat,
@@ -34,7 +35,6 @@ from .output import (
     make_citation,
     parse_citation_lines,
 )
-from .spans import ContextLocator, anchor_sentences
 from .types import Citation
 
 __all__ = [

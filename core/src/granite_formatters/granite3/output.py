@@ -48,15 +48,14 @@ import attrs
 from ..processors import OutputProcessor, RequestLike
 from ..streaming import Delta, StreamParser, finish_deltas, tool_call_delta
 from ..types import Document, ToolCall, coerce_request
-from .citetags import CitationTagRemover, TagEvent, TagGrammar, remove_citation_tags
-from .linepatterns import PatternSet
-from .markers import MarkerSearch
-from .prompt import END_OF_TEXT
-from .reasoning import ReasoningSplitter
-from .sections import SectionSplitter
-from .sentences import SentenceSplitter, split_sentences
-from .spans import ContextLocator, Span, TextLocator
-from .stages import (
+from ._citetags import CitationTagRemover, TagEvent, TagGrammar, remove_citation_tags
+from ._linepatterns import PatternSet
+from ._markers import MarkerSearch
+from ._reasoning import ReasoningSplitter
+from ._sections import SectionSplitter
+from ._sentences import SentenceSplitter, split_sentences
+from ._spans import ContextLocator, Span, TextLocator
+from ._stages import (
     CONTENT,
     REASONING,
     TOOL_CALL,
@@ -66,7 +65,8 @@ from .stages import (
     Trimmer,
     text_safe,
 )
-from .toolcalls import TOOL_CALL_MARKERS, ToolCallExtractor
+from ._toolcalls import TOOL_CALL_MARKERS, ToolCallExtractor
+from .prompt import END_OF_TEXT
 from .types import Citation, Granite3AssistantMessage, Granite3ChatCompletion, Hallucination
 
 __all__ = [

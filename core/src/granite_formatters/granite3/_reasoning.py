@@ -27,8 +27,8 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from .markers import MarkerSearch, partial_marker_length
-from .stages import WHITESPACE, Outbox, ScanningSink, TextSink
+from ._markers import MarkerSearch, partial_marker_length
+from ._stages import WHITESPACE, Outbox, ScanningSink, TextSink
 
 __all__ = ["ReasoningSplitter"]
 

@@ -17,9 +17,9 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Sequence
 
-from .linepatterns import PatternSet
-from .markers import MarkerSearch, partial_marker_length
-from .stages import Outbox, ScanningSink, TextSink
+from ._linepatterns import PatternSet
+from ._markers import MarkerSearch, partial_marker_length
+from ._stages import Outbox, ScanningSink, TextSink
 
 __all__ = ["SectionSplitter"]
 

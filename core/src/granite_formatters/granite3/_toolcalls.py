@@ -37,8 +37,8 @@ from typing import Any
 
 from ..jsonscan import MAX_JSON_CHARS, MAX_JSON_DEPTH, JsonScanner
 from ..types import ToolCall
-from .markers import MarkerSearch, partial_marker_length
-from .stages import Outbox, ScanningSink, TextSink, json_safe
+from ._markers import MarkerSearch, partial_marker_length
+from ._stages import Outbox, ScanningSink, TextSink, json_safe
 
 __all__ = [
     "MAX_JSON_CHARS",

@@ -19,8 +19,8 @@ from __future__ import annotations
 
 from typing import NamedTuple, Protocol
 
-from .markers import MarkerSearch, partial_marker_length
-from .stages import CONTENT, WHITESPACE, ChannelSink, Outbox, ScanningSink, TextSink
+from ._markers import MarkerSearch, partial_marker_length
+from ._stages import CONTENT, WHITESPACE, ChannelSink, Outbox, ScanningSink, TextSink
 
 __all__ = [
     "ANCHOR",
