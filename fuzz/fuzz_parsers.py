@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import contextlib
 import importlib
+import json
 import sys
 
 import atheris
@@ -56,6 +57,9 @@ def test_one_input(data: bytes) -> None:
     message = formatter.parse(output, request)
     if not isinstance(message, AssistantMessage):
         raise AssertionError("parse returned something other than an AssistantMessage")
+    # Every parsed message serialises (issue 12 item 5).
+    message.model_dump_json()
+    json.dumps(message.to_openai(), ensure_ascii=False).encode("utf-8")
 
 
 def main() -> None:
