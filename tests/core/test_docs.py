@@ -70,7 +70,7 @@ def test_env_vars_are_documented() -> None:
 
 
 def test_registration_fields_are_documented() -> None:
-    from granite_formatters.registry import Register
+    from granite_formatters.hookspecs import Register
 
     text = (DOCS / "plugins" / "hooks.md").read_text(encoding="utf-8")
     for name in inspect.signature(Register.__call__).parameters:

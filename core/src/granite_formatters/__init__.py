@@ -36,8 +36,9 @@ if TYPE_CHECKING:
         PluginWarning,
         UnknownModelError,
     )
+    from .hookspecs import Register
     from .processors import Formatter, InputProcessor, OutputProcessor, RequestLike
-    from .registry import ModelInfo, PluginInfo, Register, Resolution
+    from .records import ModelInfo, PluginInfo, Resolution
     from .types import AssistantMessage, ChatCompletion, ChatMessage, Document, ToolCall
 
 __version__ = "0.1.0"
@@ -87,10 +88,10 @@ _LAZY = {
     "InputProcessor": "processors",
     "OutputProcessor": "processors",
     "RequestLike": "processors",
-    "ModelInfo": "registry",
-    "PluginInfo": "registry",
-    "Register": "registry",
-    "Resolution": "registry",
+    "ModelInfo": "records",
+    "PluginInfo": "records",
+    "Register": "hookspecs",
+    "Resolution": "records",
     "AssistantMessage": "types",
     "ChatCompletion": "types",
     "ChatMessage": "types",

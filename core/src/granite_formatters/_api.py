@@ -11,7 +11,8 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from .errors import PluginLoadError
     from .processors import Formatter, InputProcessor, OutputProcessor
-    from .registry import ModelInfo, ModelRegistry, PluginInfo, Resolution
+    from .records import ModelInfo, PluginInfo, Resolution
+    from .registry import ModelRegistry
 
 
 def _registry() -> ModelRegistry:
@@ -62,15 +63,18 @@ def plugin_errors() -> list[PluginLoadError]:
     return default_host().plugin_errors()
 
 
-def register_plugin(plugin: object, *, name: str) -> None:
+def register_plugin(plugin: object, *, name: str, override: bool = False) -> None:
     """Register a plugin object without packaging (tests, notebooks, one-off formatters).
 
     ``plugin`` is a module, class or instance whose ``register_formatters`` is marked
     with :data:`~granite_formatters.hookimpl`. The registry is rebuilt on next use.
+    Names that a bundled plugin registers (ids, aliases, their normalised forms) stay
+    with it unless ``override=True``; each takeover, allowed or refused, is a warning
+    recorded in :func:`plugin_errors`.
     """
     from .plugins import default_host
 
-    default_host().register_plugin(plugin, name=name)
+    default_host().register_plugin(plugin, name=name, override=override)
 
 
 def unregister_plugin(name: str, /) -> None:

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 from .types import AssistantMessage, ChatCompletion
 
 if TYPE_CHECKING:
-    from .registry import PluginInfo
+    from .records import PluginInfo
     from .special_tokens import SpecialTokenPolicy
     from .streaming import StreamParser
 
