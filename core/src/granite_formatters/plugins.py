@@ -223,15 +223,19 @@ class PluginHost:
         seen: set[str] = set()
         for name in sorted(grouped):
             by_dist = grouped[name]
-            seen.update((name, *by_dist))
+            seen.update(by_dist)
+            if name not in BUNDLED_PLUGINS or name in by_dist:
+                seen.add(name)
 
             def selected(dist: str, name: str = name) -> bool:
                 keys = {name, dist}
                 return not (keys & deny) and (allow is None or bool(keys & allow))
 
             if name in BUNDLED_PLUGINS:
+                # An impostor is selected by its own distribution name only: an
+                # allowlist that names the bundled plugin means the bundled one.
                 for dist, ep in sorted(by_dist.items()):
-                    if dist != name and selected(dist):
+                    if dist != name and selected(dist) and (allow is None or dist in allow):
                         self._fail(
                             PluginLoadError(
                                 dist,

@@ -188,28 +188,38 @@ class ModelRegistry:
             """Whether ``name`` is already held for another model (recording the conflict)."""
             owner = exact.get(name)
             key: str | None = None
+            shown = name
             if owner is None:
-                seen = normalized.get(normalize_model_name(name))
+                key = normalize_model_name(name)
+                seen = normalized.get(key)
                 if seen is None or seen[0].plugin == spec.plugin:
                     return False
-                owner, key = seen[0], normalize_model_name(name)
+                owner = seen[0]
                 if owner.model_id == spec.model_id:
                     return False
             elif owner is spec or (owner.model_id == spec.model_id and name != spec.model_id):
                 return False
-            conflicts.append(
-                Conflict(
-                    name,
-                    owner.model_id,
-                    spec.model_id,
-                    owner.plugin,
-                    spec.plugin,
-                    normalized=key,
-                    override=_tier(plugin_by_name.get(owner.plugin)) == _OVERRIDE
-                    and _tier(plugin_by_name.get(spec.plugin)) == _BUNDLED,
-                )
+            override = (
+                _tier(plugin_by_name.get(owner.plugin)) == _OVERRIDE
+                and _tier(plugin_by_name.get(spec.plugin)) == _BUNDLED
             )
-            return True
+            # An override takes the names it states (and their normalised lookups); a
+            # bundled name that only meets it once normalised stays, but is recorded.
+            keep = override and key is not None
+            if keep and key is not None:
+                shown = normalized[key][1]
+            conflict = Conflict(
+                shown,
+                owner.model_id,
+                spec.model_id,
+                owner.plugin,
+                spec.plugin,
+                normalized=key,
+                override=override,
+            )
+            if conflict not in conflicts:
+                conflicts.append(conflict)
+            return not keep
 
         def claim(spec: FormatterSpec, name: str) -> None:
             exact.setdefault(name, spec)
