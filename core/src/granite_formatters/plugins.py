@@ -108,7 +108,7 @@ class _Recorder:
         options = bound.arguments
         model_id = options["model_id"]
         if not isinstance(model_id, str) or not model_id.strip():
-            raise TypeError(f"model_id must be a non-empty string, got {model_id!r}")
+            raise TypeError(f"model_id must be a non-empty string, got {quote(model_id)}")
         lists: dict[str, tuple[str, ...]] = {}
         for label in ("aliases", "patterns"):
             items = options[label]
@@ -117,14 +117,14 @@ class _Recorder:
                 or not isinstance(items, (list, tuple, set, frozenset))
                 or not all(isinstance(i, str) and i for i in items)
             ):
-                raise TypeError(f"{label} must be a list of non-empty strings, got {items!r}")
+                raise TypeError(f"{label} must be a list of non-empty strings, got {quote(items)}")
             lists[label] = tuple(items)
         for label in ("input_processor", "output_processor"):
             source = options[label]
             if not (isinstance(source, str) and ":" in source) and not callable(source):
                 raise TypeError(
                     f"{label} must be a class, a factory or a 'module:attribute' string, "
-                    f"got {source!r}"
+                    f"got {quote(source)}"
                 )
         problem = check_api_version(options["requires_api"])
         if problem is not None:

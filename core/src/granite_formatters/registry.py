@@ -82,13 +82,17 @@ def _instantiate(source: object, kind: type, spec: FormatterSpec) -> Any:
             raise
         except BaseException as exc:
             raise PluginLoadError(
-                spec.plugin, None, f"cannot import {source!r} for model {spec.model_id}: {exc!r}"
+                spec.plugin,
+                None,
+                f"cannot import {quote(source)} for model {spec.model_id}: {exc!r}",
             ) from exc
     if isinstance(target, kind):
         return target
     if not callable(target):
         raise PluginLoadError(
-            spec.plugin, None, f"{source!r} for model {spec.model_id} is not an {kind.__name__}"
+            spec.plugin,
+            None,
+            f"{quote(source)} for model {spec.model_id} is not an {kind.__name__}",
         )
     try:
         instance = target()
@@ -102,7 +106,7 @@ def _instantiate(source: object, kind: type, spec: FormatterSpec) -> Any:
         raise PluginLoadError(
             spec.plugin,
             None,
-            f"{source!r} for model {spec.model_id} produced {type(instance).__name__}, "
+            f"{quote(source)} for model {spec.model_id} produced {type(instance).__name__}, "
             f"not an {kind.__name__}",
         )
     return instance
@@ -279,7 +283,7 @@ class ModelRegistry:
         Raises :class:`UnknownModelError` or :class:`AmbiguousModelError`.
         """
         if not isinstance(name, str):
-            raise UnknownModelError(quote(name), reason="A model name must be a string.")
+            raise UnknownModelError(name, reason="A model name must be a string.")
         normalized = normalize_model_name(name)
         if name in self._models:
             return Resolution(name, self._models[name], "id", normalized, name)
