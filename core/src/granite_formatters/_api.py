@@ -6,13 +6,14 @@ nor pluggy: the host (and everything behind it) is imported on the first call.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypeVar, overload
 
 if TYPE_CHECKING:
     from .errors import PluginLoadError
     from .processors import Formatter, InputProcessor, OutputProcessor
     from .records import ModelInfo, PluginInfo, Resolution
     from .registry import ModelRegistry
+    from .types import AssistantMessage
 
 
 def _registry() -> ModelRegistry:
@@ -21,14 +22,35 @@ def _registry() -> ModelRegistry:
     return default_host().registry()
 
 
-def get_formatter(model: str, /) -> Formatter:
+M = TypeVar("M", bound="AssistantMessage")
+
+
+@overload
+def get_formatter(model: str, /) -> Formatter[AssistantMessage]: ...
+
+
+@overload
+def get_formatter(model: str, message_type: type[M], /) -> Formatter[M]: ...
+
+
+def get_formatter(
+    model: str, message_type: type[AssistantMessage] | None = None, /
+) -> Formatter[AssistantMessage]:
     """The formatter (input and output processor) for a model name.
 
     Any name people use works: a model id (``granite-3.2-8b-instruct``), a Hugging Face
     id, an Ollama tag, a GGUF file name, a watsonx id. Raises
     :class:`~granite_formatters.UnknownModelError` for a name no plugin provides.
+
+    With ``message_type`` (for example ``Granite3AssistantMessage``) the formatter is
+    typed as parsing into that class, so ``parse(...).citations`` type-checks; a
+    :class:`TypeError` says so when the model's output processor declares another
+    message type.
     """
-    return _registry().get_formatter(model)
+    formatter = _registry().get_formatter(model)
+    if message_type is None:
+        return formatter
+    return formatter.expecting(message_type)
 
 
 def get_input_processor(model: str, /) -> InputProcessor:

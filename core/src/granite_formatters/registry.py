@@ -38,6 +38,7 @@ from .errors import AmbiguousModelError, PluginLoadError, UnknownModelError, quo
 from .names import normalize_model_name
 from .processors import Formatter, InputProcessor, OutputProcessor
 from .records import Conflict, FormatterSpec, ModelInfo, PluginInfo, Resolution
+from .types import AssistantMessage
 
 __all__ = ["REFUSED_VARIANTS", "ModelRegistry"]
 
@@ -136,7 +137,7 @@ class ModelRegistry:
         self._aliases: dict[str, str] = {}
         self._normalized: dict[str, tuple[str, str]] = {}
         self._patterns: list[tuple[int, int, str, re.Pattern[str], str]] = []
-        self._formatters: dict[str, Formatter] = {}
+        self._formatters: dict[str, Formatter[AssistantMessage]] = {}
         self._lock = threading.Lock()
         for spec in specs:
             self._specs[spec.model_id] = spec
@@ -342,7 +343,7 @@ class ModelRegistry:
             failed_plugins=failed,
         )
 
-    def get_formatter(self, name: str) -> Formatter:
+    def get_formatter(self, name: str) -> Formatter[AssistantMessage]:
         """The formatter for ``name``, created once per model and reused.
 
         The input processor is created here; the output processor on first use, so a
