@@ -15,8 +15,6 @@ DOCS = Path(__file__).resolve().parents[2] / "docs"
 
 REGISTRY_FUNCTIONS = [
     "get_formatter",
-    "get_input_processor",
-    "get_output_processor",
     "resolve_model",
     "list_models",
     "list_plugins",

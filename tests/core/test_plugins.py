@@ -246,11 +246,7 @@ def test_public_api_uses_the_default_host(default_host: PluginHost) -> None:
         assert [m.model_id for m in granite_formatters.list_models()] == ["api-model"]
         assert [p.name for p in granite_formatters.list_plugins()] == ["api"]
         assert granite_formatters.get_formatter("api").format(MESSAGES) == "[echo]"
-        assert granite_formatters.get_output_processor("api").transform("a").content == "A"
-        assert (
-            granite_formatters.get_input_processor("api")
-            is granite_formatters.get_formatter("api").input_processor
-        )
+        assert granite_formatters.get_formatter("api").parse("a").content == "A"
         assert granite_formatters.plugin_errors() == []
     finally:
         granite_formatters.unregister_plugin("api")

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, TypeVar, overload
 
 if TYPE_CHECKING:
     from .errors import PluginLoadError
-    from .processors import Formatter, InputProcessor, OutputProcessor
+    from .processors import Formatter
     from .records import ModelInfo, PluginInfo, Resolution
     from .registry import ModelRegistry
     from .types import AssistantMessage
@@ -51,16 +51,6 @@ def get_formatter(
     if message_type is None:
         return formatter
     return formatter.expecting(message_type)
-
-
-def get_input_processor(model: str, /) -> InputProcessor:
-    """The input processor for a model name (see :func:`get_formatter`)."""
-    return get_formatter(model).input_processor
-
-
-def get_output_processor(model: str, /) -> OutputProcessor:
-    """The output processor for a model name (see :func:`get_formatter`)."""
-    return get_formatter(model).output_processor
 
 
 def resolve_model(model: str, /) -> Resolution:
