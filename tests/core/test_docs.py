@@ -63,7 +63,7 @@ def test_env_vars_are_documented() -> None:
     from granite_formatters import plugins
 
     text = (DOCS / "plugins" / "index.md").read_text(encoding="utf-8")
-    for var in (plugins.ENV_LOAD, plugins.ENV_DISABLE, plugins.ENV_STRICT):
+    for var in (plugins.ENV_LOAD, plugins.ENV_DISABLE, plugins.ENV_OVERRIDE, plugins.ENV_STRICT):
         assert f"`{var}=" in text
 
 
