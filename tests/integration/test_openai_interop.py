@@ -115,6 +115,20 @@ def test_a_message_object_of_the_wrong_shape_names_the_field() -> None:
     assert info.value.field == "messages[1].role"
 
 
+def test_an_object_whose_model_dump_fails_is_an_invalid_request() -> None:
+    class Broken:
+        def model_dump(self) -> dict[str, Any]:
+            raise RuntimeError("boom")
+
+    with pytest.raises(InvalidRequestError) as info:
+        coerce_request({"messages": [USER, Broken()]}, ChatCompletion)
+    assert info.value.field == "messages[1]"
+    assert str(info.value) == (
+        "messages[1]: could not read the Broken object through its model_dump(): "
+        "RuntimeError: 'boom'"
+    )
+
+
 def test_the_library_never_imports_openai() -> None:
     code = (
         "import sys, granite_formatters\n"

@@ -158,7 +158,13 @@ def _as_plain_data(value: Any) -> Any:
         not isinstance(value, (Mapping, str, bytes, list, tuple))
         and callable(getattr(value, "model_dump", None))
     ):
-        dumped = value.model_dump()
+        try:
+            dumped = value.model_dump()
+        except Exception as exc:  # noqa: BLE001 - a foreign object failing is bad input
+            raise _FieldError(
+                f"could not read the {type(value).__name__} object through its model_dump(): "
+                f"{type(exc).__name__}: {quote(str(exc))}"
+            ) from None
         if isinstance(dumped, Mapping):
             return {k: v for k, v in dumped.items() if v is not None}
         return dumped
