@@ -93,7 +93,7 @@ def test_a_message_type_the_processor_does_not_declare_is_a_type_error(
     with pytest.raises(TypeError, match="plain parses into AssistantMessage, which is not a Noted"):
         granite_formatters.get_formatter("plain", NotedMessage)
     with pytest.raises(TypeError, match="must be an AssistantMessage subclass, got <class 'int'>"):
-        granite_formatters.get_formatter("plain", int)  # type: ignore[call-overload]
+        granite_formatters.get_formatter("plain", int)  # type: ignore[type-var]
 
 
 def test_the_stream_parser_gives_the_typed_message() -> None:

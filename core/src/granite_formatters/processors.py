@@ -9,6 +9,8 @@ from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterable, Mapping
 from typing import TYPE_CHECKING, Any, ClassVar, Generic, Protocol, TypeVar, cast
 
+from typing_extensions import TypeVar as DefaultTypeVar
+
 from .types import AssistantMessage, ChatCompletion
 
 if TYPE_CHECKING:
@@ -27,7 +29,7 @@ __all__ = [
 
 #: The message type a formatter parses into (a subclass of :class:`AssistantMessage`).
 M = TypeVar("M", bound=AssistantMessage)
-M_co = TypeVar("M_co", bound=AssistantMessage, covariant=True)
+M_co = DefaultTypeVar("M_co", bound=AssistantMessage, covariant=True, default=AssistantMessage)
 
 #: What a formatter accepts as a request: a typed request, a dict, or a JSON string.
 RequestLike = ChatCompletion | dict[str, Any] | str
