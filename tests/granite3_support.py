@@ -15,6 +15,7 @@ import functools
 import json
 import random
 import re
+import warnings
 from collections.abc import Sequence
 from datetime import date
 from typing import Any
@@ -24,7 +25,7 @@ import pytest
 from hypothesis import HealthCheck, settings
 from hypothesis import strategies as st
 
-from granite_formatters.errors import InvalidRequestError
+from granite_formatters.errors import DroppedInputWarning, InvalidRequestError
 from granite_formatters.processors import InputProcessor
 
 GRANITE32_TOKENS = ("<|start_of_role|>", "<|end_of_role|>", "<|end_of_text|>", "<|tool_call|>")
@@ -73,7 +74,7 @@ FRAGMENTS = (
     "\x1f",
 )
 
-ROLES = ("user", "assistant", "system", "tool", "tool_response", "developer", "document 1")
+ROLES = ("user", "assistant", "system", "tool", "tool_response", "document 1")
 
 
 @functools.cache
@@ -243,10 +244,25 @@ def policy_violations(draw: st.DrawFn, release: str) -> tuple[dict[str, Any], st
                 "thinking+documents",
                 "flag+system",
                 "flag-without-documents",
+                "developer-role",
+                *(["document-without-id"] if release == "3.3" else []),
             ]
         )
     )
     document = draw(documents(release, ()))
+    if kind == "developer-role":
+        # The OpenAI role the Granite 3 models never saw: printed verbatim by the template.
+        request["messages"] = [*messages, {"role": "developer", "content": draw(texts())}]
+        position = len(request["messages"]) - 1
+        request["chat_template_kwargs"] = options
+        return request, f"messages[{position}].role"
+    if kind == "document-without-id":
+        options.pop("thinking", None)
+        missing = {key: value for key, value in document.items() if key != "doc_id"}
+        request["messages"] = messages or [user]
+        request["documents"] = [*(request.get("documents") or []), missing]
+        request["chat_template_kwargs"] = options
+        return request, f"documents[{len(request['documents']) - 1}].doc_id"
     if kind.startswith("thinking"):
         options = {**options, "thinking": True}
         options.pop("controls", None)
@@ -391,3 +407,25 @@ def assert_rejected(
         transform(request, special_tokens="keep")
     assert caught.value.field == field
     assert f"Granite {release}" in str(caught.value)
+
+
+def assert_compatible_mode(
+    processor: InputProcessor,
+    release: str,
+    case: tuple[dict[str, Any], str],
+    agp: bool,
+    today: date,
+) -> None:
+    """A request strict mode rejects renders exactly as the template does with
+    ``strict=False``, with one DroppedInputWarning naming the rejected field."""
+    request, field = case
+    transform: Any = processor.transform
+    with pytest.raises(InvalidRequestError):
+        transform(request, agp, today=today, special_tokens="keep")
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        prompt = transform(request, agp, today=today, special_tokens="keep", strict=False)
+    assert prompt == oracle.render(release, request, agp, today)
+    dropped = [w for w in caught if issubclass(w.category, DroppedInputWarning)]
+    assert len(dropped) == 1, [str(w.message) for w in caught]
+    assert field in str(dropped[0].message)

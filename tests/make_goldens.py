@@ -257,6 +257,7 @@ CASES: list[dict[str, Any]] = [
     },
     {
         "name": "odd_roles",
+        "strict": False,  # the developer role is refused in strict mode
         "request": {
             "messages": [
                 {"role": "developer", "content": "dev note"},
@@ -735,6 +736,55 @@ CASES += [
         "request": _tool_loop(
             "", [{"name": "get_current_weather", "arguments": {"city": "Oslo"}}, _call("now", "")]
         ),
+    },
+]
+
+
+# Template-compatible mode (strict=False): requests strict mode refuses, rendered exactly as
+# the template renders them (the processor also issues one DroppedInputWarning).
+CASES += [
+    {
+        "name": "compat_thinking_with_tools",
+        "strict": False,
+        "request": {"messages": HI, "tools": [WEATHER_OPENAI], **kwargs(thinking=True)},
+    },
+    {
+        "name": "compat_thinking_with_documents_and_custom_system",
+        "strict": False,
+        "request": {
+            "messages": [{"role": "system", "content": "Be brief."}, *CITY_QUESTION],
+            "documents": DOCS,
+            **kwargs(thinking=True),
+        },
+    },
+    {
+        "name": "compat_citations_with_custom_system",
+        "strict": False,
+        "request": {
+            "messages": [{"role": "system", "content": "Be brief."}, *CITY_QUESTION],
+            "documents": DOCS,
+            **kwargs(controls={"citations": True, "hallucinations": True, "length": "short"}),
+        },
+    },
+    {
+        "name": "compat_hallucinations_without_documents",
+        "strict": False,
+        "request": {"messages": HI, **kwargs(controls={"hallucinations": True})},
+    },
+    {
+        "name": "compat_developer_role",
+        "strict": False,
+        "request": {"messages": [{"role": "developer", "content": "Answer in French."}, *HI]},
+    },
+    {
+        "name": "compat_documents_without_ids",
+        "releases": ("3.3",),
+        "strict": False,
+        "request": {
+            "messages": CITY_QUESTION,
+            "documents": [{"text": "No id A."}, {"doc_id": 7, "text": "Seven."}],
+            **kwargs(controls={"citations": True}),
+        },
     },
 ]
 

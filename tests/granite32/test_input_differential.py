@@ -17,6 +17,7 @@ import pytest
 from granite3_support import (
     DATES,
     DIFFERENTIAL,
+    assert_compatible_mode,
     assert_every_policy,
     assert_rejected,
     policy_violations,
@@ -45,3 +46,11 @@ def test_prompt_equals_template_under_each_special_token_policy(
 @given(policy_violations(RELEASE))
 def test_options_the_template_would_ignore_are_rejected(case: tuple[dict[str, Any], str]) -> None:
     assert_rejected(PROCESSOR, RELEASE, case)
+
+
+@settings(DIFFERENTIAL, max_examples=300)
+@given(policy_violations(RELEASE), st.booleans(), DATES)
+def test_compatible_mode_renders_what_strict_rejects_as_the_template_does(
+    case: tuple[dict[str, Any], str], agp: bool, today: datetime.date
+) -> None:
+    assert_compatible_mode(PROCESSOR, RELEASE, case, agp, today)

@@ -244,9 +244,10 @@ def _special_token_error(token: str, field: str, owner: str) -> InvalidRequestEr
     )
 
 
-#: Roles the Granite 3 models were not trained on that OpenAI clients send: strict mode
-#: refuses them, the template (and the compatible mode) prints them verbatim.
-_UNKNOWN_ROLES: frozenset[str] = frozenset()
+#: OpenAI roles that the Granite 3 models were not trained on (``developer`` replaces
+#: ``system`` in newer OpenAI clients): strict mode refuses them, the template (and so the
+#: compatible mode) prints them verbatim.
+_UNKNOWN_ROLES = frozenset({"developer"})
 
 
 def _exact_str(value: Any, field: str) -> str:
@@ -336,7 +337,7 @@ def _document_id(index: int, raw: Any, release: str, dropped: list[str] | None) 
                 "(a string or an integer)",
                 field=where,
             )
-        dropped.append(f'an id for documents[{index}] (no doc_id: printed as "")')
+        dropped.append(f'documents[{index}].doc_id (missing: printed as "")')
         return ""
     if isinstance(raw, str):
         return _exact_str(raw, where)
