@@ -28,7 +28,34 @@ from hypothesis import strategies as st
 from granite_formatters.errors import DroppedInputWarning, InvalidRequestError
 from granite_formatters.processors import InputProcessor
 
-GRANITE32_TOKENS = ("<|start_of_role|>", "<|end_of_role|>", "<|end_of_text|>", "<|tool_call|>")
+# The complete special-token sets of the 3.2 and 3.3 tokenizers, written out independently
+# (shared/reference/special-tokens.md).
+GRANITE32_TOKENS = (
+    "<|start_of_role|>",
+    "<|end_of_role|>",
+    "<|end_of_text|>",
+    "<|tool_call|>",
+    *[
+        "<fim_prefix>",
+        "<fim_middle>",
+        "<fim_suffix>",
+        "<fim_pad>",
+        "<filename>",
+        "<gh_stars>",
+        "<issue_start>",
+        "<issue_comment>",
+        "<issue_closed>",
+        "<jupyter_start>",
+        "<jupyter_text>",
+        "<jupyter_code>",
+        "<jupyter_output>",
+        "<empty_output>",
+        "<commit_before>",
+        "<commit_msg>",
+        "<commit_after>",
+        "<reponame>",
+    ],
+)
 GRANITE33_TOKENS = (
     *GRANITE32_TOKENS,
     "<|start_of_cite|>",

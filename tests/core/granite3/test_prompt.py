@@ -182,7 +182,8 @@ def test_generation_prompt(controls: dict[Any, Any] | None, header: str) -> None
 def test_search_finds_the_first_token() -> None:
     assert GRANITE3_SPECIAL_TOKENS.search("a <|tool_call|> b <|end_of_text|>") == "<|tool_call|>"
     assert GRANITE3_SPECIAL_TOKENS.search("a <|unknown|> | > < <|end_of_tex") is None
-    assert GRANITE3_SPECIAL_TOKENS.sentinel == "|"
+    # "<" is the one character every token of the complete set shares ("<|...|>", "<fim_pad>").
+    assert GRANITE3_SPECIAL_TOKENS.sentinel == "<"
 
 
 @pytest.mark.parametrize(

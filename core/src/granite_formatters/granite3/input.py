@@ -38,6 +38,7 @@ from ..processors import InputProcessor, RequestLike
 from ..special_tokens import SPECIAL_TOKEN_POLICIES
 from ..types import ChatMessage, Document, coerce_request
 from . import prompt as _prompt
+from ._controls import check_controls
 from .prompt import (
     END_OF_ROLE,
     END_OF_TEXT,
@@ -291,41 +292,6 @@ def _tool_call_item(where: str, call: Any) -> dict[str, Any]:
     return {"name": _exact_str(function["name"], where + ".name"), "arguments": arguments}
 
 
-def check_controls(controls: Any) -> None:
-    """Check a ``controls`` dict against :class:`Granite3Controls` (keys and values).
-
-    Raises :class:`InvalidRequestError` naming the key and quoting the value received.
-    Also run at format time, so a typed request changed after validation cannot put
-    arbitrary text (special tokens included) into the generation prompt.
-    """
-    where = "chat_template_kwargs.controls"
-    if not isinstance(controls, Mapping):
-        raise InvalidRequestError(f"must be an object, not {type(controls).__name__}", field=where)
-    for key, value in controls.items():
-        allowed = _CONTROL_VALUES.get(key) if type(key) is str else None
-        if allowed is None:
-            raise InvalidRequestError(
-                f"unknown control {quote(key)}; the controls are " + ", ".join(_CONTROL_VALUES),
-                field=where,
-            )
-        if value is None or any(value is option for option in allowed if type(option) is bool):
-            continue
-        if type(value) is str and value in allowed:
-            continue
-        expected = " or ".join(repr(option) for option in allowed)
-        raise InvalidRequestError(
-            f"must be {expected} (or null), not {quote(value)}", field=f"{where}.{key}"
-        )
-
-
-_CONTROL_VALUES: dict[str, tuple[Any, ...]] = {
-    "citations": (True, False),
-    "hallucinations": (True, False),
-    "length": ("short", "long"),
-    "originality": ("extractive", "abstractive"),
-}
-
-
 def _document_id(index: int, raw: Any, release: str, dropped: list[str] | None) -> str:
     """A document's id as the template prints it (``doc_id | string``; missing: ``""``)."""
     where = f"documents[{index}].doc_id"
@@ -429,9 +395,9 @@ class Granite3InputProcessor(InputProcessor):
         """
         if special_tokens is None:
             special_tokens = "error"
-        elif special_tokens not in SPECIAL_TOKEN_POLICIES:
+        elif not isinstance(special_tokens, str) or special_tokens not in SPECIAL_TOKEN_POLICIES:
             raise InvalidRequestError(
-                f"must be 'error', 'strip' or 'keep', not {special_tokens!r}",
+                f"must be 'error', 'strip' or 'keep', not {quote(special_tokens)}",
                 field="special_tokens",
             )
         if today is None:
@@ -440,6 +406,7 @@ class Granite3InputProcessor(InputProcessor):
             raise InvalidRequestError(
                 f"must be a datetime.date, not {type(today).__name__}", field="today"
             )
+        special_tokens = str.__str__(special_tokens)  # type: ignore[assignment]
         request = coerce_request(chat_completion, Granite3ChatCompletion)
         return self.render(request, add_generation_prompt, today, special_tokens, strict)
 
@@ -647,7 +614,7 @@ class Granite3InputProcessor(InputProcessor):
             token = tokens.search(text)
             if token is not None:
                 raise _special_token_error(
-                    token, f"messages[{index}].{name}", f"message role {role!r}"
+                    token, f"messages[{index}].{name}", f"message role {quote(role)}"
                 )
         return role, content
 

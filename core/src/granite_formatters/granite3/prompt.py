@@ -42,6 +42,7 @@ if TYPE_CHECKING:
 __all__ = [
     "MAX_JSON_NESTING",
     "JSONNestingError",
+    "CODE_CORPUS_TOKENS",
     "END_OF_ROLE",
     "END_OF_TEXT",
     "GRANITE3_SPECIAL_TOKENS",
@@ -151,8 +152,36 @@ def _flat_object_json(mapping: Mapping[str, Any]) -> str:
     return "{" + ", ".join(items) + "}"
 
 
-#: The special tokens shared by every Granite 3 tokenizer that a prompt can contain.
-GRANITE3_SPECIAL_TOKENS = SpecialTokens((START_OF_ROLE, END_OF_ROLE, END_OF_TEXT, TOOL_CALL))
+#: The 18 tokens the Granite 3.x tokenizers inherit from the code model (fill-in-the-middle,
+#: repository, issue, notebook and commit markers). None opens a turn, but caller text
+#: containing one reaches the model as a control token.
+CODE_CORPUS_TOKENS = (
+    "<fim_prefix>",
+    "<fim_middle>",
+    "<fim_suffix>",
+    "<fim_pad>",
+    "<filename>",
+    "<gh_stars>",
+    "<issue_start>",
+    "<issue_comment>",
+    "<issue_closed>",
+    "<jupyter_start>",
+    "<jupyter_text>",
+    "<jupyter_code>",
+    "<jupyter_output>",
+    "<empty_output>",
+    "<commit_before>",
+    "<commit_msg>",
+    "<commit_after>",
+    "<reponame>",
+)
+
+#: Every special token of the Granite 3.2 tokenizer (22), shared by every Granite 3.x
+#: release: the four turn and tool-call tokens first, then :data:`CODE_CORPUS_TOKENS`.
+#: Source: ``ALL_SPECIAL_TOKENS`` of ibm-granite/granite-common (docs/security.md).
+GRANITE3_SPECIAL_TOKENS = SpecialTokens(
+    (START_OF_ROLE, END_OF_ROLE, END_OF_TEXT, TOOL_CALL, *CODE_CORPUS_TOKENS)
+)
 
 
 # --------------------------------------------------------------------------- sanitize

@@ -20,7 +20,8 @@ from granite_formatters.granite3.prompt import GRANITE3_SPECIAL_TOKENS, SpecialT
 
 __all__ = ["GRANITE33_PROMPT_FORMAT", "GRANITE33_SPECIAL_TOKENS", "Granite33InputProcessor"]
 
-#: Granite 3.3 adds citation and plugin tokens to the Granite 3 special tokens.
+#: Every special token of the Granite 3.3 tokenizer (26): the 22 Granite 3 tokens plus the
+#: citation and plugin tokens.
 GRANITE33_SPECIAL_TOKENS = SpecialTokens(
     (
         *GRANITE3_SPECIAL_TOKENS,
