@@ -18,8 +18,7 @@ import pytest
 
 from granite_formatters import get_formatter
 from granite_formatters.errors import InvalidRequestError
-from granite_formatters.granite3 import prompt
-from granite_formatters.granite3.input import Granite3InputProcessor
+from granite_formatters.granite3 import Granite3InputProcessor, dates
 from granite_formatters.granite3.types import Granite3ChatCompletion
 from granite_formatters.types import ChatCompletion
 
@@ -146,7 +145,7 @@ class InputProcessorContract:
         self, monkeypatch: pytest.MonkeyPatch
     ) -> None:
         days = iter([datetime.date(2025, 4, 6), datetime.date(2025, 4, 7)])
-        monkeypatch.setattr(prompt, "current_date", lambda: next(days))
+        monkeypatch.setattr(dates, "current_date", lambda: next(days))
         processor = self.processor()
         before_midnight = processor.transform({"messages": HI})
         after_midnight = processor.transform({"messages": HI})
@@ -155,7 +154,7 @@ class InputProcessorContract:
         assert before_midnight.replace("06", "07", 1) == after_midnight
 
     def test_given_date_wins_over_the_clock(self, monkeypatch: pytest.MonkeyPatch) -> None:
-        monkeypatch.setattr(prompt, "current_date", lambda: datetime.date(1999, 1, 1))
+        monkeypatch.setattr(dates, "current_date", lambda: datetime.date(1999, 1, 1))
         assert "Today's Date: December 31, 2030." in self.render(
             {"messages": HI}, today=datetime.date(2030, 12, 31)
         )

@@ -26,199 +26,37 @@ instead; ``strict=False`` renders exactly what the template renders and issues o
 from __future__ import annotations
 
 import datetime
-import enum
 import json
 import warnings
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
 from ..errors import DroppedInputWarning, InvalidRequestError, quote
+from ..jsonwriter import JSONNestingError, tojson
 from ..processors import InputProcessor, RequestLike
-from ..special_tokens import SPECIAL_TOKEN_POLICIES
-from ..types import ChatMessage, Document, coerce_request
-from . import prompt as _prompt
-from ._controls import check_controls
-from .prompt import (
-    END_OF_ROLE,
-    END_OF_TEXT,
-    GRANITE3_SPECIAL_TOKENS,
-    START_OF_ROLE,
-    TOOL_CALL,
-    JSONNestingError,
+from ..special_tokens import (
+    SPECIAL_TOKEN_POLICIES,
     SpecialTokenPolicy,
-    SpecialTokens,
     find_special_token_in_json,
-    format_date,
-    generation_prompt,
     remove_special_tokens_in_json,
-    sanitize,
-    tojson,
 )
+from ..types import ChatMessage, Document, coerce_request
+from . import dates
+from ._controls import check_controls
+from ._sanitize import sanitize
+from ._turns import (
+    DOCUMENT_ID_CLOSE,
+    DOCUMENT_OPEN,
+    DOCUMENTS_OPEN,
+    SYSTEM_OPEN,
+    TURN_END,
+    generation_prompt,
+)
+from .prompt_format import DocumentLayout, Granite3PromptFormat
+from .tokens import END_OF_ROLE, START_OF_ROLE, TOOL_CALL
 from .types import Granite3ChatCompletion
 
-__all__ = [
-    "CO_CITATIONS_INSTRUCTION",
-    "DOCUMENTS_INSTRUCTION",
-    "HALLUCINATIONS_INSTRUCTION",
-    "TOOLS_AND_DOCUMENTS_INSTRUCTION",
-    "TOOLS_INSTRUCTION",
-    "PLAIN_INSTRUCTION",
-    "PREAMBLE",
-    "THINKING_INSTRUCTION_INTRO",
-    "DocumentLayout",
-    "Granite3InputProcessor",
-    "Granite3PromptFormat",
-]
-
-#: Start of every default system prompt; ``{date}`` is replaced by the formatted date.
-PREAMBLE = (
-    "Knowledge Cutoff Date: April 2024.\nToday's Date: {date}.\nYou are Granite, developed by IBM."
-)
-#: The documents-only instruction (identical in Granite 3.1, 3.2 and 3.3).
-DOCUMENTS_INSTRUCTION = (
-    " Write the response to the user's input by strictly aligning with the facts in the "
-    "provided documents. If the information needed to answer the question is not available "
-    "in the documents, inform the user that the question cannot be answered based on the "
-    "available data."
-)
-#: The tools instruction of Granite 3.1 and 3.2 (3.3 words it differently).
-TOOLS_INSTRUCTION = (
-    " You are a helpful AI assistant with access to the following tools. When a tool is "
-    "required to answer the user's query, respond with <|tool_call|> followed by a JSON list "
-    "of tools used. If a tool does not exist in the provided list of tools, notify the user "
-    "that you do not have the ability to fulfill the request."
-)
-#: The tools-and-documents instruction of Granite 3.1 and 3.2: both, a blank line apart.
-TOOLS_AND_DOCUMENTS_INSTRUCTION = TOOLS_INSTRUCTION + "\n\n" + DOCUMENTS_INSTRUCTION.lstrip(" ")
-#: The citations instruction of Granite 3.1 and 3.2 (``<co>`` tags).
-CO_CITATIONS_INSTRUCTION = (
-    "\n\nIn your response, use the symbols <co> and </co> to indicate when a fact comes "
-    "from a document in the search result, e.g <co>0</co> for a fact from document 0. "
-    "Afterwards, list all the citations with their corresponding documents in an ordered "
-    "list."
-)
-#: The hallucinations instruction of Granite 3.1 and 3.2 (3.3 words it differently).
-HALLUCINATIONS_INSTRUCTION = (
-    "\n\nFinally, after the response is written, include a numbered list of sentences "
-    "from the response that are potentially hallucinated and not based in the documents."
-)
-#: The instruction when there are no tools, documents or thinking (3.1, 3.2 and 3.3).
-PLAIN_INSTRUCTION = " You are a helpful AI assistant."
-#: The thinking instruction of 3.2 and 3.3 up to the sentence that names the markers.
-THINKING_INSTRUCTION_INTRO = (
-    " You are a helpful AI assistant.\nRespond to every user query in a comprehensive and "
-    "detailed way. You can write down your thoughts and reasoning process before responding. "
-    "In the thought process, engage in a comprehensive cycle of analysis, summarization, "
-    "exploration, reassessment, reflection, backtracing, and iteration to develop "
-    "well-considered thinking process. In the response section, based on various attempts, "
-    "explorations, and reflections from the thoughts section, systematically present the "
-    "final solution that you deem correct. The response should summarize the thought process."
-)
-
-_TURN_END = END_OF_TEXT + "\n"
-_SYSTEM_OPEN = START_OF_ROLE + "system" + END_OF_ROLE
-_DOCUMENTS_OPEN = START_OF_ROLE + "documents" + END_OF_ROLE
-_DOCUMENT_OPEN = START_OF_ROLE + 'document {"document_id": "'
-_DOCUMENT_ID_CLOSE = '"}' + END_OF_ROLE + "\n"
-
-# Order of the system-prompt branches (the first that applies wins).
-_TOOLS_AND_DOCUMENTS, _TOOLS, _DOCUMENTS, _THINKING, _PLAIN = range(5)
-
-
-class DocumentLayout(enum.Enum):
-    """How documents are laid out in the prompt."""
-
-    #: One ``documents`` turn: ``Document <i>\\n<text>`` joined by blank lines (3.1, 3.2).
-    #: ``doc_id`` and ``title`` are not rendered.
-    SINGLE_TURN = "single_turn"
-    #: One ``document {"document_id": "<doc_id>"}`` turn per document, the text after a
-    #: newline (3.3). Every document needs a ``doc_id``.
-    TURN_PER_DOCUMENT = "turn_per_document"
-
-
-@dataclass(frozen=True)
-class Granite3PromptFormat:
-    """What distinguishes one Granite 3 point release's prompt from another's.
-
-    Instruction strings are appended to the preamble exactly as given (the templates'
-    instructions start with a space, the citation and hallucination ones with the
-    release's separator, e.g. ``"\\n\\n"`` in 3.2 and ``"\\n"`` in 3.3).
-    ``thinking_instruction`` is ``None`` for a release without a thinking mode.
-    """
-
-    release: str
-    tools_instruction: str
-    tools_and_documents_instruction: str
-    citations_instruction: str
-    hallucinations_instruction: str
-    thinking_instruction: str | None = None
-    documents_instruction: str = DOCUMENTS_INSTRUCTION
-    plain_instruction: str = PLAIN_INSTRUCTION
-    preamble: str = PREAMBLE
-    tools_role: str = "tools"
-    document_layout: DocumentLayout = DocumentLayout.SINGLE_TURN
-    special_tokens: SpecialTokens = GRANITE3_SPECIAL_TOKENS
-
-    # Derived once per format: the constant parts of the system turn.
-    system_head: str = field(init=False, repr=False, compare=False)
-    system_tails: tuple[str, ...] = field(init=False, repr=False, compare=False)
-    tools_open: str = field(init=False, repr=False, compare=False)
-
-    def __post_init__(self) -> None:
-        if self.preamble.count("{date}") != 1:
-            raise ValueError("preamble must contain '{date}' exactly once")
-        before, _, after = self.preamble.partition("{date}")
-        middles = (
-            self.tools_and_documents_instruction,
-            self.tools_instruction,
-            self.documents_instruction,
-            self.thinking_instruction or "",
-            self.plain_instruction,
-        )
-        tails = []
-        for middle in middles:
-            for citations in (False, True):
-                for hallucinations in (False, True):
-                    tails.append(
-                        after
-                        + middle
-                        + (self.citations_instruction if citations else "")
-                        + (self.hallucinations_instruction if hallucinations else "")
-                        + _TURN_END
-                    )
-        object.__setattr__(self, "system_head", _SYSTEM_OPEN + before)
-        object.__setattr__(self, "system_tails", tuple(tails))
-        object.__setattr__(self, "tools_open", START_OF_ROLE + self.tools_role + END_OF_ROLE)
-
-    def system_turn(
-        self,
-        day: datetime.date,
-        *,
-        tools: bool = False,
-        documents: bool = False,
-        thinking: bool = False,
-        citations: bool = False,
-        hallucinations: bool = False,
-    ) -> str:
-        """The default system turn, as the template builds it.
-
-        ``citations``/``hallucinations`` mean "the key is present in ``controls``"; like
-        the template, their instructions are added only together with documents.
-        ``thinking`` is ignored when there are tools or documents, or no thinking mode.
-        """
-        if tools:
-            branch = _TOOLS_AND_DOCUMENTS if documents else _TOOLS
-        elif documents:
-            branch = _DOCUMENTS
-        elif thinking and self.thinking_instruction is not None:
-            branch = _THINKING
-        else:
-            branch = _PLAIN
-        if not documents:
-            citations = hallucinations = False
-        tail = self.system_tails[branch * 4 + citations * 2 + hallucinations]
-        return self.system_head + format_date(day) + tail
+__all__ = ["Granite3InputProcessor"]
 
 
 def _model_written_part_removed(role: str, content: str) -> str:
@@ -385,7 +223,7 @@ class Granite3InputProcessor(InputProcessor):
         ``chat_completion`` is a :class:`Granite3ChatCompletion` (used as it is), any
         other :class:`~granite_formatters.types.ChatCompletion`, a dict or a JSON
         string. ``today`` pins the date of the default system prompt; when it is
-        ``None`` the clock (:func:`granite_formatters.granite3.prompt.current_date`) is
+        ``None`` the clock (:func:`granite_formatters.granite3.dates.current_date`) is
         read at this call. ``special_tokens`` says what to do with special tokens in
         caller-supplied text: ``"error"`` (raise), ``"strip"`` (delete them) or
         ``"keep"`` (render verbatim, exactly as the chat template would).
@@ -401,7 +239,7 @@ class Granite3InputProcessor(InputProcessor):
                 field="special_tokens",
             )
         if today is None:
-            today = _prompt.current_date()
+            today = dates.current_date()
         elif not isinstance(today, datetime.date):
             raise InvalidRequestError(
                 f"must be a datetime.date, not {type(today).__name__}", field="today"
@@ -416,7 +254,7 @@ class Granite3InputProcessor(InputProcessor):
     ) -> Granite3ChatCompletion:
         """A copy of the request with this release's special tokens removed.
 
-        See :func:`granite_formatters.granite3.prompt.sanitize`.
+        See :func:`granite_formatters.granite3.sanitize`.
         """
         return sanitize(chat_completion, parts, special_tokens=cls.prompt_format.special_tokens)
 
@@ -472,7 +310,7 @@ class Granite3InputProcessor(InputProcessor):
             content = _exact_str(first.content, "messages[0].content")
             if sentinel is not None and sentinel in content:
                 content = self._message_with_tokens(0, "system", content, special_tokens)[1]
-            out += (_SYSTEM_OPEN, content, _TURN_END)
+            out += (SYSTEM_OPEN, content, TURN_END)
             if first.tool_calls:
                 self._tool_calls_unrendered(0, first, dropped)
         else:
@@ -488,7 +326,7 @@ class Granite3InputProcessor(InputProcessor):
                 )
             )
         if tools:
-            out += (fmt.tools_open, self._tools_block(tools, special_tokens), _TURN_END)
+            out += (fmt.tools_open, self._tools_block(tools, special_tokens), TURN_END)
         if documents:
             self._render_documents(out, documents, special_tokens, dropped)
         for index in range(first_loop, len(messages)):
@@ -510,7 +348,7 @@ class Granite3InputProcessor(InputProcessor):
                     content += self._tool_calls_text(index, calls, special_tokens)
                 else:
                     self._tool_calls_unrendered(index, message, dropped)
-            out += (START_OF_ROLE, role, END_OF_ROLE, content, _TURN_END)
+            out += (START_OF_ROLE, role, END_OF_ROLE, content, TURN_END)
         if add_generation_prompt and len(messages) > first_loop:
             out.append(generation_prompt(controls))
         if dropped:
@@ -741,7 +579,7 @@ class Granite3InputProcessor(InputProcessor):
         fmt = self.prompt_format
         sentinel = fmt.special_tokens.sentinel if special_tokens != "keep" else None
         if fmt.document_layout is DocumentLayout.SINGLE_TURN:
-            out.append(_DOCUMENTS_OPEN)
+            out.append(DOCUMENTS_OPEN)
             for index, document in enumerate(documents):
                 text = _exact_str(document.text, f"documents[{index}].text")
                 if sentinel is not None and sentinel in text:
@@ -751,7 +589,7 @@ class Granite3InputProcessor(InputProcessor):
                 if index:
                     out.append("\n\n")
                 out += (f"Document {index}\n", text)
-            out.append(_TURN_END)
+            out.append(TURN_END)
             return
         for index, document in enumerate(documents):
             doc_id = _document_id(index, document.doc_id, fmt.release, dropped)
@@ -765,7 +603,7 @@ class Granite3InputProcessor(InputProcessor):
                     text = self._document_field_with_tokens(
                         index, document, "text", text, special_tokens
                     )
-            out += (_DOCUMENT_OPEN, doc_id, _DOCUMENT_ID_CLOSE, text, _TURN_END)
+            out += (DOCUMENT_OPEN, doc_id, DOCUMENT_ID_CLOSE, text, TURN_END)
 
     def _document_field_with_tokens(
         self,
