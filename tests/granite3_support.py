@@ -456,3 +456,63 @@ def assert_compatible_mode(
     dropped = [w for w in caught if issubclass(w.category, DroppedInputWarning)]
     assert len(dropped) == 1, [str(w.message) for w in caught]
     assert field in str(dropped[0].message)
+
+
+# --------------------------------------------------------------------------- both paths
+
+#: Changes that make a request invalid (or unusual) in one known key, for the dict fast path.
+_PERTURBATIONS: list[tuple[str, Any]] = [
+    ("content", 5),
+    ("content", None),
+    ("content", ["text"]),
+    ("role", None),
+    ("name", 3),
+    ("tool_calls", "f()"),
+    ("tools", [{"x": 1}]),
+    ("tools", {"name": "f"}),
+    ("tools", [{"type": "function", "function": {"description": "no name"}}]),
+    ("documents", [{"doc_id": True, "text": "t"}]),
+    ("documents", [{"doc_id": 1.5, "text": "t"}]),
+    ("documents", [{"doc_id": "1", "text": "t", "title": 7}]),
+    ("documents", [{"text": None}]),
+    ("chat_template_kwargs", {"thinking": "yes"}),
+    ("chat_template_kwargs", {"controls": {"length": "medium"}}),
+    ("chat_template_kwargs", {"controls": {"citations": 1}}),
+    ("chat_template_kwargs", {"bogus": 1}),
+    ("chat_template_kwargs", {"documents": [{"doc_id": "9", "text": "kw"}]}),
+    ("messages", []),
+    ("model", 3),
+    ("temperature", "hot"),
+    ("bogus", 1),
+    ("extra_body", {"documents": [{"doc_id": "8", "text": "eb"}]}),
+]
+
+
+@st.composite
+def maybe_perturbed_requests(draw: st.DrawFn, release: str) -> dict[str, Any]:
+    """A valid request (with tokens), or one with a single key changed to an odd value."""
+    request = draw(valid_requests(release, with_tokens=True))
+    if draw(st.booleans()):
+        return request
+    key, value = draw(st.sampled_from(_PERTURBATIONS))
+    if key in ("content", "role", "name", "tool_calls"):
+        index = draw(st.integers(0, len(request["messages"]) - 1))
+        request["messages"][index] = {**request["messages"][index], key: value}
+    else:
+        request[key] = value
+    return request
+
+
+def assert_same_on_both_paths(
+    processor: InputProcessor, request: dict[str, Any], agp: bool, today: date, policy: str
+) -> None:
+    """The dict (fast path when plain) and its JSON text (always the validated path) give
+    the same prompt or the same error."""
+    transform: Any = processor.transform
+    outcomes = []
+    for given in (request, json.dumps(request)):
+        try:
+            outcomes.append(transform(given, agp, today=today, special_tokens=policy))
+        except InvalidRequestError as error:
+            outcomes.append((type(error), error.field, str(error)))
+    assert outcomes[0] == outcomes[1]

@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import datetime
 import json
+import marshal
 import warnings
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, ClassVar
@@ -40,7 +41,7 @@ from ..special_tokens import (
     find_special_token_in_json,
     remove_special_tokens_in_json,
 )
-from ..types import ChatMessage, Document, coerce_request
+from ..types import coerce_request
 from . import dates
 from ._controls import check_controls
 from ._sanitize import sanitize
@@ -52,6 +53,7 @@ from ._turns import (
     TURN_END,
     generation_prompt,
 )
+from ._views import DocumentView, MessageView, RequestView, plain_request
 from .prompt_format import DocumentLayout, Granite3PromptFormat
 from .tokens import END_OF_ROLE, START_OF_ROLE, TOOL_CALL
 from .types import Granite3ChatCompletion
@@ -160,11 +162,15 @@ def _document_id(index: int, raw: Any, release: str, dropped: list[str] | None) 
 
 
 class _IndentedJsonMemo:
-    """The indented JSON of recently rendered tool lists, keyed by their compact JSON.
+    """The indented JSON of recently rendered tool lists, keyed by the value's bytes.
 
-    A tool list is usually sent again with every turn of a conversation. Two values with
-    the same compact JSON have the same indented JSON, so the key is exact; the compact
-    form is written by the C encoder, several times faster than the indented one.
+    A tool list is usually sent again with every turn of a conversation. The key is
+    ``marshal.dumps(value)``, written in C several times faster than compact JSON; two
+    values with the same marshal bytes are the same structure of exact types (``True``
+    and ``1``, ``1`` and ``1.0`` marshal differently), so they have the same JSON and the
+    key is exact (sharing can only make equal values miss, never collide). A value
+    marshal refuses (another type, a ``str`` subclass, nesting deeper than marshal
+    allows, a cycle) is keyed by its compact JSON, or not cached at all.
     """
 
     __slots__ = ("_entries",)
@@ -176,10 +182,14 @@ class _IndentedJsonMemo:
     )
 
     def __init__(self) -> None:
-        self._entries: dict[str, str] = {}
+        self._entries: dict[bytes | str, str] = {}
 
     def __call__(self, value: Any) -> str:
-        key = self._KEY_ENCODER.encode(value)
+        key: bytes | str
+        try:
+            key = marshal.dumps(value)
+        except ValueError:
+            key = self._KEY_ENCODER.encode(value)
         text = self._entries.get(key)
         if text is None:
             text = tojson(value, indent=4)
@@ -245,8 +255,14 @@ class Granite3InputProcessor(InputProcessor):
                 f"must be a datetime.date, not {type(today).__name__}", field="today"
             )
         special_tokens = str.__str__(special_tokens)  # type: ignore[assignment]
-        request = coerce_request(chat_completion, Granite3ChatCompletion)
-        return self.render(request, add_generation_prompt, today, special_tokens, strict)
+        request: RequestView | None = None
+        if type(chat_completion) is dict:
+            # A plain dict of exactly the expected types renders without building models;
+            # anything else (and every invalid request) takes the validated path.
+            request = plain_request(chat_completion)
+        if request is None:
+            request = coerce_request(chat_completion, Granite3ChatCompletion)
+        return self._render(request, add_generation_prompt, today, special_tokens, strict)
 
     @classmethod
     def sanitize(
@@ -272,6 +288,16 @@ class Granite3InputProcessor(InputProcessor):
         official template's, and what the template leaves out is listed in one
         :class:`~granite_formatters.errors.DroppedInputWarning` instead of raising.
         """
+        return self._render(request, add_generation_prompt, today, special_tokens, strict)
+
+    def _render(
+        self,
+        request: RequestView,
+        add_generation_prompt: bool,
+        today: datetime.date,
+        special_tokens: SpecialTokenPolicy,
+        strict: bool,
+    ) -> str:
         fmt = self.prompt_format
         messages = request.messages
         tools = request.tools
@@ -457,7 +483,7 @@ class Granite3InputProcessor(InputProcessor):
         return role, content
 
     def _missing_content(
-        self, index: int, message: ChatMessage, strict: bool = True
+        self, index: int, message: MessageView, strict: bool = True
     ) -> InvalidRequestError:
         hint = ""
         if message.tool_calls and not strict:
@@ -489,7 +515,7 @@ class Granite3InputProcessor(InputProcessor):
         )
 
     def _tool_calls_unrendered(
-        self, index: int, message: ChatMessage, dropped: list[str] | None
+        self, index: int, message: MessageView, dropped: list[str] | None
     ) -> None:
         """``tool_calls`` that the prompt leaves out: a note in compatible mode, else an error."""
         if dropped is not None:
@@ -572,7 +598,7 @@ class Granite3InputProcessor(InputProcessor):
     def _render_documents(
         self,
         out: list[str],
-        documents: Sequence[Document],
+        documents: Sequence[DocumentView],
         special_tokens: SpecialTokenPolicy,
         dropped: list[str] | None = None,
     ) -> None:
@@ -608,7 +634,7 @@ class Granite3InputProcessor(InputProcessor):
     def _document_field_with_tokens(
         self,
         index: int,
-        document: Document,
+        document: DocumentView,
         name: str,
         value: str,
         special_tokens: SpecialTokenPolicy,
