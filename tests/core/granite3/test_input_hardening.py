@@ -194,7 +194,7 @@ def test_errors_quote_a_huge_doc_id_short() -> None:
         ({"citations": "yes"}, "'yes'"),
         ({"citations": 1}, "1"),
         ({"originality": "x" * BIG}, f"({BIG} characters)"),
-        ({"cite": True}, "'cite'"),
+        ({"cite": True}, "controls.cite:"),  # the unknown key is named in the field
     ],
 )
 def test_invalid_controls_show_the_value_received(

@@ -57,6 +57,7 @@ def test_a_plain_request_is_rendered_without_validation(monkeypatch: pytest.Monk
         {"messages": [{"role": "user", "content": [{"type": "text", "text": "x"}]}]},
         {"messages": [{"role": "user", "content": None}]},
         {"messages": [{"role": "user", "content": "x", "name": 1}]},
+        {"messages": [{"role": "assistant", "content": "", "tool_calls": [("f", "{}")]}]},
         {"messages": []},
         {"tools": [{"type": "other", "function": {"name": "f"}}]},
         {"tools": [{1: "x", "name": "f"}]},

@@ -138,8 +138,10 @@ def plain_request(data: dict[str, Any]) -> PlainRequest | None:
         calls = raw.get("tool_calls")
         if type(role) is not str or type(content) is not str:
             return None
-        if calls is not None and type(calls) is not list:
-            return None
+        if calls is not None and (
+            type(calls) is not list or any(type(call) is not dict for call in calls)
+        ):
+            return None  # (objects such as the openai package's are read by validation)
         for name in _OPTIONAL_MESSAGE_STRINGS:
             if name in raw and not _optional_str(raw[name]):
                 return None

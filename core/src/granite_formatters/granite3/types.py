@@ -7,7 +7,6 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, StrictBool, ValidationError, field_validator
 
 from ..types import AssistantMessage, ChatCompletion, Document
-from ._controls import controls_problem
 
 __all__ = [
     "Citation",
@@ -84,11 +83,7 @@ class Granite3Kwargs(BaseModel):
     @classmethod
     def _check_controls(cls, value: dict[str, Any] | None) -> dict[str, Any] | None:
         if value is not None:
-            problem = controls_problem(value)
-            if problem is not None:
-                field, message = problem
-                name = field.rpartition(".")[2]
-                raise ValueError(message if name == "controls" else f"{name}: {message}")
+            Granite3Controls.model_validate(value)
         return value
 
 
