@@ -226,3 +226,12 @@ def test_code_corpus_tokens_follow_every_policy(release: str, token: str) -> Non
     assert token not in stripped and "ab" in stripped and "cd" in stripped
     assert '"description": "ef"' in stripped
     assert kept.count(token) == 3
+
+
+def test_sanitize_quotes_an_unknown_part_short() -> None:
+    from granite_formatters.granite3 import sanitize
+
+    with pytest.raises(InvalidRequestError) as caught:
+        sanitize({"messages": HI}, parts=["x" * BIG])
+    assert caught.value.field == "parts"
+    assert_short(caught.value)

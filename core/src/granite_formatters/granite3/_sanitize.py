@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
-from ..errors import InvalidRequestError
+from ..errors import InvalidRequestError, quote
 from ..special_tokens import SpecialTokens, remove_special_tokens_in_json
 from ..types import coerce_request
 from .tokens import GRANITE3_SPECIAL_TOKENS
@@ -38,7 +38,7 @@ def _sanitize_parts(parts: str | Iterable[str]) -> frozenset[str]:
             selected.add(part)
         else:
             raise InvalidRequestError(
-                f"unknown part {part!r}; use 'all' or any of 'messages', 'tools', 'documents'",
+                f"unknown part {quote(part)}; use 'all' or any of 'messages', 'tools', 'documents'",
                 field="parts",
             )
     return frozenset(selected)
