@@ -66,7 +66,7 @@ from ._stages import (
     text_safe,
 )
 from ._toolcalls import TOOL_CALL_MARKERS, ToolCallExtractor
-from .prompt import END_OF_TEXT
+from .tokens import END_OF_TEXT
 from .types import Citation, Granite3AssistantMessage, Granite3ChatCompletion, Hallucination
 
 __all__ = [
