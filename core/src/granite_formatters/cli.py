@@ -329,7 +329,18 @@ def build_parser() -> argparse.ArgumentParser:
     plugins = sub.add_parser("plugins", help="list installed plugins and their problems")
     plugins.add_argument("--json", action="store_true", help="print JSON")
     plugins.set_defaults(handler=_cmd_plugins)
+    # Options are parsed by granite_formatters.serve.cli (an optional extra); see main().
+    sub.add_parser("serve", help="OpenAI-compatible chat server before a completions server")
     return parser
+
+
+def _cmd_serve(argv: list[str], err: TextIO) -> int:
+    try:
+        from .serve.cli import main as serve_main
+    except ImportError as exc:
+        err.write(f"granite-format: error: {exc}\n")
+        return 1
+    return serve_main(argv)
 
 
 def main(
@@ -345,6 +356,9 @@ def main(
     out = stdout if stdout is not None else sys.stdout
     err = stderr if stderr is not None else sys.stderr
     inp = stdin if stdin is not None else sys.stdin
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if argv[:1] == ["serve"]:
+        return _cmd_serve(argv[1:], err)
     args = build_parser().parse_args(argv)
     try:
         return int(args.handler(args, out, inp))

@@ -1,0 +1,43 @@
+"""Ollama's ``/api/generate`` with ``raw: true`` (the prompt is sent as is; NDJSON stream)."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from typing import Any
+
+import httpx
+
+from ..params import GenerationParams
+from .base import GRANITE_STOP, Backend, Finish, Piece, Usage, loads_object, usage_int
+
+__all__ = ["OllamaBackend"]
+
+
+class OllamaBackend(Backend):
+    path = "/api/generate"
+
+    def body(self, prompt: str, model: str, params: GenerationParams) -> dict[str, Any]:
+        options: dict[str, Any] = {"stop": [*GRANITE_STOP, *params.stop_list]}
+        for key in ("temperature", "top_p", "seed"):
+            value = getattr(params, key)
+            if value is not None:
+                options[key] = value
+        if params.token_limit is not None:
+            options["num_predict"] = params.token_limit
+        return {"model": model, "prompt": prompt, "raw": True, "stream": True, "options": options}
+
+    async def events(self, response: httpx.Response) -> AsyncIterator[Piece | Finish]:
+        async for line in response.aiter_lines():
+            if not line.strip():
+                continue
+            chunk = loads_object(line, "an /api/generate stream line")
+            text = chunk.get("response")
+            if isinstance(text, str) and text:
+                yield Piece(text)
+            if chunk.get("done") is True:
+                usage = Usage(
+                    usage_int(chunk.get("prompt_eval_count")), usage_int(chunk.get("eval_count"))
+                )
+                yield Finish("length" if chunk.get("done_reason") == "length" else "stop", usage)
+                return
+        raise self.ended_early()

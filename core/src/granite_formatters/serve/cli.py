@@ -1,0 +1,45 @@
+"""``granite-format serve`` (also ``python -m granite_formatters serve``)."""
+
+from __future__ import annotations
+
+import logging
+import os
+import sys
+from collections.abc import Sequence
+
+from .options import build_parser, config_from_args
+
+__all__ = ["main"]
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the server until interrupted; returns the exit status."""
+    import uvicorn
+
+    from .app import create_app
+
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        config = config_from_args(args, os.environ.get("GRANITE_SERVE_API_KEY"))
+    except ValueError as exc:
+        parser.error(str(exc))
+    logging.basicConfig(
+        level=args.log_level.upper(),
+        format="%(asctime)s %(levelname)s %(name)s: %(message)s",
+        stream=sys.stderr,
+    )
+    if config.host not in ("127.0.0.1", "localhost", "::1") and config.api_key is None:
+        logging.getLogger("granite_formatters.serve").warning(
+            "listening on %s without --api-key: anyone who can reach it can use the backend",
+            config.host,
+        )
+    uvicorn.run(
+        create_app(config),
+        host=config.host,
+        port=config.port,
+        log_level=args.log_level,
+        access_log=False,
+        log_config=None,
+    )
+    return 0
