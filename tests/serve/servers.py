@@ -9,6 +9,7 @@ the wire bytes into network writes as the script says.
 from __future__ import annotations
 
 import asyncio
+import itertools
 import json
 import socket
 import threading
@@ -101,7 +102,7 @@ def cut_text(text: str, how: str) -> list[str]:
             cuts.add(start + max(1, len(marker) // 2))
             start = text.find(marker, start + 1)
     bounds = [0, *sorted(c for c in cuts if 0 < c < len(text)), len(text)]
-    return [text[a:b] for a, b in zip(bounds, bounds[1:]) if b > a]
+    return [text[a:b] for a, b in itertools.pairwise(bounds) if b > a]
 
 
 def _sse(data: dict[str, Any] | str) -> bytes:
