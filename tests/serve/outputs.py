@@ -33,7 +33,7 @@ TOOLS = [
 CALL_ARGS = {"city": "Zürich", "unit": "celsius"}
 DOCS = [
     {"doc_id": "overview", "text": "Granite is a family of language models developed by IBM Research. The models are released under the Apache 2.0 license."},
-    {"doc_id": "sizes", "text": "The 8b model has 8 billion parameters. Both sizes support a context length of 128K tokens — about 300 pages."},
+    {"doc_id": "sizes", "text": "The 8b model has 8 billion parameters. Both sizes support 128K tokens — about 300 pages."},
 ]  # fmt: skip
 RAG_USER = [{"role": "user", "content": "Tell me about Granite — briefly."}]
 RAG_CONTROLS = {"controls": {"citations": True}}
@@ -102,15 +102,15 @@ def _g3_cases(
 
 REASONING = "The user asks about live weather in Zürich. I have no tools, so I cannot look it up; I can give typical values."
 ANSWER = "I can't see live data, but Zürich is usually around 15 °C in spring."
-RAG_CONTENT = "Granite is a family of language models developed by IBM Research. The 8b model has 8 billion parameters."
+RAG_CONTENT = "Granite is a family of language models developed by IBM Research. Both sizes support 128K tokens — about 300 pages."
 
 G32 = _g3_cases(
     reasoning_output=f"Here is my thought process:\n{REASONING}\n\nHere is my response:\n{ANSWER}",
     rag_output=(
         "Granite is a family of language models developed by IBM Research. <co>1</co> "
-        "The 8b model has 8 billion parameters. <co>2</co>\n\n# Citations:\n"
+        "Both sizes support 128K tokens — about 300 pages. <co>2</co>\n\n# Citations:\n"
         '<co>1</co> Document 0: "Granite is a family of language models developed by IBM Research."\n'
-        '<co>2</co> Document 1: "The 8b model has 8 billion parameters."\n'
+        '<co>2</co> Document 1: "Both sizes support 128K tokens — about 300 pages."\n'
     ),
     rag_content=RAG_CONTENT,
     reasoning=REASONING,
@@ -122,11 +122,11 @@ G33 = _g3_cases(
     rag_output=(
         "Granite is a family of language models developed by IBM Research. "
         '<|start_of_cite|>{"document_id": "overview"}<|end_of_cite|>'
-        "The 8b model has 8 billion parameters. "
+        "Both sizes support 128K tokens — about 300 pages. "
         '<|start_of_cite|>{"document_id": "sizes"}<|end_of_cite|>'
         '\n\n<|start_of_plugin|>{"id": "citation"}\n'
         'overview: "Granite is a family of language models developed by IBM Research."\n'
-        'sizes: "The 8b model has 8 billion parameters."\n<|end_of_plugin|>'
+        'sizes: "Both sizes support 128K tokens — about 300 pages."\n<|end_of_plugin|>'
     ),
     rag_content=RAG_CONTENT,
     reasoning=REASONING,

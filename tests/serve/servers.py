@@ -74,15 +74,16 @@ class Script:
 
     ``cut``: ``whole`` (one event), ``chars`` (one character per event), ``markers`` (every
     marker cut in two, else 5-character pieces), ``pieces`` (4-character pieces).
-    ``write``: bytes per network write (``None``: one write per event), so a multi-byte
-    character or an event can be split across writes.
+    ``write``: bytes per network write (``None``: one write per event; ``"mid-utf8"``: the
+    whole stream cut inside every multi-byte character), so a character or an event can be
+    split across writes.
     ``fault``: ``status500``, ``garbage``, ``truncate``, ``hang_headers``, ``hang_body``,
     ``slow`` (many small events, with pauses: for the disconnect test).
     """
 
     output: str
     cut: str = "pieces"
-    write: int | None = None
+    write: int | str | None = None
     finish: str = "stop"
     fault: str | None = None
 
@@ -103,6 +104,15 @@ def cut_text(text: str, how: str) -> list[str]:
             start = text.find(marker, start + 1)
     bounds = [0, *sorted(c for c in cuts if 0 < c < len(text)), len(text)]
     return [text[a:b] for a, b in itertools.pairwise(bounds) if b > a]
+
+
+def split_inside_characters(data: bytes) -> list[bytes]:
+    """``data`` cut after the first byte of every multi-byte UTF-8 character."""
+    cuts = [i + 1 for i, byte in enumerate(data) if byte >= 0xC0]
+    bounds = [0, *cuts, len(data)]
+    parts = [data[a:b] for a, b in itertools.pairwise(bounds) if b > a]
+    assert any(part[-1] >= 0xC0 for part in parts), "no multi-byte character to split"
+    return parts
 
 
 def _sse(data: dict[str, Any] | str) -> bytes:
@@ -214,9 +224,12 @@ class FakeBackend:
         try:
             if script.write is None:
                 writes = events
+            elif script.write == "mid-utf8":
+                writes = split_inside_characters(b"".join(events))
             else:
                 data = b"".join(events)
-                writes = [data[i : i + script.write] for i in range(0, len(data), script.write)]
+                size = int(script.write)
+                writes = [data[i : i + size] for i in range(0, len(data), size)]
             for i, chunk in enumerate(writes):
                 yield chunk
                 if script.fault == "slow":

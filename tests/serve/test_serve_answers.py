@@ -82,7 +82,7 @@ def release_params() -> list[Any]:
 @pytest.mark.parametrize("kind", KINDS)
 @pytest.mark.parametrize(("release", "model", "case"), release_params())
 @pytest.mark.parametrize(
-    ("cut", "write"), [("whole", None), ("markers", None), ("pieces", 3), ("chars", None)]
+    ("cut", "write"), [("whole", None), ("markers", None), ("pieces", "mid-utf8"), ("chars", None)]
 )
 def test_answer_streamed_and_not(
     proxy_factory: Any,
