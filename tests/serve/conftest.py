@@ -21,6 +21,14 @@ def backend_url(fake: ServerThread, kind: str) -> str:
     return fake.url + "/v1" if kind == "openai" else fake.url
 
 
+@pytest.fixture(scope="session", autouse=True)
+def close_openai_clients() -> Iterator[None]:
+    from .test_serve_answers import close_clients
+
+    yield
+    close_clients()
+
+
 @pytest.fixture(scope="session")
 def fake_backend() -> Iterator[tuple[FakeBackend, ServerThread]]:
     fake = FakeBackend()

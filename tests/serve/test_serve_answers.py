@@ -19,12 +19,22 @@ from .conftest import KINDS
 from .outputs import RELEASES, Case, release_model
 from .servers import Script
 
+_CLIENTS: dict[tuple[int, str], openai.OpenAI] = {}
 
-def client_for(port: int, **kwargs: Any) -> openai.OpenAI:
-    kwargs.setdefault("api_key", "unused")
-    return openai.OpenAI(
-        base_url=f"http://127.0.0.1:{port}/v1", max_retries=0, timeout=30, **kwargs
-    )
+
+def client_for(port: int, api_key: str = "unused") -> openai.OpenAI:
+    """One real OpenAI client per server and key (closed by the ``close_clients`` fixture)."""
+    key = (port, api_key)
+    if key not in _CLIENTS:
+        _CLIENTS[key] = openai.OpenAI(
+            base_url=f"http://127.0.0.1:{port}/v1", api_key=api_key, max_retries=0, timeout=30
+        )
+    return _CLIENTS[key]
+
+
+def close_clients() -> None:
+    while _CLIENTS:
+        _CLIENTS.popitem()[1].close()
 
 
 def expected_message(model: str, case: Case) -> dict[str, Any]:
@@ -141,10 +151,10 @@ def test_answer_streamed_and_not(
     assert body["usage"]["prompt_tokens"] == 321
     assert body["usage"]["completion_tokens"] > 0
 
-    stream = client.chat.completions.create(
+    with client.chat.completions.create(
         **kwargs, stream=True, stream_options={"include_usage": True}
-    )
-    streamed, finish, usage = stream_message(stream)
+    ) as stream:
+        streamed, finish, usage = stream_message(stream)
     assert streamed == message
     assert finish == body["choices"][0]["finish_reason"]
     assert usage == body["usage"]
