@@ -120,16 +120,27 @@ def _sse(data: dict[str, Any] | str) -> bytes:
     return f"data: {text}\n\n".encode()
 
 
+def fake_logprobs(piece: str) -> dict[str, Any]:
+    """vLLM's completions ``logprobs`` for one token (the piece), with one alternative."""
+    return {
+        "text_offset": [0],
+        "token_logprobs": [-0.25],
+        "tokens": [piece],
+        "top_logprobs": [{piece: -0.25, "?": -3.5}],
+    }
+
+
 def wire_events(
-    kind: str, model: str, pieces: list[str], finish: str, complete: bool
+    kind: str, model: str, pieces: list[str], finish: str, complete: bool, logprobs: bool = False
 ) -> list[bytes]:
     """The byte events of a backend stream in ``kind``'s real format."""
     n = len(pieces)
     out: list[bytes] = []
     if kind == "openai":
         for piece in pieces:
+            lp = fake_logprobs(piece) if logprobs else None
             out.append(_sse({"id": "cmpl-fake", "object": "text_completion", "created": 1764547200, "model": model,
-                             "choices": [{"index": 0, "text": piece, "logprobs": None, "finish_reason": None, "stop_reason": None}],
+                             "choices": [{"index": 0, "text": piece, "logprobs": lp, "finish_reason": None, "stop_reason": None}],
                              "usage": None}))  # fmt: skip
         if complete:
             out.append(_sse({"id": "cmpl-fake", "object": "text_completion", "created": 1764547200, "model": model,
@@ -209,7 +220,7 @@ class FakeBackend:
             complete = script.fault not in ("truncate", "garbage")
             if script.fault in ("truncate", "garbage"):
                 pieces = pieces[: max(1, len(pieces) // 2)]
-            events = wire_events(kind, model, pieces, script.finish, complete)
+            events = wire_events(kind, model, pieces, script.finish, complete, "logprobs" in body)
             if script.fault == "garbage":
                 events.append(
                     b'data: {"choices": [oops\n\n' if kind != "ollama" else b'{"response": oops\n'
