@@ -9,6 +9,7 @@ from typing import Any
 
 import attrs
 import httpx
+from httpx_sse import SSEError
 
 from ..params import GenerationParams
 
@@ -132,6 +133,8 @@ class Backend(ABC):
                 yield event
         except httpx.TimeoutException:
             raise BackendError("the backend stopped sending (timed out)", 504) from None
+        except SSEError as exc:
+            raise BackendError(f"the backend did not answer with an event stream: {exc}") from None
         except httpx.HTTPError as exc:
             raise BackendError(f"the backend connection failed: {exc}") from None
 

@@ -13,6 +13,21 @@ from .base import GRANITE_STOP, Backend, Finish, Piece, Usage, loads_object, usa
 __all__ = ["OllamaBackend"]
 
 
+async def ndjson_lines(response: httpx.Response) -> AsyncIterator[str]:
+    """The stream's lines, split at ``\n`` only (JSON text may hold U+0085 or U+2028 raw,
+    which ``str.splitlines`` and so ``httpx``'s ``aiter_lines`` would split at)."""
+    pending: list[bytes] = []
+    async for data in response.aiter_bytes():
+        *ends, rest = data.split(b"\n")
+        for end in ends:
+            pending.append(end)
+            yield b"".join(pending).decode("utf-8", "replace")
+            pending = []
+        pending.append(rest)
+    if any(pending):
+        yield b"".join(pending).decode("utf-8", "replace")
+
+
 class OllamaBackend(Backend):
     path = "/api/generate"
 
@@ -27,7 +42,7 @@ class OllamaBackend(Backend):
         return {"model": model, "prompt": prompt, "raw": True, "stream": True, "options": options}
 
     async def events(self, response: httpx.Response) -> AsyncIterator[Piece | Finish]:
-        async for line in response.aiter_lines():
+        async for line in ndjson_lines(response):
             if not line.strip():
                 continue
             chunk = loads_object(line, "an /api/generate stream line")
