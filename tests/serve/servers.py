@@ -177,6 +177,7 @@ class FakeBackend:
     def __init__(self) -> None:
         self.scripts: dict[str, Script] = {}
         self.requests: list[tuple[str, dict[str, Any]]] = []
+        self.peers: list[int] = []  # the client port of each request (connection reuse)
         self.cancelled = 0
         self.finished = 0
         self.lock = threading.Lock()
@@ -204,6 +205,7 @@ class FakeBackend:
             body = await request.json()
             with self.lock:
                 self.requests.append((kind, body))
+                self.peers.append(request.client.port if request.client else -1)
                 script = self.scripts.get(body.get("prompt", ""))
             if script is None:
                 return JSONResponse({"error": "no script for this prompt"}, status_code=400)

@@ -225,3 +225,26 @@ def test_prompt_logging_is_opt_in(
     assert any(
         "log this prompt" in r.getMessage() and r.levelno == logging.DEBUG for r in caplog.records
     )
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_backend_connections_are_reused(proxy_factory: Any, fake_backend: Any, kind: str) -> None:
+    """The proxy reads each backend stream to its end, so keep-alive works."""
+    fake, _ = fake_backend
+    proxy = proxy_factory(kind)
+    messages = [{"role": "user", "content": f"keep-alive ({kind})"}]
+    fake.script(prompt_for({"messages": messages}), Script(PLAIN_ANSWER))
+    client = client_for(proxy.port)
+    with fake.lock:
+        first = len(fake.peers)
+    for stream in (False, True, False, True):
+        if stream:
+            with client.chat.completions.create(
+                model=MODEL, messages=messages, stream=True
+            ) as chunks:
+                list(chunks)
+        else:
+            client.chat.completions.create(model=MODEL, messages=messages)
+    with fake.lock:
+        peers = fake.peers[first:]
+    assert len(peers) == 4 and len(set(peers)) == 1, peers

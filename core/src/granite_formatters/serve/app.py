@@ -259,8 +259,7 @@ class _Server:
                 log.usage = event.usage
                 if prepared.params.include_usage:
                     yield _dumps(maker.usage_chunk(event.usage))
-                yield "[DONE]"
-                return
+            yield "[DONE]"
         except BackendError as exc:
             log.status, log.error = exc.status, str(exc)
             for chunk in chunks(parser.close()):

@@ -32,7 +32,8 @@ class LlamaCppBackend(Backend):
         return body
 
     async def events(self, response: httpx.Response) -> AsyncIterator[Piece | Finish]:
-        async for sse in EventSource(response).aiter_sse():
+        events = EventSource(response).aiter_sse()
+        async for sse in events:
             if not sse.data:
                 continue
             chunk = loads_object(sse.data, "a /completion stream event")
@@ -46,5 +47,7 @@ class LlamaCppBackend(Backend):
                     usage_int(chunk.get("tokens_predicted")),
                 )
                 yield Finish("length" if limited else "stop", usage)
+                async for _ in events:  # read to the end so the connection is reused
+                    pass
                 return
         raise self.ended_early()

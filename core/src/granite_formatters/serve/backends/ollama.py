@@ -42,7 +42,8 @@ class OllamaBackend(Backend):
         return {"model": model, "prompt": prompt, "raw": True, "stream": True, "options": options}
 
     async def events(self, response: httpx.Response) -> AsyncIterator[Piece | Finish]:
-        async for line in ndjson_lines(response):
+        lines = ndjson_lines(response)
+        async for line in lines:
             if not line.strip():
                 continue
             chunk = loads_object(line, "an /api/generate stream line")
@@ -54,5 +55,7 @@ class OllamaBackend(Backend):
                     usage_int(chunk.get("prompt_eval_count")), usage_int(chunk.get("eval_count"))
                 )
                 yield Finish("length" if chunk.get("done_reason") == "length" else "stop", usage)
+                async for _ in lines:  # read to the end so the connection is reused
+                    pass
                 return
         raise self.ended_early()

@@ -66,9 +66,12 @@ class OpenAIBackend(Backend):
     async def events(self, response: httpx.Response) -> AsyncIterator[Piece | Finish]:
         reason: str | None = None
         usage: Usage | None = None
-        async for sse in EventSource(response).aiter_sse():
+        events = EventSource(response).aiter_sse()
+        async for sse in events:
             if sse.data == "[DONE]":
                 yield Finish("length" if reason == "length" else "stop", usage)
+                async for _ in events:  # read to the end so the connection is reused
+                    pass
                 return
             if not sse.data:
                 continue
