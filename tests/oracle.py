@@ -53,12 +53,29 @@ def skip_reason() -> str:
     )
 
 
+def under_ci() -> bool:
+    """Whether the suite runs in CI (the ``CI`` environment variable is set and not empty).
+
+    In CI the official templates are required: their absence fails the tests that need
+    them instead of skipping them, so a green CI always means "checked against the
+    official template".
+    """
+    return bool(os.environ.get("CI"))
+
+
 def require_shared() -> Path:
-    """The reference folder; skips the calling test when it is absent."""
+    """The reference folder; skips the calling test when it is absent (fails it in CI)."""
     found = shared_dir()
     if found is None:
+        if under_ci():
+            pytest.fail("CI is set, and " + skip_reason(), pytrace=False)
         pytest.skip(skip_reason())
     return found
+
+
+#: Marks tests that render the official templates: skipped without the reference folder,
+#: except in CI, where they run and fail in :func:`require_shared`.
+needs_shared = pytest.mark.skipif(shared_dir() is None and not under_ci(), reason=skip_reason())
 
 
 @functools.cache

@@ -13,7 +13,6 @@ import datetime
 from typing import Any
 
 import oracle
-import pytest
 from granite3_support import (
     DATES,
     DIFFERENTIAL,
@@ -30,7 +29,7 @@ from granite_formatters_granite32.input import Granite32InputProcessor
 RELEASE = "3.2"
 PROCESSOR = Granite32InputProcessor()
 
-pytestmark = pytest.mark.skipif(oracle.shared_dir() is None, reason=oracle.skip_reason())
+pytestmark = oracle.needs_shared
 
 
 @DIFFERENTIAL

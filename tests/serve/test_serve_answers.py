@@ -139,6 +139,15 @@ def test_answer_streamed_and_not(
     else:
         assert body["choices"][0]["finish_reason"] == "stop"
         assert "tool_calls" not in message
+    if case.cited:
+        # Each cited sentence, found in the answer by its span, and the document it names.
+        citations = message["citations"]
+        content = message["content"]
+        sentences = content.split(". ")
+        assert [c["doc_id"] for c in citations] == ["overview", "sizes"]
+        for citation, sentence in zip(citations, sentences, strict=True):
+            span = content[citation["response_begin"] : citation["response_end"]]
+            assert span == citation["response_text"] and span.rstrip(".") == sentence.rstrip(".")
     for marker in (
         "<co>",
         "<|start_of_cite|>",

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import argparse
 import logging
 import os
 import sys
@@ -9,21 +10,25 @@ from collections.abc import Sequence
 
 from .options import build_parser, config_from_args
 
-__all__ = ["main"]
+__all__ = ["main", "run"]
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Run the server until interrupted; returns the exit status."""
+    """Parse the serve options and run the server until interrupted; the exit status."""
+    return run(build_parser().parse_args(argv))
+
+
+def run(args: argparse.Namespace) -> int:
+    """Run the server for parsed options (``granite-format serve`` calls this)."""
     import uvicorn
 
     from .app import create_app
 
-    parser = build_parser()
-    args = parser.parse_args(argv)
     try:
         config = config_from_args(args, os.environ.get("GRANITE_SERVE_API_KEY"))
     except ValueError as exc:
-        parser.error(str(exc))
+        sys.stderr.write(f"granite-format serve: error: {exc}\n")
+        return 2
     logging.basicConfig(
         level=args.log_level.upper(),
         format="%(asctime)s %(levelname)s %(name)s: %(message)s",
