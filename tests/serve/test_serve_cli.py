@@ -126,3 +126,14 @@ def test_importing_configures_no_logging() -> None:
         "assert logging.getLogger('granite_formatters.serve').handlers == []\n"
     )
     subprocess.run([sys.executable, "-c", code], check=True)
+
+
+def test_a_model_name_no_plugin_serves_stops_at_start() -> None:
+    result = subprocess.run(
+        [sys.executable, "-m", "granite_formatters", "serve", "--backend", "http://127.0.0.1:1",
+         "--model", "granite3.3:8b", "--model", "llama3=llama3:8b"],
+        capture_output=True, text=True, timeout=60,
+    )  # fmt: skip
+    assert result.returncode == 2
+    assert result.stderr.startswith("granite-format serve: error: --model llama3: ")
+    assert result.stderr.count("\n") == 1

@@ -8,6 +8,8 @@ import os
 import sys
 from collections.abc import Sequence
 
+from .._api import get_formatter
+from ..errors import UnknownModelError
 from .options import build_parser, config_from_args
 
 __all__ = ["main", "run"]
@@ -29,6 +31,13 @@ def run(args: argparse.Namespace) -> int:
     except ValueError as exc:
         sys.stderr.write(f"granite-format serve: error: {exc}\n")
         return 2
+    for name in config.models:
+        try:
+            get_formatter(name)
+        except UnknownModelError as exc:
+            text = " ".join(line.strip() for line in str(exc).splitlines() if line.strip())
+            sys.stderr.write(f"granite-format serve: error: --model {name}: {text}\n")
+            return 2
     logging.basicConfig(
         level=args.log_level.upper(),
         format="%(asctime)s %(levelname)s %(name)s: %(message)s",
