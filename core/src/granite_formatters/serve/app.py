@@ -11,6 +11,7 @@ import attrs
 import httpx
 from sse_starlette import EventSourceResponse
 from starlette.applications import Starlette
+from starlette.background import BackgroundTask
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
@@ -121,7 +122,14 @@ class _Server:
             log.emit()
             return error_response(exc.status, str(exc))
         if prepared.params.stream:
-            return EventSourceResponse(self._stream(prepared, response, log), sep="\n", ping=15)
+            # The generator closes the backend response; the background task also does,
+            # for a client gone before the generator ever started (aclose is idempotent).
+            return EventSourceResponse(
+                self._stream(prepared, response, log),
+                sep="\n",
+                ping=15,
+                background=BackgroundTask(response.aclose),
+            )
         return await self._complete(prepared, response, log)
 
     # -- steps --------------------------------------------------------------------------
