@@ -110,7 +110,6 @@ def test_python_api_example_runs(model: str) -> None:
     assert request["messages"][-1]["citations"][0]["context_text"] == "Its capital is Paris."  # type: ignore[index]
 
 
-@pytest.mark.xfail(strict=False, reason="needs the typed get_formatter overload")
 def test_python_api_example_passes_mypy_strict(tmp_path: Path) -> None:
     api = pytest.importorskip("mypy.api")
     path = tmp_path / "readme_example.py"

@@ -127,10 +127,11 @@ def isolated_host(isolated_host_factory: Callable[..., PluginHost]) -> PluginHos
 
 @pytest.fixture
 def register_test_plugin(isolated_host: PluginHost) -> Callable[..., PluginHost]:
-    """``register_test_plugin(obj, name=...)``: register a plugin on the isolated host."""
+    """``register_test_plugin(obj, name=..., override=False)``: register a plugin on the
+    isolated host (``override`` as in :func:`granite_formatters.register_plugin`)."""
 
-    def register(plugin: object, *, name: str) -> PluginHost:
-        isolated_host.register_plugin(plugin, name=name)
+    def register(plugin: object, *, name: str, override: bool = False) -> PluginHost:
+        isolated_host.register_plugin(plugin, name=name, override=override)
         return isolated_host
 
     return register
