@@ -18,6 +18,7 @@ from __future__ import annotations
 import datetime
 import functools
 import importlib.util
+import json
 import os
 from collections.abc import Mapping
 from pathlib import Path
@@ -173,3 +174,36 @@ def render(
             strftime_now=now.strftime,
         )
     )
+
+
+def _rendered_calls(calls: list[Any]) -> str:
+    items = []
+    for call in calls:
+        function = call.get("function", call)
+        arguments = function.get("arguments")
+        if isinstance(arguments, str):
+            arguments = json.loads(arguments) if arguments.strip() else None
+        items.append(
+            {"name": function["name"], "arguments": {} if arguments is None else arguments}
+        )
+    return "<|tool_call|>" + json.dumps(items, ensure_ascii=False)
+
+
+def with_tool_calls_rendered(request: Mapping[str, Any]) -> dict[str, Any]:
+    """``request`` with each assistant message's OpenAI ``tool_calls`` folded into its content.
+
+    The strict mode's one deliberate departure from the template (docs/deviations.md):
+    the calls are rendered after the content as the model writes them, ``<|tool_call|>``
+    plus ``tojson`` (``json.dumps(..., ensure_ascii=False)``) of the ``{"name",
+    "arguments"}`` list, arguments decoded from their JSON string. Rendering the folded
+    request with the template gives the expected strict-mode prompt. Written without the
+    package, on purpose.
+    """
+    messages = []
+    for message in request["messages"]:
+        if message.get("role") == "assistant" and message.get("tool_calls"):
+            content = _join_parts(message.get("content")) or ""
+            message = {**message, "content": content + _rendered_calls(message["tool_calls"])}
+            del message["tool_calls"]
+        messages.append(message)
+    return {**request, "messages": messages}

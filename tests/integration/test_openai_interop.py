@@ -336,7 +336,6 @@ def test_openai_params_and_response_objects_are_accepted() -> None:
     assert request.messages[2].model_extra == {}
 
 
-@pytest.mark.xfail(strict=False, reason="needs the tool-call history rendering (issue 14 item 1)")
 def test_openai_tool_call_message_with_null_content_formats() -> None:
     chat = pytest.importorskip("openai.types.chat")
     pytest.importorskip("granite_formatters_granite33")

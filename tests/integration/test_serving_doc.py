@@ -69,7 +69,6 @@ def test_the_agent_loop_runs(monkeypatch: pytest.MonkeyPatch) -> None:
     assert messages[2]["tool_call_id"] == messages[1]["tool_calls"][0]["id"]
 
 
-@pytest.mark.xfail(strict=False, reason="needs the tool-call history rendering (issue 14 item 1)")
 def test_the_second_prompt_shows_the_call(monkeypatch: pytest.MonkeyPatch) -> None:
     (loop,) = [b for b in python_blocks() if "for _ in range(5)" in b]
     server = FakeServer()

@@ -142,10 +142,10 @@ def test_names_of_other_models_do_not_reach_granite_31(name: str) -> None:
 
 
 def test_the_date_is_read_at_each_call(monkeypatch: pytest.MonkeyPatch) -> None:
-    from granite_formatters.granite3 import prompt as prompt_module
+    from granite_formatters.granite3 import dates as dates_module
 
     days = iter([datetime.date(2025, 1, 2), datetime.date(2025, 1, 3)])
-    monkeypatch.setattr(prompt_module, "current_date", lambda: next(days))
+    monkeypatch.setattr(dates_module, "current_date", lambda: next(days))
     processor = Granite31InputProcessor()
     assert "Today's Date: January 02, 2025." in processor.transform({"messages": HI})
     assert "Today's Date: January 03, 2025." in processor.transform({"messages": HI})
