@@ -426,6 +426,7 @@ EXAMPLES: dict[str, str] = {
     "models": "granite-format models --json",
     "resolve": "granite-format resolve ollama/granite3.2:8b",
     "plugins": "granite-format plugins",
+    "serve": "granite-format serve --backend http://127.0.0.1:8001/v1",
 }
 
 
@@ -516,7 +517,20 @@ def build_parser() -> argparse.ArgumentParser:
     plugins = command("plugins", "list installed plugins and their problems")
     plugins.add_argument("--json", action="store_true", help="print JSON")
     plugins.set_defaults(handler=_cmd_plugins)
+    from ._serve_args import add_serve_arguments
+
+    serve = command("serve", "an OpenAI-compatible chat endpoint before a completions server")
+    add_serve_arguments(serve)  # the server itself is the optional 'serve' extra
+    serve.set_defaults(handler=_cmd_serve)
     return parser
+
+
+def _cmd_serve(args: argparse.Namespace, out: TextIO, stdin: TextIO) -> int:
+    try:
+        from .serve.cli import run
+    except ImportError as exc:
+        raise _UserError(str(exc)) from None
+    return run(args)
 
 
 def _why(exc: BaseException) -> str:

@@ -1,0 +1,62 @@
+"""The ``granite-format serve`` options, importable without the ``serve`` extra.
+
+``granite-format --help`` lists them even where the extra is not installed; the command
+itself then says how to install it.
+"""
+
+from __future__ import annotations
+
+import argparse
+
+__all__ = [
+    "BACKEND_TYPES",
+    "DEFAULT_MAX_BODY_BYTES",
+    "DEFAULT_MAX_PROMPT_CHARS",
+    "add_serve_arguments",
+]
+
+BACKEND_TYPES = ("openai", "llamacpp", "ollama")
+DEFAULT_MAX_BODY_BYTES = 8 * 1024 * 1024
+DEFAULT_MAX_PROMPT_CHARS = 2_000_000
+
+
+def add_serve_arguments(parser: argparse.ArgumentParser) -> None:
+    """Add the serve options to ``parser``."""
+    parser.add_argument(
+        "--backend", required=True, metavar="URL",
+        help="the completions server (openai: http://HOST:PORT/v1; llamacpp, ollama: http://HOST:PORT)",
+    )  # fmt: skip
+    parser.add_argument(
+        "--backend-type", choices=BACKEND_TYPES, default="openai",
+        help="openai = /v1/completions (vLLM, SGLang, TGI, llama.cpp); llamacpp = native "
+        "/completion; ollama = /api/generate raw (default: openai)",
+    )  # fmt: skip
+    parser.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1)")
+    parser.add_argument("--port", type=int, default=8000, help="port to bind (default 8000)")
+    parser.add_argument(
+        "--model", action="append", metavar="NAME[=BACKEND_NAME]",
+        help="serve only this model name (repeatable); BACKEND_NAME is what the backend is "
+        "sent (default: NAME)",
+    )  # fmt: skip
+    parser.add_argument(
+        "--api-key", help="require 'Authorization: Bearer KEY' (or set GRANITE_SERVE_API_KEY)"
+    )
+    parser.add_argument(
+        "--max-body-bytes", type=int, default=DEFAULT_MAX_BODY_BYTES,
+        help=f"largest request body accepted (default {DEFAULT_MAX_BODY_BYTES})",
+    )  # fmt: skip
+    parser.add_argument(
+        "--max-prompt-chars", type=int, default=DEFAULT_MAX_PROMPT_CHARS,
+        help=f"largest rendered prompt accepted (default {DEFAULT_MAX_PROMPT_CHARS})",
+    )  # fmt: skip
+    parser.add_argument(
+        "--timeout", type=float, default=300.0,
+        help="seconds to wait for the backend's next bytes (default 300)",
+    )  # fmt: skip
+    parser.add_argument(
+        "--log-level", default="info", choices=["debug", "info", "warning", "error"],
+        help="logging level (default info)",
+    )  # fmt: skip
+    parser.add_argument(
+        "--log-prompts", action="store_true", help="log each rendered prompt at debug level"
+    )

@@ -1,0 +1,295 @@
+"""The Starlette application: ``/v1/chat/completions``, ``/v1/models`` and ``/health``."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+from collections.abc import AsyncIterator
+from typing import Any
+
+import attrs
+import httpx
+from sse_starlette import EventSourceResponse
+from starlette.applications import Starlette
+from starlette.background import BackgroundTask
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response
+from starlette.routing import Route
+
+from .._api import get_formatter, list_models
+from ..errors import InvalidRequestError, UnknownModelError
+from ..processors import Formatter
+from .accesslog import LOGGER, RequestLog
+from .auth import BodyTooLarge, authorized, read_body
+from .backends import Backend, BackendError, Finish, Piece, make_backend
+from .options import ServeConfig
+from .params import GenerationParams, read_params
+from .responses import (
+    STREAMED_KEYS,
+    ChunkMaker,
+    completion,
+    error_body,
+    error_response,
+    finish_reason,
+    openai_message,
+)
+
+__all__ = ["create_app"]
+
+
+def _dumps(data: Any) -> str:
+    return json.dumps(data, ensure_ascii=False, separators=(",", ":"))
+
+
+class _Refused(Exception):
+    """A request answered with an error status before any generation."""
+
+    def __init__(
+        self, status: int, message: str, param: str | None = None, code: str | None = None
+    ):
+        super().__init__(message)
+        self.response = error_response(status, message, param, code)
+        self.status = status
+        self.param = param
+
+
+@attrs.define
+class _Prepared:
+    formatter: Formatter
+    request: dict[str, Any]
+    params: GenerationParams
+    prompt: str
+    backend_model: str
+
+
+class _Server:
+    def __init__(self, config: ServeConfig) -> None:
+        self.config = config
+        self.backend: Backend = make_backend(config.backend_type, config.backend)
+        self._client: httpx.AsyncClient | None = None
+
+    @property
+    def client(self) -> httpx.AsyncClient:
+        if self._client is None:
+            self._client = httpx.AsyncClient(
+                timeout=httpx.Timeout(
+                    self.config.read_timeout, connect=self.config.connect_timeout
+                ),
+                limits=httpx.Limits(max_connections=512, max_keepalive_connections=128),
+                trust_env=False,
+            )
+        return self._client
+
+    @contextlib.asynccontextmanager
+    async def lifespan(self, app: Starlette) -> AsyncIterator[None]:
+        try:
+            yield
+        finally:
+            if self._client is not None:
+                await self._client.aclose()
+                self._client = None
+
+    # -- routes -------------------------------------------------------------------------
+
+    async def health(self, request: Request) -> Response:
+        return JSONResponse({"status": "ok"})
+
+    async def models(self, request: Request) -> Response:
+        if not authorized(request, self.config.api_key):
+            return error_response(401, "missing or wrong API key", code="invalid_api_key")
+        if self.config.models:
+            rows = [(name, "granite-format") for name in self.config.models]
+        else:
+            rows = [(model.model_id, model.plugin.name) for model in list_models()]
+        data = [{"id": i, "object": "model", "created": 0, "owned_by": o} for i, o in rows]
+        return JSONResponse({"object": "list", "data": data})
+
+    async def chat(self, request: Request) -> Response:
+        log = RequestLog()
+        try:
+            prepared = await self._prepare(request, log)
+            log.model = prepared.params.model
+            log.stream = bool(prepared.params.stream)
+            response = await self.backend.open(
+                self.client, prepared.prompt, prepared.backend_model, prepared.params
+            )
+        except _Refused as refused:
+            log.status, log.error = refused.status, refused.param
+            log.emit()
+            return refused.response
+        except BackendError as exc:
+            log.status, log.error = exc.status, str(exc)
+            log.emit()
+            return error_response(exc.status, str(exc))
+        if prepared.params.stream:
+            # The generator closes the backend response; the background task also does,
+            # for a client gone before the generator ever started (aclose is idempotent).
+            return EventSourceResponse(
+                self._stream(prepared, response, log),
+                sep="\n",
+                ping=15,
+                background=BackgroundTask(response.aclose),
+            )
+        return await self._complete(prepared, response, log)
+
+    # -- steps --------------------------------------------------------------------------
+
+    async def _prepare(self, request: Request, log: RequestLog) -> _Prepared:
+        if not authorized(request, self.config.api_key):
+            raise _Refused(401, "missing or wrong API key", code="invalid_api_key")
+        try:
+            raw = await read_body(request, self.config.max_body_bytes)
+        except BodyTooLarge:
+            raise _Refused(
+                413, f"the request body is over the limit of {self.config.max_body_bytes} bytes"
+            ) from None
+        try:
+            body = json.loads(raw)
+        except ValueError:
+            raise _Refused(400, "the request body is not valid JSON") from None
+        if not isinstance(body, dict):
+            raise _Refused(400, "the request body must be a JSON object")
+        try:
+            params = read_params(body)
+        except InvalidRequestError as exc:
+            raise _Refused(400, str(exc), exc.field) from None
+        log.model = params.model
+        if self.config.models:
+            backend_model = self.config.models.get(params.model)
+            if backend_model is None:
+                known = ", ".join(self.config.models)
+                raise _Refused(
+                    404,
+                    f"model {params.model[:80]!r} is not served here (served: {known})",
+                    "model",
+                    "model_not_found",
+                )
+        else:
+            backend_model = params.model
+        try:
+            formatter = get_formatter(params.model)
+        except UnknownModelError as exc:
+            raise _Refused(404, str(exc), "model", "model_not_found") from None
+        if params.logprobs and not self.backend.supports_logprobs:
+            raise _Refused(
+                400,
+                f"logprobs are not supported with the {self.config.backend_type} backend",
+                "logprobs",
+            )
+        request_body = dict(body)
+        if request_body.get("tool_choice") == "none":
+            request_body.pop("tools", None)
+        try:
+            prompt = formatter.format(request_body)
+        except InvalidRequestError as exc:
+            raise _Refused(400, str(exc), exc.field) from None
+        except ValueError as exc:
+            raise _Refused(400, str(exc)) from None
+        if len(prompt) > self.config.max_prompt_chars:
+            raise _Refused(
+                413,
+                f"the prompt is {len(prompt)} characters, over the limit of "
+                f"{self.config.max_prompt_chars}",
+                "messages",
+            )
+        if self.config.log_prompts:
+            LOGGER.debug("prompt model=%s %s", params.model, _dumps(prompt))
+        return _Prepared(formatter, request_body, params, prompt, backend_model)
+
+    async def _complete(
+        self, prepared: _Prepared, response: httpx.Response, log: RequestLog
+    ) -> Response:
+        pieces: list[str] = []
+        logprobs: list[dict[str, Any]] = []
+        finish: Finish | None = None
+        try:
+            async for event in self.backend.stream(response):
+                if isinstance(event, Piece):
+                    pieces.append(event.text)
+                    logprobs.extend(event.logprobs)
+                else:
+                    finish = event
+        except BackendError as exc:
+            log.status, log.error = exc.status, str(exc)
+            return error_response(exc.status, str(exc))
+        finally:
+            await response.aclose()
+            log.emit()
+        assert finish is not None
+        log.usage = finish.usage
+        message = openai_message(prepared.formatter.parse("".join(pieces), prepared.request))
+        body = completion(
+            prepared.params.model,
+            message,
+            finish.reason,
+            finish.usage,
+            logprobs if prepared.params.logprobs else None,
+        )
+        return JSONResponse(body)
+
+    async def _stream(
+        self, prepared: _Prepared, response: httpx.Response, log: RequestLog
+    ) -> AsyncIterator[str]:
+        parser = prepared.formatter.stream_parser(prepared.request)
+        maker = ChunkMaker(prepared.params.model)
+        want_logprobs = bool(prepared.params.logprobs)
+        pending: list[dict[str, Any]] = []
+
+        def chunks(deltas: list[Any]) -> list[str]:
+            out = []
+            for delta in deltas:
+                data = delta.to_openai()
+                if data:
+                    lp = None
+                    if want_logprobs:
+                        lp, pending[:] = list(pending), []
+                    out.append(_dumps(maker.chunk(data, logprobs=lp)))
+            return out
+
+        try:
+            yield _dumps(maker.chunk({"content": ""}))
+            async for event in self.backend.stream(response):
+                if isinstance(event, Piece):
+                    pending.extend(event.logprobs)
+                    for chunk in chunks(parser.feed(event.text)):
+                        yield chunk
+                    continue
+                for chunk in chunks(parser.close()):
+                    yield chunk
+                message = openai_message(parser.message)
+                extras = {k: v for k, v in message.items() if k not in STREAMED_KEYS}
+                last = maker.chunk(
+                    extras,
+                    finish_reason(message, event.reason),
+                    list(pending) if want_logprobs else None,
+                )
+                yield _dumps(last)
+                log.usage = event.usage
+                if prepared.params.include_usage:
+                    yield _dumps(maker.usage_chunk(event.usage))
+            yield "[DONE]"
+        except BackendError as exc:
+            log.status, log.error = exc.status, str(exc)
+            for chunk in chunks(parser.close()):
+                yield chunk
+            yield _dumps(error_body(exc.status, str(exc)))
+            yield "[DONE]"
+        except BaseException:
+            log.status, log.error = 499, "client disconnected"
+            raise
+        finally:
+            await response.aclose()
+            log.emit()
+
+
+def create_app(config: ServeConfig) -> Starlette:
+    """The ASGI application for ``config`` (run it with any ASGI server, e.g. uvicorn)."""
+    server = _Server(config)
+    routes = [
+        Route("/health", server.health, methods=["GET"]),
+        Route("/v1/models", server.models, methods=["GET"]),
+        Route("/v1/chat/completions", server.chat, methods=["POST"]),
+    ]
+    app = Starlette(routes=routes, lifespan=server.lifespan)
+    app.state.server = server
+    return app

@@ -1,0 +1,140 @@
+"""OpenAI response shapes: the completion, the stream chunks and the error object."""
+
+from __future__ import annotations
+
+import time
+import uuid
+from typing import Any
+
+from starlette.responses import JSONResponse
+
+from .backends import Usage
+
+__all__ = [
+    "STREAMED_KEYS",
+    "ChunkMaker",
+    "completion",
+    "error_body",
+    "error_response",
+    "finish_reason",
+    "openai_message",
+]
+
+#: Message keys that stream deltas carry as they come; everything else ``to_openai()``
+#: returns (citations, hallucinations, documents, ...) is sent once, in the last delta.
+STREAMED_KEYS = frozenset({"role", "content", "reasoning_content", "reasoning", "tool_calls"})
+
+_ERROR_TYPES = {
+    400: "invalid_request_error",
+    401: "authentication_error",
+    404: "not_found_error",
+    413: "invalid_request_error",
+    502: "backend_error",
+    504: "backend_timeout",
+}
+
+
+def error_body(
+    status: int, message: str, param: str | None = None, code: str | None = None
+) -> dict[str, Any]:
+    return {
+        "error": {
+            "message": message,
+            "type": _ERROR_TYPES.get(status, "server_error"),
+            "param": param,
+            "code": code,
+        }
+    }
+
+
+def error_response(
+    status: int, message: str, param: str | None = None, code: str | None = None
+) -> JSONResponse:
+    return JSONResponse(error_body(status, message, param, code), status_code=status)
+
+
+def openai_message(message: Any) -> dict[str, Any]:
+    """``message.to_openai()`` with ``reasoning`` mirroring ``reasoning_content``."""
+    out: dict[str, Any] = dict(message.to_openai())
+    if out.get("reasoning_content") is not None:
+        out.setdefault("reasoning", out["reasoning_content"])
+    return out
+
+
+def finish_reason(message: dict[str, Any], backend_reason: str) -> str:
+    if message.get("tool_calls"):
+        return "tool_calls"
+    return "length" if backend_reason == "length" else "stop"
+
+
+def new_id() -> str:
+    return "chatcmpl-" + uuid.uuid4().hex
+
+
+def completion(
+    model: str,
+    message: dict[str, Any],
+    reason: str,
+    usage: Usage | None,
+    logprobs: list[dict[str, Any]] | None = None,
+) -> dict[str, Any]:
+    choice: dict[str, Any] = {
+        "index": 0,
+        "message": message,
+        "finish_reason": finish_reason(message, reason),
+        "logprobs": {"content": logprobs} if logprobs is not None else None,
+    }
+    return {
+        "id": new_id(),
+        "object": "chat.completion",
+        "created": int(time.time()),
+        "model": model,
+        "choices": [choice],
+        "usage": (usage or Usage()).to_openai(),
+    }
+
+
+class ChunkMaker:
+    """Builds the ``chat.completion.chunk`` objects of one stream (same id and time)."""
+
+    def __init__(self, model: str) -> None:
+        self.id = new_id()
+        self.created = int(time.time())
+        self.model = model
+        self._role_sent = False
+
+    def chunk(
+        self,
+        delta: dict[str, Any],
+        finish: str | None = None,
+        logprobs: list[dict[str, Any]] | None = None,
+    ) -> dict[str, Any]:
+        if not self._role_sent:
+            delta = {"role": "assistant", **delta}
+            self._role_sent = True
+        if delta.get("reasoning_content") is not None:
+            delta.setdefault("reasoning", delta["reasoning_content"])
+        return {
+            "id": self.id,
+            "object": "chat.completion.chunk",
+            "created": self.created,
+            "model": self.model,
+            "choices": [
+                {
+                    "index": 0,
+                    "delta": delta,
+                    "finish_reason": finish,
+                    "logprobs": {"content": logprobs} if logprobs is not None else None,
+                }
+            ],
+        }
+
+    def usage_chunk(self, usage: Usage | None) -> dict[str, Any]:
+        return {
+            "id": self.id,
+            "object": "chat.completion.chunk",
+            "created": self.created,
+            "model": self.model,
+            "choices": [],
+            "usage": (usage or Usage()).to_openai(),
+        }
