@@ -112,6 +112,8 @@ class ChunkMaker:
         if not self._role_sent:
             delta = {"role": "assistant", **delta}
             self._role_sent = True
+        elif "role" in delta:  # the parser's first delta also carries the role: once only
+            delta = {key: value for key, value in delta.items() if key != "role"}
         if delta.get("reasoning_content") is not None:
             delta.setdefault("reasoning", delta["reasoning_content"])
         return {
