@@ -78,7 +78,10 @@ DOCS_UNUSUAL = [
 CALL_STRING = {
     "id": "call_1",
     "type": "function",
-    "function": {"name": "get_current_weather", "arguments": '{"city": "Boston", "unit": "celsius"}'},
+    "function": {
+        "name": "get_current_weather",
+        "arguments": '{"city": "Boston", "unit": "celsius"}',
+    },
 }
 CALL_OBJECT = {
     "id": "call_2",
@@ -145,7 +148,11 @@ CASES: list[dict[str, Any]] = [
         request={"tools": [WEATHER_OPENAI]},
     ),
     case("tools_empty_list", HI, request={"tools": []}),
-    case("documents", [{"role": "user", "content": "Capital of France?"}], request={"documents": DOCS}),
+    case(
+        "documents",
+        [{"role": "user", "content": "Capital of France?"}],
+        request={"documents": DOCS},
+    ),
     case(
         "documents_unusual",
         [{"role": "user", "content": "When?"}],

@@ -10,12 +10,8 @@ variables, documents given in ``chat_template_kwargs`` moved to ``documents``.
 from __future__ import annotations
 
 import datetime
-import sys
 from collections.abc import Mapping
-from pathlib import Path
 from typing import Any
-
-
 
 import oracle
 
@@ -55,9 +51,7 @@ def render_exact(
     renderer = oracle.load_renderer()
     data = renderer_input(request, add_generation_prompt)
     return str(
-        renderer.render(
-            oracle.template_text(release), data, datetime.datetime(2025, 4, 16, 0, 0)
-        )
+        renderer.render(oracle.template_text(release), data, datetime.datetime(2025, 4, 16, 0, 0))
     )
 
 

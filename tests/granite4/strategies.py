@@ -33,14 +33,15 @@ NAMES = st.sampled_from(["get_weather", "search", "f", "lookup_stock_price", "t�
 KEYS = st.sampled_from(["city", "unit", "q", "ключ", "a<b", "n"])
 
 _SCALARS = st.one_of(
-    st.none(), st.booleans(), st.integers(-1000, 1000), SOME_TEXT,
+    st.none(),
+    st.booleans(),
+    st.integers(-1000, 1000),
+    SOME_TEXT,
     st.floats(allow_nan=False, allow_infinity=False, width=32),
 )
 JSON_VALUES = st.recursive(
     _SCALARS,
-    lambda inner: st.one_of(
-        st.lists(inner, max_size=3), st.dictionaries(KEYS, inner, max_size=3)
-    ),
+    lambda inner: st.one_of(st.lists(inner, max_size=3), st.dictionaries(KEYS, inner, max_size=3)),
     max_leaves=6,
 )
 
@@ -149,7 +150,16 @@ def dropping_requests(draw: st.DrawFn) -> tuple[dict[str, Any], str]:
     messages = request["messages"]
     kind = draw(
         st.sampled_from(
-            ["role", "part", "string_part", "thinking", "controls", "option", "calls_on_user", "name"]
+            [
+                "role",
+                "part",
+                "string_part",
+                "thinking",
+                "controls",
+                "option",
+                "calls_on_user",
+                "name",
+            ]
         )
     )
     position = draw(st.integers(0, len(messages)))

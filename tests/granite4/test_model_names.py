@@ -24,7 +24,12 @@ SMALL, TINY, HMICRO, MICRO = (
     "granite-4.0-h-micro",
     "granite-4.0-micro",
 )
-H1B, H350M, D1B, D350M = "granite-4.0-h-1b", "granite-4.0-h-350m", "granite-4.0-1b", "granite-4.0-350m"
+H1B, H350M, D1B, D350M = (
+    "granite-4.0-h-1b",
+    "granite-4.0-h-350m",
+    "granite-4.0-1b",
+    "granite-4.0-350m",
+)
 G3B, G8B, G30B = "granite-4.1-3b", "granite-4.1-8b", "granite-4.1-30b"
 GRANITE40 = [SMALL, TINY, HMICRO, MICRO, H1B, H350M, D1B, D350M]
 GRANITE41 = [G3B, G8B, G30B]

@@ -367,9 +367,7 @@ class Granite4InputProcessor(InputProcessor):
 
         blocks: list[str] = []
         if tools:
-            blocks.append(
-                _TOOLS_PREFIX + self._json_lines(tools, "tools", policy) + _TOOLS_SUFFIX
-            )
+            blocks.append(_TOOLS_PREFIX + self._json_lines(tools, "tools", policy) + _TOOLS_SUFFIX)
         if documents:
             blocks.append(
                 _DOCUMENTS_PREFIX
@@ -530,7 +528,13 @@ class Granite4InputProcessor(InputProcessor):
                 )
             if number or content:
                 out.append("\n")
-            out += ('<tool_call>\n{"name": "', name, '", "arguments": ', args_text, "}\n</tool_call>")
+            out += (
+                '<tool_call>\n{"name": "',
+                name,
+                '", "arguments": ',
+                args_text,
+                "}\n</tool_call>",
+            )
 
 
 class Granite40InputProcessor(Granite4InputProcessor):

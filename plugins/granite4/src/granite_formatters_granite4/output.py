@@ -34,7 +34,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-from typing import Any
 
 from granite_formatters.jsonscan import JsonScanner
 from granite_formatters.processors import OutputProcessor, RequestLike
@@ -185,10 +184,7 @@ class Granite4StreamParser(StreamParser):
 
     def _consume(self, text: str) -> None:
         while text:
-            if self._mode == _TEXT:
-                text = self._text(text)
-            else:
-                text = self._in_block(text)
+            text = self._text(text) if self._mode == _TEXT else self._in_block(text)
 
     def _text(self, text: str) -> str:
         pending = self._pending + text
