@@ -34,6 +34,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 
 from granite_formatters.jsonscan import JsonScanner
 from granite_formatters.processors import OutputProcessor, RequestLike
@@ -47,6 +48,7 @@ TOOL_CALL_CLOSE = "</tool_call>"
 _WHITESPACE = " \t\r\n"
 
 _TEXT, _OPEN, _JSON, _CLOSE = range(4)
+_NON_SPACE = re.compile(r"[^ \t\r\n]")
 
 
 def _partial_prefix(text: str, tag: str) -> int:
@@ -105,7 +107,7 @@ class Granite4StreamParser(StreamParser):
         self._chunks: list[str] = []
         self._offset = 0  # absolute offset of the start of self._pending / the block
         self._mode = _TEXT
-        self._pending = ""  # TEXT: undecided text (a partial tag); CLOSE: text after JSON
+        self._pending = ""  # a partial <tool_call> (TEXT) or </tool_call> (CLOSE)
         self._block: list[str] = []  # the block so far, from "<tool_call>"
         self._block_len = 0
         self._json_start = 0  # offset of the JSON inside the block
@@ -117,6 +119,7 @@ class Granite4StreamParser(StreamParser):
         self._calls: list[ToolCall] = []
         self._notes: list[str] = []
         self._out: list[Delta] = []
+        self._out_text: list[str] = []
         self._message: AssistantMessage | None = None
 
     # ------------------------------------------------------------------ API
@@ -157,7 +160,13 @@ class Granite4StreamParser(StreamParser):
 
     # ------------------------------------------------------------------ machinery
 
+    def _flush_text(self) -> None:
+        if self._out_text:
+            self._out.append(Delta(content="".join(self._out_text)))
+            self._out_text = []
+
     def _flush(self) -> list[Delta]:
+        self._flush_text()
         out, self._out = self._out, []
         return out
 
@@ -177,38 +186,41 @@ class Granite4StreamParser(StreamParser):
         body = "".join(self._spaces) + stripped if self._spaces else stripped
         self._spaces = [text[len(stripped) :]] if len(stripped) < len(text) else []
         self._content.append(body)
-        if self._out and self._out[-1].content is not None and not self._out[-1].tool_calls:
-            self._out[-1] = Delta(content=self._out[-1].content + body)
-        else:
-            self._out.append(Delta(content=body))
+        self._out_text.append(body)
 
     def _consume(self, text: str) -> None:
-        while text:
-            text = self._text(text) if self._mode == _TEXT else self._in_block(text)
+        # Undecided text (a partial tag, at most a few characters) is only left over at
+        # the end of a chunk, so joining it to the next chunk copies each chunk once.
+        if self._pending:
+            text = self._pending + text
+            self._pending = ""
+        pos = 0
+        while pos < len(text):
+            pos = self._text(text, pos) if self._mode == _TEXT else self._in_block(text, pos)
 
-    def _text(self, text: str) -> str:
-        pending = self._pending + text
-        found = pending.find(TOOL_CALL_OPEN)
+    def _text(self, text: str, pos: int) -> int:
+        found = text.find(TOOL_CALL_OPEN, pos)
         if found == -1:
-            keep = _partial_prefix(pending, TOOL_CALL_OPEN)
-            self._emit(pending[: len(pending) - keep])
-            self._offset += len(pending) - keep
-            self._pending = pending[len(pending) - keep :]
-            return ""
-        self._emit(pending[:found])
-        self._offset += found
-        self._pending = ""
+            tail_start = max(pos, len(text) - len(TOOL_CALL_OPEN) + 1)
+            end = len(text) - _partial_prefix(text[tail_start:], TOOL_CALL_OPEN)
+            self._emit(text[pos:end])
+            self._offset += end - pos
+            self._pending = text[end:]
+            return len(text)
+        self._emit(text[pos:found])
+        self._offset += found - pos
         self._mode = _OPEN
         self._block = [TOOL_CALL_OPEN]
         self._block_len = len(TOOL_CALL_OPEN)
-        return pending[found + len(TOOL_CALL_OPEN) :]
+        return found + len(TOOL_CALL_OPEN)
 
     def _add_block(self, text: str) -> None:
-        self._block.append(text)
-        self._block_len += len(text)
+        if text:
+            self._block.append(text)
+            self._block_len += len(text)
 
-    def _reject(self, reason: str, rest: str) -> str:
-        """The block so far is content; ``rest`` is read again as text."""
+    def _reject(self, reason: str, pos: int) -> int:
+        """The block so far is content; the text from ``pos`` on is read again as text."""
         block = "".join(self._block)
         self._notes.append(
             f"the <tool_call> block at offset {self._offset} {reason}; kept as content"
@@ -219,51 +231,52 @@ class Granite4StreamParser(StreamParser):
         self._block = []
         self._block_len = 0
         self._scanner = None
-        self._pending = ""
-        return rest
+        return pos
 
-    def _in_block(self, text: str) -> str:
+    def _in_block(self, text: str, pos: int) -> int:
         if self._mode == _OPEN:
-            skipped = len(text) - len(text.lstrip(_WHITESPACE))
-            self._add_block(text[:skipped])
-            text = text[skipped:]
-            if not text:
-                return ""
-            if text[0] not in "{[":
-                return self._reject("is not followed by a JSON object", text)
+            found = _NON_SPACE.search(text, pos)
+            if found is None:
+                self._add_block(text[pos:])
+                return len(text)
+            start = found.start()
+            self._add_block(text[pos:start])
+            if text[start] not in "{[":
+                return self._reject("is not followed by a JSON object", start)
             self._mode = _JSON
             self._json_start = self._block_len
             self._scanner = JsonScanner()
+            pos = start
         if self._mode == _JSON:
             scanner = self._scanner
             assert scanner is not None
-            end = scanner.scan(text)
+            end = scanner.scan(text, pos)
             if scanner.error is not None:
-                self._add_block(text[: scanner.stop])
-                return self._reject(f"holds JSON {scanner.error}", text[scanner.stop :])
+                self._add_block(text[pos : scanner.stop])
+                return self._reject(f"holds JSON {scanner.error}", scanner.stop)
             if end is None:
-                self._add_block(text)
-                return ""
-            self._add_block(text[:end])
+                self._add_block(text[pos:])
+                return len(text)
+            self._add_block(text[pos:end])
             self._json_end = self._block_len
             self._mode = _CLOSE
-            self._pending = ""
-            text = text[end:]
-        # _CLOSE: optional whitespace, then "</tool_call>".
-        pending = self._pending + text
-        tail = pending.lstrip(_WHITESPACE)
-        if len(tail) < len(TOOL_CALL_CLOSE):
-            if TOOL_CALL_CLOSE.startswith(tail):
-                self._pending = pending
-                return ""
-        elif tail.startswith(TOOL_CALL_CLOSE):
-            used = len(pending) - len(tail) + len(TOOL_CALL_CLOSE)
-            self._add_block(pending[:used])
-            self._pending = ""
+            pos = end
+        # _CLOSE: optional whitespace (part of the block), then "</tool_call>".
+        found = _NON_SPACE.search(text, pos)
+        if found is None:
+            self._add_block(text[pos:])
+            return len(text)
+        start = found.start()
+        self._add_block(text[pos:start])
+        candidate = text[start : start + len(TOOL_CALL_CLOSE)]
+        if candidate == TOOL_CALL_CLOSE:
+            self._add_block(candidate)
             self._finish_block()
-            return pending[used:]
-        self._pending = ""
-        return self._reject("is not closed by </tool_call> after its JSON", pending)
+            return start + len(TOOL_CALL_CLOSE)
+        if start + len(candidate) == len(text) and TOOL_CALL_CLOSE.startswith(candidate):
+            self._pending = candidate
+            return len(text)
+        return self._reject("is not closed by </tool_call> after its JSON", start)
 
     def _finish_block(self) -> None:
         block = "".join(self._block)
@@ -287,6 +300,7 @@ class Granite4StreamParser(StreamParser):
                     )
                 )
                 self._calls.append(call)
+            self._flush_text()
             self._out.append(Delta(tool_calls=tuple(deltas)))
         self._offset += len(block)
         self._mode = _TEXT
