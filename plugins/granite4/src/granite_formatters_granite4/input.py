@@ -274,6 +274,8 @@ class Granite4InputProcessor(InputProcessor):
         if isinstance(data, (str, bytes, bytearray)):
             try:
                 data = json.loads(data)
+            except RecursionError:
+                raise InvalidRequestError("the request is nested too deeply to process") from None
             except ValueError as exc:
                 raise InvalidRequestError(
                     f"the request is not valid JSON ({exc}); pass a dict, a JSON object "
@@ -322,7 +324,7 @@ class Granite4InputProcessor(InputProcessor):
         raw_messages = raw.get("messages") if raw is not None else None
 
         def content_of(index: int) -> str:
-            if raw_messages is not None:
+            if raw_messages is not None and isinstance(raw_messages[index], Mapping):
                 value = raw_messages[index].get("content")
                 if isinstance(value, list):
                     return _join_parts(value)
