@@ -18,8 +18,7 @@ import pytest
 
 from granite_formatters import get_formatter
 from granite_formatters.errors import InvalidRequestError
-from granite_formatters.granite3 import prompt
-from granite_formatters.granite3.input import Granite3InputProcessor
+from granite_formatters.granite3 import Granite3InputProcessor, dates
 from granite_formatters.granite3.types import Granite3ChatCompletion
 from granite_formatters.types import ChatCompletion
 
@@ -59,6 +58,7 @@ def render_options(case: dict[str, Any]) -> dict[str, Any]:
     return {
         "today": datetime.date.fromisoformat(case["date"]),
         "special_tokens": case.get("special_tokens", "error"),
+        "strict": case.get("strict", True),
     }
 
 
@@ -97,6 +97,7 @@ class InputProcessorContract:
         prompts = sorted(path.name for path in self.golden_dir.glob("*.txt"))
         assert prompts == [f"{name}.prompt.txt" for name in names]
 
+    @pytest.mark.filterwarnings("ignore::granite_formatters.errors.DroppedInputWarning")
     def test_golden_prompt(self, golden_name: str) -> None:
         case, expected = load_golden(self.golden_dir, golden_name)
         request, agp = case["request"], case["add_generation_prompt"]
@@ -113,9 +114,10 @@ class InputProcessorContract:
         oracle.require_shared()
         case, expected = load_golden(self.golden_dir, golden_name)
         today = datetime.date.fromisoformat(case["date"])
-        rendered = oracle.render_exact(
-            self.release, case["request"], case["add_generation_prompt"], today
-        )
+        request = case["request"]
+        if case.get("strict", True):
+            request = oracle.with_tool_calls_rendered(request)
+        rendered = oracle.render_exact(self.release, request, case["add_generation_prompt"], today)
         assert rendered == expected
 
     def test_registered_formatter_uses_this_processor(self) -> None:
@@ -143,7 +145,7 @@ class InputProcessorContract:
         self, monkeypatch: pytest.MonkeyPatch
     ) -> None:
         days = iter([datetime.date(2025, 4, 6), datetime.date(2025, 4, 7)])
-        monkeypatch.setattr(prompt, "current_date", lambda: next(days))
+        monkeypatch.setattr(dates, "current_date", lambda: next(days))
         processor = self.processor()
         before_midnight = processor.transform({"messages": HI})
         after_midnight = processor.transform({"messages": HI})
@@ -152,7 +154,7 @@ class InputProcessorContract:
         assert before_midnight.replace("06", "07", 1) == after_midnight
 
     def test_given_date_wins_over_the_clock(self, monkeypatch: pytest.MonkeyPatch) -> None:
-        monkeypatch.setattr(prompt, "current_date", lambda: datetime.date(1999, 1, 1))
+        monkeypatch.setattr(dates, "current_date", lambda: datetime.date(1999, 1, 1))
         assert "Today's Date: December 31, 2030." in self.render(
             {"messages": HI}, today=datetime.date(2030, 12, 31)
         )
@@ -209,7 +211,10 @@ class InputProcessorContract:
     def test_missing_content_of_a_tool_call_turn_has_a_hint(self) -> None:
         call = {"id": "c1", "type": "function", "function": {"name": "f", "arguments": "{}"}}
         messages = [*HI, {"role": "assistant", "tool_calls": [call]}]
-        error = self.rejects({"messages": messages})
+        # Strict mode renders the calls (docs/deviations.md); the template, and so the
+        # template-compatible mode, fails on the missing content.
+        assert self.render({"messages": messages}).count('<|tool_call|>[{"name": "f"') == 1
+        error = self.rejects({"messages": messages}, strict=False)
         assert error.field == "messages[1].content"
         assert "tool_calls" in str(error) and "put the text of the calls in content" in str(error)
 

@@ -15,6 +15,7 @@ import functools
 import json
 import random
 import re
+import warnings
 from collections.abc import Sequence
 from datetime import date
 from typing import Any
@@ -24,10 +25,37 @@ import pytest
 from hypothesis import HealthCheck, settings
 from hypothesis import strategies as st
 
-from granite_formatters.errors import InvalidRequestError
+from granite_formatters.errors import DroppedInputWarning, InvalidRequestError
 from granite_formatters.processors import InputProcessor
 
-GRANITE32_TOKENS = ("<|start_of_role|>", "<|end_of_role|>", "<|end_of_text|>", "<|tool_call|>")
+# The complete special-token sets of the 3.2 and 3.3 tokenizers, written out independently
+# (shared/reference/special-tokens.md).
+GRANITE32_TOKENS = (
+    "<|start_of_role|>",
+    "<|end_of_role|>",
+    "<|end_of_text|>",
+    "<|tool_call|>",
+    *[
+        "<fim_prefix>",
+        "<fim_middle>",
+        "<fim_suffix>",
+        "<fim_pad>",
+        "<filename>",
+        "<gh_stars>",
+        "<issue_start>",
+        "<issue_comment>",
+        "<issue_closed>",
+        "<jupyter_start>",
+        "<jupyter_text>",
+        "<jupyter_code>",
+        "<jupyter_output>",
+        "<empty_output>",
+        "<commit_before>",
+        "<commit_msg>",
+        "<commit_after>",
+        "<reponame>",
+    ],
+)
 GRANITE33_TOKENS = (
     *GRANITE32_TOKENS,
     "<|start_of_cite|>",
@@ -73,7 +101,7 @@ FRAGMENTS = (
     "\x1f",
 )
 
-ROLES = ("user", "assistant", "system", "tool", "tool_response", "developer", "document 1")
+ROLES = ("user", "assistant", "system", "tool", "tool_response", "document 1")
 
 
 @functools.cache
@@ -189,6 +217,10 @@ def valid_requests(draw: st.DrawFn, release: str, with_tokens: bool = False) -> 
     """
     tokens = TOKENS[release] if with_tokens else ()
     request: dict[str, Any] = {"messages": draw(st.lists(messages(tokens), min_size=1, max_size=4))}
+    for message in request["messages"]:
+        if message["role"] != "assistant":
+            # OpenAI tool calls belong to assistant messages (strict mode refuses others).
+            message.pop("tool_calls", None)
     tool_list = draw(st.none() | st.lists(tools(tokens), max_size=2))
     document_list = draw(st.none() | st.lists(documents(release, tokens), max_size=3))
     custom_system = request["messages"][0]["role"] == "system"
@@ -239,10 +271,25 @@ def policy_violations(draw: st.DrawFn, release: str) -> tuple[dict[str, Any], st
                 "thinking+documents",
                 "flag+system",
                 "flag-without-documents",
+                "developer-role",
+                *(["document-without-id"] if release == "3.3" else []),
             ]
         )
     )
     document = draw(documents(release, ()))
+    if kind == "developer-role":
+        # The OpenAI role the Granite 3 models never saw: printed verbatim by the template.
+        request["messages"] = [*messages, {"role": "developer", "content": draw(texts())}]
+        position = len(request["messages"]) - 1
+        request["chat_template_kwargs"] = options
+        return request, f"messages[{position}].role"
+    if kind == "document-without-id":
+        options.pop("thinking", None)
+        missing = {key: value for key, value in document.items() if key != "doc_id"}
+        request["messages"] = messages or [user]
+        request["documents"] = [*(request.get("documents") or []), missing]
+        request["chat_template_kwargs"] = options
+        return request, f"documents[{len(request['documents']) - 1}].doc_id"
     if kind.startswith("thinking"):
         options = {**options, "thinking": True}
         options.pop("controls", None)
@@ -310,6 +357,8 @@ def rendered_caller_text(release: str, request: dict[str, Any]) -> list[str]:
             # A past tool call written by the model itself is accepted by the default policy.
             content = content.lstrip()[len("<|tool_call|>") :]
         pieces += (message["role"], content)
+        if message.get("tool_calls"):
+            pieces.append(json.dumps(message["tool_calls"], ensure_ascii=False))
     if data.get("tools"):
         pieces.append(json.dumps(data["tools"], ensure_ascii=False))
     for document in data.get("documents") or ():
@@ -323,7 +372,7 @@ def assert_matches_template(
     processor: InputProcessor, release: str, request: dict[str, Any], agp: bool, today: date
 ) -> None:
     """With ``special_tokens="keep"`` the prompt is the template's, byte for byte."""
-    expected = oracle.render(release, request, agp, today)
+    expected = oracle.render(release, oracle.with_tool_calls_rendered(request), agp, today)
     transform: Any = processor.transform
     assert transform(request, agp, today=today, special_tokens="keep") == expected
 
@@ -336,7 +385,7 @@ def assert_default_policy(
     found = [t for t in tokens for text in rendered_caller_text(release, request) if t in text]
     if not found:
         assert processor.transform(request, agp, today=today) == oracle.render(
-            release, request, agp, today
+            release, oracle.with_tool_calls_rendered(request), agp, today
         )
         return
     with pytest.raises(InvalidRequestError) as caught:
@@ -362,7 +411,7 @@ def assert_strip_policy(
             transform(strip_tokens(request, TOKENS[release]), agp, today=today)
         return
     cleaned = strip_tokens(request, TOKENS[release])
-    assert prompt == oracle.render(release, cleaned, agp, today)
+    assert prompt == oracle.render(release, oracle.with_tool_calls_rendered(cleaned), agp, today)
     assert transform(cleaned, agp, today=today) == prompt
 
 
@@ -385,3 +434,85 @@ def assert_rejected(
         transform(request, special_tokens="keep")
     assert caught.value.field == field
     assert f"Granite {release}" in str(caught.value)
+
+
+def assert_compatible_mode(
+    processor: InputProcessor,
+    release: str,
+    case: tuple[dict[str, Any], str],
+    agp: bool,
+    today: date,
+) -> None:
+    """A request strict mode rejects renders exactly as the template does with
+    ``strict=False``, with one DroppedInputWarning naming the rejected field."""
+    request, field = case
+    transform: Any = processor.transform
+    with pytest.raises(InvalidRequestError):
+        transform(request, agp, today=today, special_tokens="keep")
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        prompt = transform(request, agp, today=today, special_tokens="keep", strict=False)
+    assert prompt == oracle.render(release, request, agp, today)
+    dropped = [w for w in caught if issubclass(w.category, DroppedInputWarning)]
+    assert len(dropped) == 1, [str(w.message) for w in caught]
+    assert field in str(dropped[0].message)
+
+
+# --------------------------------------------------------------------------- both paths
+
+#: Changes that make a request invalid (or unusual) in one known key, for the dict fast path.
+_PERTURBATIONS: list[tuple[str, Any]] = [
+    ("content", 5),
+    ("content", None),
+    ("content", ["text"]),
+    ("role", None),
+    ("name", 3),
+    ("tool_calls", "f()"),
+    ("tools", [{"x": 1}]),
+    ("tools", {"name": "f"}),
+    ("tools", [{"type": "function", "function": {"description": "no name"}}]),
+    ("documents", [{"doc_id": True, "text": "t"}]),
+    ("documents", [{"doc_id": 1.5, "text": "t"}]),
+    ("documents", [{"doc_id": "1", "text": "t", "title": 7}]),
+    ("documents", [{"text": None}]),
+    ("chat_template_kwargs", {"thinking": "yes"}),
+    ("chat_template_kwargs", {"controls": {"length": "medium"}}),
+    ("chat_template_kwargs", {"controls": {"citations": 1}}),
+    ("chat_template_kwargs", {"bogus": 1}),
+    ("chat_template_kwargs", {"documents": [{"doc_id": "9", "text": "kw"}]}),
+    ("messages", []),
+    ("model", 3),
+    ("temperature", "hot"),
+    ("bogus", 1),
+    ("extra_body", {"documents": [{"doc_id": "8", "text": "eb"}]}),
+]
+
+
+@st.composite
+def maybe_perturbed_requests(draw: st.DrawFn, release: str) -> dict[str, Any]:
+    """A valid request (with tokens), or one with a single key changed to an odd value."""
+    request = draw(valid_requests(release, with_tokens=True))
+    if draw(st.booleans()):
+        return request
+    key, value = draw(st.sampled_from(_PERTURBATIONS))
+    if key in ("content", "role", "name", "tool_calls"):
+        index = draw(st.integers(0, len(request["messages"]) - 1))
+        request["messages"][index] = {**request["messages"][index], key: value}
+    else:
+        request[key] = value
+    return request
+
+
+def assert_same_on_both_paths(
+    processor: InputProcessor, request: dict[str, Any], agp: bool, today: date, policy: str
+) -> None:
+    """The dict (fast path when plain) and its JSON text (always the validated path) give
+    the same prompt or the same error."""
+    transform: Any = processor.transform
+    outcomes = []
+    for given in (request, json.dumps(request)):
+        try:
+            outcomes.append(transform(given, agp, today=today, special_tokens=policy))
+        except InvalidRequestError as error:
+            outcomes.append((type(error), error.field, str(error)))
+    assert outcomes[0] == outcomes[1]

@@ -18,6 +18,7 @@ from __future__ import annotations
 import datetime
 import functools
 import importlib.util
+import json
 import os
 from collections.abc import Mapping
 from pathlib import Path
@@ -55,12 +56,29 @@ def skip_reason() -> str:
     )
 
 
+def under_ci() -> bool:
+    """Whether the suite runs in CI (the ``CI`` environment variable is set and not empty).
+
+    In CI the official templates are required: their absence fails the tests that need
+    them instead of skipping them, so a green CI always means "checked against the
+    official template".
+    """
+    return bool(os.environ.get("CI"))
+
+
 def require_shared() -> Path:
-    """The reference folder; skips the calling test when it is absent."""
+    """The reference folder; skips the calling test when it is absent (fails it in CI)."""
     found = shared_dir()
     if found is None:
+        if under_ci():
+            pytest.fail("CI is set, and " + skip_reason(), pytrace=False)
         pytest.skip(skip_reason())
     return found
+
+
+#: Marks tests that render the official templates: skipped without the reference folder,
+#: except in CI, where they run and fail in :func:`require_shared`.
+needs_shared = pytest.mark.skipif(shared_dir() is None and not under_ci(), reason=skip_reason())
 
 
 @functools.cache
@@ -158,3 +176,36 @@ def render(
             strftime_now=now.strftime,
         )
     )
+
+
+def _rendered_calls(calls: list[Any]) -> str:
+    items = []
+    for call in calls:
+        function = call.get("function", call)
+        arguments = function.get("arguments")
+        if isinstance(arguments, str):
+            arguments = json.loads(arguments) if arguments.strip() else None
+        items.append(
+            {"name": function["name"], "arguments": {} if arguments is None else arguments}
+        )
+    return "<|tool_call|>" + json.dumps(items, ensure_ascii=False)
+
+
+def with_tool_calls_rendered(request: Mapping[str, Any]) -> dict[str, Any]:
+    """``request`` with each assistant message's OpenAI ``tool_calls`` folded into its content.
+
+    The strict mode's one deliberate departure from the template (docs/deviations.md):
+    the calls are rendered after the content as the model writes them, ``<|tool_call|>``
+    plus ``tojson`` (``json.dumps(..., ensure_ascii=False)``) of the ``{"name",
+    "arguments"}`` list, arguments decoded from their JSON string. Rendering the folded
+    request with the template gives the expected strict-mode prompt. Written without the
+    package, on purpose.
+    """
+    messages = []
+    for message in request["messages"]:
+        if message.get("role") == "assistant" and message.get("tool_calls"):
+            content = _join_parts(message.get("content")) or ""
+            message = {**message, "content": content + _rendered_calls(message["tool_calls"])}
+            del message["tool_calls"]
+        messages.append(message)
+    return {**request, "messages": messages}

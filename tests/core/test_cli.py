@@ -171,6 +171,8 @@ def test_parse_stream_prints_deltas_then_the_message(toy: PluginHost) -> None:
     assert code == 0
     lines = [json.loads(line) for line in out.splitlines()]
     # The toy processor has no incremental parser: the fallback emits one delta at the end.
-    assert lines[0] == {"content": "LINE ONE\nLINE TWO"}
+    # Every line has the same two keys.
+    assert lines[0] == {"delta": {"content": "LINE ONE\nLINE TWO"}, "message": None}
+    assert lines[1]["delta"] is None
     assert lines[1]["message"]["content"] == "LINE ONE\nLINE TWO"
     assert len(lines) == 2

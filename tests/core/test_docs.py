@@ -15,8 +15,6 @@ DOCS = Path(__file__).resolve().parents[2] / "docs"
 
 REGISTRY_FUNCTIONS = [
     "get_formatter",
-    "get_input_processor",
-    "get_output_processor",
     "resolve_model",
     "list_models",
     "list_plugins",
@@ -65,12 +63,12 @@ def test_env_vars_are_documented() -> None:
     from granite_formatters import plugins
 
     text = (DOCS / "plugins" / "index.md").read_text(encoding="utf-8")
-    for var in (plugins.ENV_LOAD, plugins.ENV_DISABLE, plugins.ENV_STRICT):
+    for var in (plugins.ENV_LOAD, plugins.ENV_DISABLE, plugins.ENV_OVERRIDE, plugins.ENV_STRICT):
         assert f"`{var}=" in text
 
 
 def test_registration_fields_are_documented() -> None:
-    from granite_formatters.registry import Register
+    from granite_formatters.hookspecs import Register
 
     text = (DOCS / "plugins" / "hooks.md").read_text(encoding="utf-8")
     for name in inspect.signature(Register.__call__).parameters:

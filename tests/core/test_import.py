@@ -28,3 +28,22 @@ def test_public_names_resolve() -> None:
 
     for name in granite_formatters.__all__:
         assert getattr(granite_formatters, name) is not None
+
+
+def test_the_root_surface_is_small_and_truthful() -> None:
+    import granite_formatters
+
+    assert len(granite_formatters.__all__) == 20
+    assert sorted(dir(granite_formatters)) == sorted(granite_formatters.__all__)
+
+
+def test_a_name_that_left_the_root_says_where_it_lives() -> None:
+    import pytest
+
+    import granite_formatters
+    from granite_formatters.records import PluginInfo
+
+    assert "PluginInfo" not in granite_formatters.__all__
+    with pytest.raises(AttributeError, match="import it from granite_formatters.records"):
+        granite_formatters.PluginInfo  # noqa: B018
+    assert PluginInfo.__module__ == "granite_formatters.records"

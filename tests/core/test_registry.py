@@ -12,7 +12,8 @@ from granite_formatters.errors import (
     UnknownModelError,
 )
 from granite_formatters.plugins import PluginHost
-from granite_formatters.registry import FormatterSpec, ModelRegistry, PluginInfo
+from granite_formatters.records import FormatterSpec, PluginInfo
+from granite_formatters.registry import ModelRegistry
 
 
 def spec(model_id: str, plugin: str = "p", **kw: object) -> FormatterSpec:

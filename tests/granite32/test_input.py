@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 from granite3_input_contract import DAY, HI, QUESTION, InputProcessorContract, golden_names
+from granite3_support import GRANITE32_TOKENS
 
 from granite_formatters.granite3.types import Granite3ChatCompletion
 from granite_formatters_granite32.input import GRANITE32_PROMPT_FORMAT, Granite32InputProcessor
@@ -102,11 +103,6 @@ def test_document_ids_are_not_checked_for_special_tokens_as_they_are_not_rendere
 def test_prompt_format_is_the_documented_32_format() -> None:
     assert GRANITE32_PROMPT_FORMAT.release == "Granite 3.2"
     assert GRANITE32_PROMPT_FORMAT.tools_role == "tools"
-    assert GRANITE32_PROMPT_FORMAT.special_tokens.tokens == (
-        "<|start_of_role|>",
-        "<|end_of_role|>",
-        "<|end_of_text|>",
-        "<|tool_call|>",
-    )
+    assert GRANITE32_PROMPT_FORMAT.special_tokens.tokens == GRANITE32_TOKENS  # all 22
     typed = Granite3ChatCompletion.model_validate({"messages": HI})
     assert PROCESSOR.render(typed, True, DAY, "error") == PROCESSOR.transform(typed, today=DAY)

@@ -13,12 +13,14 @@ import datetime
 from typing import Any
 
 import oracle
-import pytest
 from granite3_support import (
     DATES,
     DIFFERENTIAL,
+    assert_compatible_mode,
     assert_every_policy,
     assert_rejected,
+    assert_same_on_both_paths,
+    maybe_perturbed_requests,
     policy_violations,
     valid_requests,
 )
@@ -30,7 +32,7 @@ from granite_formatters_granite32.input import Granite32InputProcessor
 RELEASE = "3.2"
 PROCESSOR = Granite32InputProcessor()
 
-pytestmark = pytest.mark.skipif(oracle.shared_dir() is None, reason=oracle.skip_reason())
+pytestmark = oracle.needs_shared
 
 
 @DIFFERENTIAL
@@ -45,3 +47,24 @@ def test_prompt_equals_template_under_each_special_token_policy(
 @given(policy_violations(RELEASE))
 def test_options_the_template_would_ignore_are_rejected(case: tuple[dict[str, Any], str]) -> None:
     assert_rejected(PROCESSOR, RELEASE, case)
+
+
+@settings(DIFFERENTIAL, max_examples=300)
+@given(policy_violations(RELEASE), st.booleans(), DATES)
+def test_compatible_mode_renders_what_strict_rejects_as_the_template_does(
+    case: tuple[dict[str, Any], str], agp: bool, today: datetime.date
+) -> None:
+    assert_compatible_mode(PROCESSOR, RELEASE, case, agp, today)
+
+
+@DIFFERENTIAL
+@given(
+    maybe_perturbed_requests(RELEASE),
+    st.booleans(),
+    DATES,
+    st.sampled_from(["error", "strip", "keep"]),
+)
+def test_plain_dicts_and_validated_requests_give_the_same_prompt_or_error(
+    request: dict[str, Any], agp: bool, today: datetime.date, policy: str
+) -> None:
+    assert_same_on_both_paths(PROCESSOR, request, agp, today, policy)

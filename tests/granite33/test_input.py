@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 from granite3_input_contract import DAY, HI, QUESTION, InputProcessorContract, golden_names
+from granite3_support import GRANITE33_TOKENS
 
 from granite_formatters.errors import InvalidRequestError
 from granite_formatters_granite33.input import GRANITE33_PROMPT_FORMAT, Granite33InputProcessor
@@ -121,4 +122,5 @@ def test_citation_and_plugin_tokens_are_special_in_33(token: str) -> None:
 def test_prompt_format_is_the_documented_33_format() -> None:
     assert GRANITE33_PROMPT_FORMAT.release == "Granite 3.3"
     assert GRANITE33_PROMPT_FORMAT.tools_role == "available_tools"
-    assert GRANITE33_PROMPT_FORMAT.special_tokens.tokens[4:] == CITE_TOKENS
+    assert GRANITE33_PROMPT_FORMAT.special_tokens.tokens[22:] == CITE_TOKENS
+    assert GRANITE33_PROMPT_FORMAT.special_tokens.tokens == GRANITE33_TOKENS  # all 26

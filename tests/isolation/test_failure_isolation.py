@@ -23,6 +23,8 @@ FIXTURES = [
     "granite-formatters-misspelt-hook",
     "granite-formatters-twin-a",
     "granite-formatters-twin-b",
+    "granite-formatters-aaa-impostor",
+    "granite-formatters-sys-exit",
 ]
 
 
@@ -134,15 +136,53 @@ def test_two_distributions_sharing_an_entry_point_name(plugins: dict[str, dict[s
     )
 
 
+def test_plugin_that_calls_sys_exit_at_import(plugins: dict[str, dict[str, Any]]) -> None:
+    info = plugins["granite-formatters-sys-exit"]
+    assert info["models"] == []
+    assert info["errors"] == [
+        "import failed: SystemExit('gf_fixture_sys_exit exits at import (deliberate test failure)')"
+    ]
+    proc = granite_format("resolve", "granite3.2:8b")
+    assert proc.returncode == 0 and "granite-3.2-8b-instruct" in proc.stdout
+
+
+def test_an_impostor_of_the_bundled_entry_point_is_reported_not_loaded(
+    plugins: dict[str, dict[str, Any]],
+) -> None:
+    info = plugins["granite-formatters-aaa-impostor"]
+    assert info["version"] == "0.0.1" and info["models"] == []
+    assert info["errors"][0].startswith(
+        "declares the entry point 'granite-formatters-granite32', which belongs to the "
+        "bundled plugin distribution granite-formatters-granite32; it was not loaded."
+    )
+    real = plugins["granite-formatters-granite32"]
+    assert real["errors"] == [] and "granite-3.2-8b-instruct" in real["models"]
+    # The allowlist names the bundled plugin, not whatever claims its entry-point name.
+    only = granite_format(
+        "plugins", "--json", GRANITE_FORMATTERS_LOAD_PLUGINS="granite-formatters-granite32"
+    )
+    listed = {p["name"]: p for p in json.loads(only.stdout)}
+    assert list(listed) == ["granite-formatters-granite32"] and only.stderr == ""
+    assert "granite-3.2-8b-instruct" in listed["granite-formatters-granite32"]["models"]
+
+
 def test_warnings_name_each_plugin_and_version() -> None:
     proc = granite_format("models")
     assert proc.returncode == 0
-    for name in ("broken-import 0.0.1", "broken-hook 0.0.1", "misspelt-hook 0.0.1", "twin 0.0.1"):
+    for name in (
+        "broken-import 0.0.1",
+        "broken-hook 0.0.1",
+        "misspelt-hook 0.0.1",
+        "twin 0.0.1",
+        "aaa-impostor 0.0.1",
+        "sys-exit 0.0.1",
+    ):
         assert f"granite-formatters-{name}" in proc.stderr
 
 
 @pytest.mark.parametrize(
-    "fixture", ["broken-import", "broken-hook", "misspelt-hook", "twin", "id-taken"]
+    "fixture",
+    ["broken-import", "broken-hook", "misspelt-hook", "twin", "id-taken", "sys-exit"],
 )
 def test_strict_mode_makes_each_problem_an_error(fixture: str) -> None:
     # Load only the bundled plugin and one broken fixture, so each case is seen alone.
@@ -160,8 +200,21 @@ def test_strict_mode_makes_each_problem_an_error(fixture: str) -> None:
 def test_disabling_the_broken_plugins_silences_them() -> None:
     disabled = ",".join(
         f"granite-formatters-{n}"
-        for n in ("broken-import", "broken-hook", "misspelt-hook", "twin", "id-taken")
+        for n in (
+            "broken-import",
+            "broken-hook",
+            "misspelt-hook",
+            "twin",
+            "id-taken",
+            "aaa-impostor",
+            "sys-exit",
+        )
     )
     proc = granite_format("plugins", "--json", GRANITE_FORMATTERS_DISABLE_PLUGINS=disabled)
-    assert [p["name"] for p in json.loads(proc.stdout)] == ["granite-formatters-granite32"]
+    bundled = [
+        name
+        for name in ("granite-formatters-granite32", "granite-formatters-granite33")
+        if _installed(name)
+    ]
+    assert [p["name"] for p in json.loads(proc.stdout)] == bundled
     assert proc.stderr == ""

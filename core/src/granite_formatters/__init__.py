@@ -5,6 +5,12 @@
 >>> prompt = formatter.format({"messages": [{"role": "user", "content": "Hi"}]})  # doctest: +SKIP
 >>> message = formatter.parse(raw_model_output)                          # doctest: +SKIP
 
+The package root holds what a user or a plugin author needs; everything else lives in
+its module: the request and message models in :mod:`granite_formatters.types`, every
+exception and warning in :mod:`granite_formatters.errors`, the plugin and model records
+in :mod:`granite_formatters.records`, the plugin contract in
+:mod:`granite_formatters.hookspecs`.
+
 Importing this package is cheap: nothing is imported until it is used, and plugins are
 discovered on the first lookup.
 """
@@ -15,8 +21,6 @@ from typing import TYPE_CHECKING
 
 from ._api import (
     get_formatter,
-    get_input_processor,
-    get_output_processor,
     list_models,
     list_plugins,
     plugin_errors,
@@ -25,48 +29,29 @@ from ._api import (
     unregister_plugin,
 )
 from ._lazy import lazy_getattr
-from .hookspecs import PLUGIN_API_VERSION, hookimpl
+from .hookspecs import PLUGIN_API_VERSION, Register, hookimpl
 
 if TYPE_CHECKING:
-    from .errors import (
-        AmbiguousModelError,
-        FormatterError,
-        InvalidRequestError,
-        PluginLoadError,
-        PluginWarning,
-        UnknownModelError,
-    )
+    from .errors import FormatterError, InvalidRequestError, UnknownModelError
     from .processors import Formatter, InputProcessor, OutputProcessor, RequestLike
-    from .registry import ModelInfo, PluginInfo, Register, Resolution
-    from .types import AssistantMessage, ChatCompletion, ChatMessage, Document, ToolCall
+    from .types import AssistantMessage, ChatCompletion
 
 __version__ = "0.1.0"
 
 __all__ = [
     "PLUGIN_API_VERSION",
-    "AmbiguousModelError",
     "AssistantMessage",
     "ChatCompletion",
-    "ChatMessage",
-    "Document",
     "Formatter",
     "FormatterError",
     "InputProcessor",
     "InvalidRequestError",
-    "ModelInfo",
     "OutputProcessor",
-    "PluginInfo",
-    "PluginLoadError",
-    "PluginWarning",
     "Register",
     "RequestLike",
-    "Resolution",
-    "ToolCall",
     "UnknownModelError",
     "__version__",
     "get_formatter",
-    "get_input_processor",
-    "get_output_processor",
     "hookimpl",
     "list_models",
     "list_plugins",
@@ -77,29 +62,31 @@ __all__ = [
 ]
 
 _LAZY = {
-    "AmbiguousModelError": "errors",
     "FormatterError": "errors",
     "InvalidRequestError": "errors",
-    "PluginLoadError": "errors",
-    "PluginWarning": "errors",
     "UnknownModelError": "errors",
     "Formatter": "processors",
     "InputProcessor": "processors",
     "OutputProcessor": "processors",
     "RequestLike": "processors",
-    "ModelInfo": "registry",
-    "PluginInfo": "registry",
-    "Register": "registry",
-    "Resolution": "registry",
     "AssistantMessage": "types",
     "ChatCompletion": "types",
+}
+
+#: Names the root exported before its surface was cut, and where they live now.
+_MOVED = {
+    "AmbiguousModelError": "errors",
+    "PluginLoadError": "errors",
+    "PluginWarning": "errors",
+    "ModelInfo": "records",
+    "PluginInfo": "records",
+    "Resolution": "records",
     "ChatMessage": "types",
     "Document": "types",
     "ToolCall": "types",
 }
 
-
-__getattr__ = lazy_getattr(__name__, _LAZY, globals())
+__getattr__ = lazy_getattr(__name__, _LAZY, globals(), moved=_MOVED)
 
 
 def __dir__() -> list[str]:

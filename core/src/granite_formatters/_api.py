@@ -6,12 +6,14 @@ nor pluggy: the host (and everything behind it) is imported on the first call.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypeVar, overload
 
 if TYPE_CHECKING:
     from .errors import PluginLoadError
-    from .processors import Formatter, InputProcessor, OutputProcessor
-    from .registry import ModelInfo, ModelRegistry, PluginInfo, Resolution
+    from .processors import Formatter
+    from .records import ModelInfo, PluginInfo, Resolution
+    from .registry import ModelRegistry
+    from .types import AssistantMessage
 
 
 def _registry() -> ModelRegistry:
@@ -20,24 +22,35 @@ def _registry() -> ModelRegistry:
     return default_host().registry()
 
 
-def get_formatter(model: str, /) -> Formatter:
+M = TypeVar("M", bound="AssistantMessage")
+
+
+@overload
+def get_formatter(model: str, /) -> Formatter[AssistantMessage]: ...
+
+
+@overload
+def get_formatter(model: str, message_type: type[M], /) -> Formatter[M]: ...
+
+
+def get_formatter(
+    model: str, message_type: type[AssistantMessage] | None = None, /
+) -> Formatter[AssistantMessage]:
     """The formatter (input and output processor) for a model name.
 
     Any name people use works: a model id (``granite-3.2-8b-instruct``), a Hugging Face
     id, an Ollama tag, a GGUF file name, a watsonx id. Raises
     :class:`~granite_formatters.UnknownModelError` for a name no plugin provides.
+
+    With ``message_type`` (for example ``Granite3AssistantMessage``) the formatter is
+    typed as parsing into that class, so ``parse(...).citations`` type-checks; a
+    :class:`TypeError` says so when the model's output processor declares another
+    message type.
     """
-    return _registry().get_formatter(model)
-
-
-def get_input_processor(model: str, /) -> InputProcessor:
-    """The input processor for a model name (see :func:`get_formatter`)."""
-    return get_formatter(model).input_processor
-
-
-def get_output_processor(model: str, /) -> OutputProcessor:
-    """The output processor for a model name (see :func:`get_formatter`)."""
-    return get_formatter(model).output_processor
+    formatter = _registry().get_formatter(model)
+    if message_type is None:
+        return formatter
+    return formatter.expecting(message_type)
 
 
 def resolve_model(model: str, /) -> Resolution:
@@ -62,15 +75,18 @@ def plugin_errors() -> list[PluginLoadError]:
     return default_host().plugin_errors()
 
 
-def register_plugin(plugin: object, *, name: str) -> None:
+def register_plugin(plugin: object, *, name: str, override: bool = False) -> None:
     """Register a plugin object without packaging (tests, notebooks, one-off formatters).
 
     ``plugin`` is a module, class or instance whose ``register_formatters`` is marked
     with :data:`~granite_formatters.hookimpl`. The registry is rebuilt on next use.
+    Names that a bundled plugin registers (ids, aliases, their normalised forms) stay
+    with it unless ``override=True``; each takeover, allowed or refused, is a warning
+    recorded in :func:`plugin_errors`.
     """
     from .plugins import default_host
 
-    default_host().register_plugin(plugin, name=name)
+    default_host().register_plugin(plugin, name=name, override=override)
 
 
 def unregister_plugin(name: str, /) -> None:

@@ -3,38 +3,103 @@
 ``granite-format demo`` renders and parses a bundled example; ``render`` and ``parse``
 do the same for your own files; ``models``, ``resolve`` and ``plugins`` show what is
 installed. A user error exits with status 1 and a one-line message; a usage error
-exits with status 2.
+exits with status 2. No user input, output encoding or closed pipe makes it print a
+traceback: input is read as bytes and decoded as UTF-8, JSON output falls back to
+ASCII escapes when stdout cannot encode it, and a failed write (closed stdout, full
+disk, broken pipe) is one line on stderr (see docs/cli.md).
 """
 
 from __future__ import annotations
 
 import argparse
+import codecs
 import datetime
 import json
+import os
+import re
 import sys
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from importlib import resources
-from typing import Any, NoReturn, TextIO
+from typing import IO, Any, NoReturn, TextIO
 
 __all__ = ["main"]
 
 DEMO_MODEL = "granite-3.2-8b-instruct"
 
 
+#: How many bytes ``parse --stream`` asks for at a time (it takes what is there).
+_CHUNK = 65536
+
+#: Set to print the traceback of an unexpected error instead of one line.
+DEBUG_VARIABLE = "GRANITE_FORMATTERS_DEBUG"
+
+
 class _UserError(Exception):
     """A problem to report in one line, without a traceback."""
 
 
-def _read_text(path: str | None, stdin: TextIO) -> str:
+class _OutputError(Exception):
+    """Writing the output failed (closed stdout, full disk, broken pipe, encoding)."""
+
+
+def _label(path: str | None) -> str:
+    return "(stdin)" if path is None or path == "-" else path
+
+
+def _not_utf8(path: str | None, exc: UnicodeDecodeError, offset: int = 0) -> _UserError:
+    return _UserError(
+        f"cannot read {_label(path)}: not UTF-8 text ({exc.reason} at byte {offset + exc.start})"
+    )
+
+
+def _chunks(path: str | None, stdin: TextIO | None) -> Iterator[bytes | str]:
+    """Yield the input as it arrives: bytes from a file or a binary stdin, else text."""
     if path is None or path == "-":
-        return stdin.read()
+        if stdin is None:
+            raise _UserError("cannot read (stdin): standard input is closed")
+        binary: IO[bytes] | None = getattr(stdin, "buffer", None)
+        if binary is None:  # a text stream without bytes underneath (tests, StringIO)
+            while chunk := stdin.read(_CHUNK):
+                yield chunk
+            return
+        read = getattr(binary, "read1", binary.read)
+        while block := read(_CHUNK):
+            yield block
+        return
     try:
-        with open(path, encoding="utf-8") as handle:
-            return handle.read()
+        handle = open(path, "rb")  # noqa: SIM115 - closed below
     except OSError as exc:
         raise _UserError(f"cannot read {path}: {exc.strerror or exc}") from None
+    with handle:
+        while block := handle.read1(_CHUNK):
+            yield block
+
+
+def _decoded(path: str | None, stdin: TextIO | None) -> Iterator[str]:
+    """The input as UTF-8 text, chunk by chunk (a character split across chunks is kept)."""
+    decoder = codecs.getincrementaldecoder("utf-8")("strict")
+    total = start = 0  # bytes read so far; input offset of the bytes being decoded
+    try:
+        for chunk in _chunks(path, stdin):
+            if isinstance(chunk, str):
+                yield chunk
+                continue
+            start = total - len(decoder.getstate()[0])
+            total += len(chunk)
+            text = decoder.decode(chunk)
+            if text:
+                yield text
+        start = total - len(decoder.getstate()[0])
+        if tail := decoder.decode(b"", final=True):
+            yield tail
     except UnicodeDecodeError as exc:
-        raise _UserError(f"cannot read {path}: not UTF-8 text ({exc.reason})") from None
+        raise _not_utf8(path, exc, start) from None
+    except OSError as exc:
+        raise _UserError(f"cannot read {_label(path)}: {exc.strerror or exc}") from None
+
+
+def _read_text(path: str | None, stdin: TextIO | None) -> str:
+    return "".join(_decoded(path, stdin))
 
 
 def _read_json(path: str | None, stdin: TextIO, what: str) -> Any:
@@ -52,9 +117,35 @@ def _parse_date(value: str) -> datetime.date:
         raise argparse.ArgumentTypeError(f"not a date in YYYY-MM-DD form: {value!r}") from None
 
 
+def _json_text(data: Any, indent: int | None) -> str:
+    try:
+        return json.dumps(data, ensure_ascii=False, indent=indent)
+    except (ValueError, TypeError, RecursionError) as exc:
+        raise _UserError(f"cannot write the result as JSON: {exc}") from None
+
+
+def _write_json(data: Any, out: TextIO, indent: int | None = 2) -> None:
+    """Write ``data`` as JSON and a newline; ASCII escapes if stdout cannot encode it."""
+    text = _json_text(data, indent) + "\n"
+    try:
+        out.write(text)
+    except UnicodeEncodeError:
+        # Lone surrogates (from JSON escapes in model output) or an ASCII-only stdout:
+        # the escaped form is the same JSON value and every encoding can write it.
+        out.write(json.dumps(data, ensure_ascii=True, indent=indent) + "\n")
+
+
 def _dump(data: Any, out: TextIO) -> None:
-    out.write(json.dumps(data, ensure_ascii=False, indent=2))
-    out.write("\n")
+    _write_json(data, out)
+
+
+def _serialise(message: Any, openai: bool) -> Any:
+    """The parsed message as JSON data (a serialisation problem is a user error)."""
+    try:
+        return message.to_openai() if openai else message.model_dump(mode="json")
+    except (ValueError, TypeError, RecursionError) as exc:
+        first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        raise _UserError(f"cannot serialise the parsed message: {first}") from None
 
 
 def _plugin_dict(plugin: Any) -> dict[str, Any]:
@@ -112,50 +203,42 @@ def _cmd_render(args: argparse.Namespace, out: TextIO, stdin: TextIO) -> int:
 def _cmd_parse(args: argparse.Namespace, out: TextIO, stdin: TextIO) -> int:
     from . import get_formatter
 
+    if args.request and args.request in ("-",) and (args.file is None or args.file == "-"):
+        raise _UserError("--request - and the model output cannot both come from stdin")
     request = _read_json(args.request, stdin, "request") if args.request else None
     formatter = get_formatter(args.model)
     if args.stream:
-        return _stream(formatter, request, args.file, out, stdin)
+        return _stream(formatter, request, args.file, out, stdin, args.openai)
     text = _read_text(args.file, stdin)
     message = formatter.parse(text, request)
-    if args.openai:
-        _dump(message.to_openai(), out)
-    else:
-        _dump(message.model_dump(mode="json"), out)
+    _dump(_serialise(message, args.openai), out)
     return 0
 
 
-def _stream(formatter: Any, request: Any, path: str | None, out: TextIO, stdin: TextIO) -> int:
+def _stream(
+    formatter: Any, request: Any, path: str | None, out: TextIO, stdin: TextIO, openai: bool
+) -> int:
+    """One JSON object per line, all of one schema: ``{"delta": ..., "message": ...}``.
+
+    Each delta line has the OpenAI ``choices[].delta`` dict and ``"message": null``;
+    the last line has ``"delta": null`` and the final parsed message. Input is fed to
+    the parser as it arrives (whatever a read returns), not line by line.
+    """
     parser = formatter.stream_parser(request)
-    handle: TextIO
-    if path is None or path == "-":
-        handle = stdin
-    else:
-        try:
-            handle = open(path, encoding="utf-8")  # noqa: SIM115 - closed below
-        except OSError as exc:
-            raise _UserError(f"cannot read {path}: {exc.strerror or exc}") from None
 
     def emit(deltas: Any) -> None:
         for delta in deltas:
-            out.write(json.dumps(delta.to_openai(), ensure_ascii=False))
-            out.write("\n")
+            _write_json({"delta": delta.to_openai(), "message": None}, out, indent=None)
+        if deltas:
             out.flush()
 
-    try:
-        while True:
-            chunk = handle.read(1) if handle.isatty() else handle.readline()
-            if not chunk:
-                break
-            emit(parser.feed(chunk))
-    finally:
-        if handle is not stdin:
-            handle.close()
+    for text in _decoded(path, stdin):
+        emit(parser.feed(text))
     emit(parser.close())
     message = parser.message
-    assert message is not None
-    out.write(json.dumps({"message": message.model_dump(mode="json")}, ensure_ascii=False))
-    out.write("\n")
+    if message is None:  # pragma: no cover - every StreamParser sets it on close
+        raise _UserError("the stream parser returned no message")
+    _write_json({"delta": None, "message": _serialise(message, openai)}, out, indent=None)
     return 0
 
 
@@ -168,7 +251,8 @@ def _cmd_models(args: argparse.Namespace, out: TextIO, stdin: TextIO) -> int:
         return 0
     if not models:
         out.write(
-            "No formatter plugins are installed (try: pip install granite-formatters-granite33).\n"
+            "No formatter plugins are installed. From a clone of the repository: "
+            "python3 -m pip install ./plugins/granite32 ./plugins/granite33\n"
         )
         return 0
     rows = [["MODEL", "PLUGIN", "ALIASES"]]
@@ -177,10 +261,58 @@ def _cmd_models(args: argparse.Namespace, out: TextIO, stdin: TextIO) -> int:
     return 0
 
 
+_OLD_GRANITE = re.compile(r"granite-3\.([01])(?:-|$)")
+_OTHER_VARIANTS = re.compile(r"-(?:base|guardian|vision|embedding)(?:-|$)")
+
+
+def granite31_hint(name: str) -> str | None:
+    """For a Granite 3.0 or 3.1 name that nothing resolves: where the 3.1 formatter is."""
+    from .names import normalize_model_name
+
+    normalized = normalize_model_name(name)
+    match = _OLD_GRANITE.match(normalized)
+    if match is None or _OTHER_VARIANTS.search(normalized):
+        return None
+    lead = (
+        "Granite 3.1 is"
+        if match.group(1) == "1"
+        else "No plugin formats Granite 3.0; the nearest, Granite 3.1, is"
+    )
+    return (
+        f"{lead} provided by the example plugin in examples/granite-formatters-granite31 "
+        "of the granite-formatters repository; from a clone, install it with "
+        "`python3 -m pip install ./examples/granite-formatters-granite31`."
+    )
+
+
+def _unknown_model(exc: Exception) -> str:
+    """The one-line text of an unknown-model error, with the Granite 3.1 hint if it fits."""
+    text = " ".join(line.strip() for line in str(exc).splitlines() if line.strip())
+    hint = granite31_hint(getattr(exc, "name", "") or "")
+    return f"{text} {hint}" if hint else text
+
+
 def _cmd_resolve(args: argparse.Namespace, out: TextIO, stdin: TextIO) -> int:
     from . import resolve_model
+    from .errors import UnknownModelError, quote
 
-    resolution = resolve_model(args.name)
+    try:
+        resolution = resolve_model(args.name)
+    except UnknownModelError as exc:
+        if not args.json:
+            raise
+        _dump(
+            {
+                "query": args.name if len(args.name) <= 200 else quote(args.name, 200),
+                "error": {
+                    "type": type(exc).__name__,
+                    "message": _unknown_model(exc),
+                    "suggestions": list(exc.suggestions),
+                },
+            },
+            out,
+        )
+        raise _UserError(_unknown_model(exc)) from None
     data = {
         "query": resolution.query,
         "model": resolution.model.model_id,
@@ -237,7 +369,7 @@ def _cmd_demo(args: argparse.Namespace, out: TextIO, stdin: TextIO) -> int:
             f"pick one of those with --model"
         )
     formatter = get_formatter(model_id)
-    request = demo["request"]
+    request = {**demo["request"], "model": args.model}
     today = datetime.date.fromisoformat(demo["date"])
     out.write(f"== Request (bundled example, model {model_id}) ==\n")
     _dump(request, out)
@@ -246,7 +378,7 @@ def _cmd_demo(args: argparse.Namespace, out: TextIO, stdin: TextIO) -> int:
     out.write("\n\n== Raw model output (sample) ==\n")
     out.write(outputs[key])
     out.write("\n\n== Parsed assistant message ==\n")
-    _dump(formatter.parse(outputs[key], request).model_dump(mode="json"), out)
+    _dump(_serialise(formatter.parse(outputs[key], request), openai=False), out)
     return 0
 
 
@@ -275,24 +407,67 @@ class _VersionAction(argparse.Action):
         )
 
     def __call__(self, parser: argparse.ArgumentParser, *args: Any, **kwargs: Any) -> NoReturn:
-        sys.stdout.write(_version_text() + "\n")
+        if sys.stdout is None:
+            parser.exit(1, "granite-format: error: cannot write the output: stdout is closed\n")
+        try:
+            sys.stdout.write(_version_text() + "\n")
+            sys.stdout.flush()
+        except (OSError, UnicodeEncodeError) as exc:
+            _silence_stdout()
+            parser.exit(1, f"granite-format: error: cannot write the output: {_why(exc)}\n")
         parser.exit(0)
+
+
+#: One example per subcommand, shown at the end of its ``--help`` page (and in docs/cli.md).
+EXAMPLES: dict[str, str] = {
+    "demo": "granite-format demo -m granite3.3:8b",
+    "render": "granite-format render -m granite3.3:8b --date 2025-04-16 request.json",
+    "parse": "granite-format parse -m granite3.3:8b --request request.json output.txt",
+    "models": "granite-format models --json",
+    "resolve": "granite-format resolve ollama/granite3.2:8b",
+    "plugins": "granite-format plugins",
+}
+
+
+def _epilog(*lines: str) -> str:
+    return "example:\n" + "\n".join(f"  {line}" for line in lines)
 
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="granite-format",
         description="Render exact prompts for IBM Granite chat models and parse their output.",
+        epilog=_epilog(
+            "granite-format demo",
+            "granite-format render -m granite3.3:8b request.json",
+            "(granite-format COMMAND --help shows the options and an example of each command)",
+        ),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("--version", action=_VersionAction)
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     sub.required = True
 
-    demo = sub.add_parser("demo", help="render and parse a bundled example")
-    demo.add_argument("--model", default=DEMO_MODEL, help=f"model name (default {DEMO_MODEL})")
+    def command(name: str, help_text: str, *more_examples: str) -> argparse.ArgumentParser:
+        return sub.add_parser(
+            name,
+            help=help_text,
+            description=help_text[0].upper() + help_text[1:] + ".",
+            epilog=_epilog(EXAMPLES[name], *more_examples),
+            formatter_class=argparse.RawDescriptionHelpFormatter,
+        )
+
+    demo = command("demo", "render and parse a bundled example")
+    demo.add_argument(
+        "--model", "-m", default=DEMO_MODEL, help=f"model name (default {DEMO_MODEL})"
+    )
     demo.set_defaults(handler=_cmd_demo)
 
-    render = sub.add_parser("render", help="print the prompt for a request (JSON)")
+    render = command(
+        "render",
+        "print the prompt for a request (JSON)",
+        "granite-format render -m ibm-granite/granite-3.2-8b-instruct - < request.json",
+    )
     render.add_argument("--model", "-m", required=True, help="model name")
     render.add_argument("file", nargs="?", help="request JSON file, or - for stdin (default)")
     render.add_argument("--date", type=_parse_date, help="pin today's date (YYYY-MM-DD)")
@@ -307,29 +482,80 @@ def build_parser() -> argparse.ArgumentParser:
     render.add_argument("--newline", action="store_true", help="end the output with a newline")
     render.set_defaults(handler=_cmd_render)
 
-    parse = sub.add_parser("parse", help="parse raw model output into a message (JSON)")
+    parse = command(
+        "parse",
+        "parse raw model output into a message (JSON)",
+        "granite-format parse -m granite3.3:8b --stream --openai < output.txt",
+    )
     parse.add_argument("--model", "-m", required=True, help="model name")
     parse.add_argument("--request", help="the request JSON that produced the output")
     parse.add_argument("file", nargs="?", help="model output file, or - for stdin (default)")
     parse.add_argument("--openai", action="store_true", help="print the OpenAI message form")
     parse.add_argument(
-        "--stream", action="store_true", help="parse incrementally, print deltas as JSON lines"
+        "--stream",
+        action="store_true",
+        help='parse as the input arrives; print JSON lines {"delta": ..., "message": ...}',
     )
     parse.set_defaults(handler=_cmd_parse)
 
-    models = sub.add_parser("models", help="list the models that installed plugins provide")
+    models = command("models", "list the models that installed plugins provide")
     models.add_argument("--json", action="store_true", help="print JSON")
     models.set_defaults(handler=_cmd_models)
 
-    resolve = sub.add_parser("resolve", help="show which model and plugin a name resolves to")
+    resolve = command(
+        "resolve",
+        "show which model and plugin a name resolves to",
+        "granite-format resolve --json granite-3.3-8b-instruct-Q4_K_M.gguf",
+    )
     resolve.add_argument("name")
-    resolve.add_argument("--json", action="store_true", help="print JSON")
+    resolve.add_argument(
+        "--json", action="store_true", help="print JSON (an error object for an unknown name)"
+    )
     resolve.set_defaults(handler=_cmd_resolve)
 
-    plugins = sub.add_parser("plugins", help="list installed plugins and their problems")
+    plugins = command("plugins", "list installed plugins and their problems")
     plugins.add_argument("--json", action="store_true", help="print JSON")
     plugins.set_defaults(handler=_cmd_plugins)
     return parser
+
+
+def _why(exc: BaseException) -> str:
+    """Why a write failed, in a few words."""
+    if isinstance(exc, UnicodeEncodeError):
+        bad = exc.object[exc.start : exc.end]
+        code = ", ".join(f"U+{ord(ch):04X}" for ch in bad[:3])
+        if any(0xD800 <= ord(ch) <= 0xDFFF for ch in bad):
+            return (
+                f"the text contains a lone surrogate ({code}), which no encoding can write; "
+                "remove it from the input"
+            )
+        return (
+            f"stdout's encoding ({exc.encoding}) cannot represent {code}; "
+            "set PYTHONIOENCODING=utf-8"
+        )
+    if isinstance(exc, BrokenPipeError):
+        return "the reading end of the pipe was closed"
+    if isinstance(exc, OSError) and exc.strerror:
+        return exc.strerror
+    return str(exc) or type(exc).__name__
+
+
+def _silence_stdout() -> None:
+    """Point the real stdout at /dev/null, so the interpreter's final flush of what could
+    not be written does not fail again with a traceback."""
+    stream = sys.__stdout__
+    if stream is None:
+        return
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, stream.fileno())
+        os.close(devnull)
+    except (OSError, ValueError):  # pragma: no cover - no file descriptor to replace
+        pass
+
+
+def _one_line(text: str) -> str:
+    return " ".join(line.strip() for line in text.splitlines() if line.strip())
 
 
 def main(
@@ -339,21 +565,63 @@ def main(
     stdin: TextIO | None = None,
     stderr: TextIO | None = None,
 ) -> int:
-    """Run the command line; returns the exit status."""
-    from .errors import FormatterError
+    """Run the command line; returns the exit status.
 
+    1: a user error (bad request, unknown model, unreadable input, output that cannot
+    be written); 2: a usage error (from argparse); 130: interrupted. Each is one line on
+    stderr, never a traceback (set ``GRANITE_FORMATTERS_DEBUG=1`` to see the traceback
+    of an unexpected error).
+    """
+    from .errors import FormatterError, UnknownModelError
+
+    real_stdout = stdout is None
     out = stdout if stdout is not None else sys.stdout
     err = stderr if stderr is not None else sys.stderr
     inp = stdin if stdin is not None else sys.stdin
     args = build_parser().parse_args(argv)
-    try:
-        return int(args.handler(args, out, inp))
-    except (_UserError, FormatterError) as exc:
-        text = " ".join(line.strip() for line in str(exc).splitlines() if line.strip())
-        err.write(f"granite-format: error: {text or type(exc).__name__}\n")
+
+    def report(text: str) -> None:
+        if err is None:
+            return
+        line = f"granite-format: error: {_one_line(text)}\n"
+        try:
+            err.write(line)
+            err.flush()
+        except UnicodeEncodeError:
+            err.write(line.encode("ascii", "backslashreplace").decode("ascii"))
+        except OSError:
+            pass
+
+    if out is None:
+        report("cannot write the output: stdout is closed")
         return 1
-    except BrokenPipeError:
-        return 0
+    try:
+        code = int(args.handler(args, out, inp))
+        out.flush()
+        return code
+    except UnknownModelError as exc:
+        report(_unknown_model(exc))
+        return 1
+    except (_UserError, FormatterError) as exc:
+        report(str(exc) or type(exc).__name__)
+        return 1
+    except (OSError, UnicodeEncodeError) as exc:
+        # A failed write: closed pipe, full disk, closed descriptor, encoding.
+        if real_stdout:
+            _silence_stdout()
+        report(f"cannot write the output: {_why(exc)}")
+        return 1
+    except KeyboardInterrupt:
+        report("interrupted")
+        return 130
+    except Exception as exc:
+        if os.environ.get(DEBUG_VARIABLE):
+            raise
+        report(
+            f"unexpected {type(exc).__name__}: {_one_line(str(exc))[:200]} "
+            f"(a bug: please report it; {DEBUG_VARIABLE}=1 shows the traceback)"
+        )
+        return 1
 
 
 if __name__ == "__main__":  # pragma: no cover

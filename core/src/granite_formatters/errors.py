@@ -25,6 +25,9 @@ __all__ = [
 #: How many characters of a caller's value an error message shows at most.
 QUOTE_LIMIT = 80
 
+#: How many characters of a field path :class:`InvalidRequestError` keeps at most.
+FIELD_LIMIT = 160
+
 
 def quote(value: object, limit: int = QUOTE_LIMIT) -> str:
     """``repr(value)`` cut to about ``limit`` characters, for error messages.
@@ -52,6 +55,9 @@ class InvalidRequestError(FormatterError, ValueError):
     """
 
     def __init__(self, message: str, *, field: str | None = None) -> None:
+        if field is not None and len(field) > FIELD_LIMIT:
+            # A field path can hold a caller's key (a tool parameter, an unknown key).
+            field = field[:FIELD_LIMIT] + f"... ({len(field)} characters)"
         self.field = field
         text = f"{field}: {message}" if field else message
         super().__init__(text)
@@ -66,7 +72,7 @@ class UnknownModelError(FormatterError, LookupError):
 
     def __init__(
         self,
-        name: str,
+        name: object,
         *,
         suggestions: Sequence[str] = (),
         known_count: int = 0,
@@ -78,9 +84,9 @@ class UnknownModelError(FormatterError, LookupError):
         self.suggestions = tuple(suggestions)
         self.known_count = known_count
         self.failed_plugins = tuple(failed_plugins)
-        lines = [f"Unknown model {name!r}." + (f" {reason}" if reason else "")]
+        lines = [f"Unknown model {quote(name)}." + (f" {reason}" if reason else "")]
         if self.suggestions:
-            lines.append("Did you mean: " + ", ".join(repr(s) for s in self.suggestions) + "?")
+            lines.append("Did you mean: " + ", ".join(quote(s) for s in self.suggestions) + "?")
         lines.append(
             f"{known_count} model names are registered by {plugin_count} plugin(s); "
             "run `granite-format models` to list them."
@@ -101,12 +107,12 @@ class UnknownModelError(FormatterError, LookupError):
 class AmbiguousModelError(UnknownModelError):
     """A name that equally specific patterns of two plugins both claim."""
 
-    def __init__(self, name: str, candidates: Sequence[tuple[str, str]]) -> None:
+    def __init__(self, name: object, candidates: Sequence[tuple[str, str]]) -> None:
         self.candidates = tuple(candidates)
         listed = "; ".join(f"{model} (plugin {plugin})" for model, plugin in self.candidates)
         FormatterError.__init__(
             self,
-            f"Model name {name!r} is ambiguous: it matches {listed} equally well. "
+            f"Model name {quote(name)} is ambiguous: it matches {listed} equally well. "
             "Use the exact model id instead.",
         )
         self.name = name

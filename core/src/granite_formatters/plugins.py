@@ -3,15 +3,26 @@
 Plugins come from the ``granite_formatters`` entry-point group (one entry point per
 distribution, named after the distribution) and from :func:`register_plugin`. Each
 entry point is loaded on its own, so a plugin that fails to import, fails validation
-or raises in its hook is recorded (:func:`plugin_errors`, a :class:`PluginWarning`)
-while the others keep working.
+or raises in its hook (any exception, ``SystemExit`` included; only
+``KeyboardInterrupt`` goes through) is recorded (:func:`plugin_errors`, a
+:class:`PluginWarning`) while the others keep working.
 
-Environment variables, read when plugins are first loaded:
+The bundled plugins are the distributions named in :data:`BUNDLED_PLUGINS`. Their
+entry-point names are reserved: another distribution that declares one of them is
+reported and not loaded. The names a bundled plugin registers (ids, aliases and their
+normalised forms) stay with it unless a plugin is explicitly allowed to override them,
+with ``register_plugin(..., override=True)`` or :data:`ENV_OVERRIDE`; every attempted
+takeover, allowed or not, is a recorded warning.
+
+Environment variables, read when plugins are first loaded (plugin names are
+entry-point names; a distribution name selects that distribution's entry points):
 
 ``GRANITE_FORMATTERS_LOAD_PLUGINS``
     Comma-separated allowlist of entry-point plugins to load; empty loads none.
 ``GRANITE_FORMATTERS_DISABLE_PLUGINS``
     Comma-separated plugins not to load.
+``GRANITE_FORMATTERS_OVERRIDE_PLUGINS``
+    Comma-separated plugins allowed to take model names over from the bundled plugins.
 ``GRANITE_FORMATTERS_STRICT_PLUGINS``
     ``1`` turns every plugin problem into a :class:`PluginLoadError`.
 """
@@ -19,32 +30,27 @@ Environment variables, read when plugins are first loaded:
 from __future__ import annotations
 
 import importlib.metadata
+import inspect
 import os
 import threading
 import warnings
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from typing import Any
 
 import attrs
 import pluggy
 
 from . import hookspecs
-from .errors import PluginLoadError, PluginWarning
-from .hookspecs import PROJECT_NAME
-from .registry import (
-    FormatterSpec,
-    InputProcessor,
-    ModelRegistry,
-    OutputProcessor,
-    PluginInfo,
-    ProcessorSource,
-    check_api_version,
-)
+from .errors import PluginLoadError, PluginWarning, quote
+from .hookspecs import PROJECT_NAME, Register, check_api_version
+from .records import FormatterSpec, PluginInfo
+from .registry import ModelRegistry
 
 __all__ = [
     "BUNDLED_PLUGINS",
     "ENV_DISABLE",
     "ENV_LOAD",
+    "ENV_OVERRIDE",
     "ENV_STRICT",
     "PluginHost",
     "default_host",
@@ -52,16 +58,29 @@ __all__ = [
 
 ENV_LOAD = "GRANITE_FORMATTERS_LOAD_PLUGINS"
 ENV_DISABLE = "GRANITE_FORMATTERS_DISABLE_PLUGINS"
+ENV_OVERRIDE = "GRANITE_FORMATTERS_OVERRIDE_PLUGINS"
 ENV_STRICT = "GRANITE_FORMATTERS_STRICT_PLUGINS"
 
-#: Plugins maintained in this repository; they win registration conflicts.
-BUNDLED_PLUGINS = frozenset({"granite-formatters-granite32", "granite-formatters-granite33"})
+#: The distributions maintained with the core (identified by distribution name). Their
+#: entry points are the bundled plugins and their model names win conflicts.
+BUNDLED_PLUGINS = frozenset(
+    {
+        "granite-formatters-granite32",
+        "granite-formatters-granite33",
+        "granite-formatters-granite4",
+    }
+)
 
-_HOOK_NAMES = ("register_formatters",)
+#: The signature every ``register`` call is checked against: the contract's own.
+_REGISTER_SIGNATURE = inspect.signature(Register.__call__)
 
 
-def _names(value: str) -> list[str]:
-    return [item.strip() for item in value.split(",") if item.strip()]
+def _names(value: str) -> set[str]:
+    return {item.strip() for item in value.split(",") if item.strip()}
+
+
+def _flag(value: str) -> bool:
+    return value.strip().lower() in ("1", "true", "yes", "on")
 
 
 @attrs.frozen
@@ -73,49 +92,52 @@ class _Candidate:
 
 
 class _Recorder:
-    """The ``register`` callback handed to one plugin's hook."""
+    """The ``register`` callback handed to one plugin's hook (a :class:`Register`).
+
+    Its arguments are bound against :class:`Register`'s signature, so the protocol is
+    the only statement of what a registration may pass.
+    """
 
     def __init__(self, plugin: str) -> None:
         self.plugin = plugin
         self.specs: list[FormatterSpec] = []
 
-    def __call__(
-        self,
-        model_id: str,
-        *,
-        input_processor: ProcessorSource[InputProcessor],
-        output_processor: ProcessorSource[OutputProcessor],
-        aliases: Any = (),
-        patterns: Any = (),
-        description: str = "",
-        requires_api: tuple[int, int] | None = None,
-    ) -> None:
+    def __call__(self, *args: Any, **kwargs: Any) -> None:
+        bound = _REGISTER_SIGNATURE.bind(self, *args, **kwargs)
+        bound.apply_defaults()
+        options = bound.arguments
+        model_id = options["model_id"]
         if not isinstance(model_id, str) or not model_id.strip():
-            raise TypeError(f"model_id must be a non-empty string, got {model_id!r}")
-        for label, items in (("aliases", aliases), ("patterns", patterns)):
-            if isinstance(items, str) or not all(isinstance(i, str) and i for i in items):
-                raise TypeError(f"{label} must be a list of non-empty strings, got {items!r}")
-        for label, source in (
-            ("input_processor", input_processor),
-            ("output_processor", output_processor),
-        ):
+            raise TypeError(f"model_id must be a non-empty string, got {quote(model_id)}")
+        lists: dict[str, tuple[str, ...]] = {}
+        for label in ("aliases", "patterns"):
+            items = options[label]
+            if (
+                isinstance(items, str)
+                or not isinstance(items, (list, tuple, set, frozenset))
+                or not all(isinstance(i, str) and i for i in items)
+            ):
+                raise TypeError(f"{label} must be a list of non-empty strings, got {quote(items)}")
+            lists[label] = tuple(items)
+        for label in ("input_processor", "output_processor"):
+            source = options[label]
             if not (isinstance(source, str) and ":" in source) and not callable(source):
                 raise TypeError(
                     f"{label} must be a class, a factory or a 'module:attribute' string, "
-                    f"got {source!r}"
+                    f"got {quote(source)}"
                 )
-        problem = check_api_version(requires_api)
+        problem = check_api_version(options["requires_api"])
         if problem is not None:
             raise RuntimeError(problem)
         self.specs.append(
             FormatterSpec(
                 model_id=model_id,
-                input_processor=input_processor,
-                output_processor=output_processor,
+                input_processor=options["input_processor"],
+                output_processor=options["output_processor"],
                 plugin=self.plugin,
-                aliases=tuple(aliases),
-                patterns=tuple(patterns),
-                description=description,
+                aliases=lists["aliases"],
+                patterns=lists["patterns"],
+                description=str(options["description"]),
             )
         )
 
@@ -138,9 +160,8 @@ class PluginHost:
         self._lock = threading.RLock()
         self._loaded: list[_Candidate] | None = None
         self._load_errors: list[PluginLoadError] = []
-        self._programmatic: dict[str, object] = {}
+        self._programmatic: dict[str, tuple[object, bool]] = {}
         self._registry: ModelRegistry | None = None
-        self.load_count = 0
 
     # -- configuration ------------------------------------------------------------
 
@@ -150,21 +171,27 @@ class PluginHost:
 
     @property
     def strict(self) -> bool:
-        return self.environ.get(ENV_STRICT, "").strip().lower() in ("1", "true", "yes", "on")
+        return _flag(self.environ.get(ENV_STRICT, ""))
 
-    def register_plugin(self, obj: object, *, name: str) -> None:
-        """Add a plugin object (a module, class or instance with hook implementations)."""
+    def register_plugin(self, obj: object, *, name: str, override: bool = False) -> None:
+        """Add a plugin object (a module, class or instance with hook implementations).
+
+        ``override=True`` lets it take model names from the bundled plugins (each
+        takeover is still a recorded warning); without it, the bundled names stay.
+        """
         if not isinstance(name, str) or not name:
             raise TypeError("register_plugin() needs a non-empty name")
         with self._lock:
-            self._programmatic[name] = obj
+            self._programmatic[name] = (obj, bool(override))
             self._registry = None
 
     def unregister_plugin(self, name: str) -> None:
         """Remove a plugin added with :meth:`register_plugin`; unknown names are an error."""
         with self._lock:
             if name not in self._programmatic:
-                raise LookupError(f"no plugin named {name!r} was registered with register_plugin()")
+                raise LookupError(
+                    f"no plugin named {quote(name)} was registered with register_plugin()"
+                )
             del self._programmatic[name]
             self._registry = None
 
@@ -185,44 +212,66 @@ class PluginHost:
 
     def _load_entry_points(self) -> list[_Candidate]:
         environ = self.environ
-        allow = None if ENV_LOAD not in environ else set(_names(environ[ENV_LOAD]))
-        deny = set(_names(environ.get(ENV_DISABLE, "")))
-        grouped: dict[str, list[importlib.metadata.EntryPoint]] = {}
+        allow = None if ENV_LOAD not in environ else _names(environ[ENV_LOAD])
+        deny = _names(environ.get(ENV_DISABLE, ""))
+        override = _names(environ.get(ENV_OVERRIDE, ""))
+        grouped: dict[str, dict[str, importlib.metadata.EntryPoint]] = {}
         for ep in importlib.metadata.entry_points(group=PROJECT_NAME):
-            grouped.setdefault(ep.name, []).append(ep)
+            dist = ep.dist.name if ep.dist is not None else "?"
+            grouped.setdefault(ep.name, {}).setdefault(dist, ep)
         candidates: list[_Candidate] = []
+        seen: set[str] = set()
         for name in sorted(grouped):
-            if name in deny or (allow is not None and name not in allow):
+            by_dist = grouped[name]
+            seen.update(by_dist)
+            if name not in BUNDLED_PLUGINS or name in by_dist:
+                seen.add(name)
+
+            def selected(dist: str, name: str = name) -> bool:
+                keys = {name, dist}
+                return not (keys & deny) and (allow is None or bool(keys & allow))
+
+            if name in BUNDLED_PLUGINS:
+                # An impostor is selected by its own distribution name only: an
+                # allowlist that names the bundled plugin means the bundled one.
+                for dist, ep in sorted(by_dist.items()):
+                    if dist != name and selected(dist) and (allow is None or dist in allow):
+                        self._fail(
+                            PluginLoadError(
+                                dist,
+                                _version(ep),
+                                f"declares the entry point {name!r}, which belongs to the "
+                                f"bundled plugin distribution {name}; it was not loaded. "
+                                "Each plugin must name its entry point after its own "
+                                "distribution.",
+                            )
+                        )
+                by_dist = {d: e for d, e in by_dist.items() if d == name}
+            ordered = sorted((d, e) for d, e in by_dist.items() if selected(d))
+            if not ordered:
                 continue
-            eps = grouped[name]
-            by_dist: dict[str, importlib.metadata.EntryPoint] = {}
-            for ep in eps:
-                dist = ep.dist.name if ep.dist is not None else "?"
-                by_dist.setdefault(dist, ep)
-            ordered = sorted(by_dist.items())
             dist_name, ep = ordered[0]
-            version = ep.dist.version if ep.dist is not None else None
             if len(ordered) > 1:
-                others = ", ".join(
-                    f"{d} {e.dist.version if e.dist else '?'}" for d, e in ordered[1:]
-                )
+                others = ", ".join(f"{d} {_version(e) or '?'}" for d, e in ordered[1:])
                 for _other, other_ep in ordered[1:]:
                     self._fail(
                         PluginLoadError(
                             name,
-                            other_ep.dist.version if other_ep.dist else None,
+                            _version(other_ep),
                             f"entry point name {name!r} is used by distributions {dist_name} "
                             f"and {others}; only {dist_name} was loaded. Each plugin must "
                             "name its entry point after its own distribution.",
                         )
                     )
+            version = _version(ep)
             try:
                 obj = ep.load()
-            except BaseException as exc:
-                if isinstance(exc, (KeyboardInterrupt, SystemExit)):
-                    raise
+            except KeyboardInterrupt:
+                raise
+            except BaseException as exc:  # noqa: BLE001 - SystemExit at import too
                 self._fail(PluginLoadError(name, version, f"import failed: {exc!r}"), exc)
                 continue
+            bundled = dist_name in BUNDLED_PLUGINS
             candidates.append(
                 _Candidate(
                     PluginInfo(
@@ -230,13 +279,15 @@ class PluginHost:
                         version=version,
                         source="entry point",
                         module=ep.value,
-                        bundled=name in BUNDLED_PLUGINS and dist_name == name,
+                        bundled=bundled,
+                        distribution=dist_name,
+                        override=not bundled and bool({name, dist_name} & override),
                     ),
                     obj,
                 )
             )
         if allow is not None:
-            for missing in sorted(allow - set(grouped)):
+            for missing in sorted(allow - seen):
                 self._fail(PluginLoadError(missing, None, f"named in {ENV_LOAD} but not installed"))
         return candidates
 
@@ -244,7 +295,7 @@ class PluginHost:
         if self._loaded is None:
             self._load_errors = []
             self._loaded = self._load_entry_points() if self._use_entry_points else []
-            self.load_count += 1
+        allowed = _names(self.environ.get(ENV_OVERRIDE, ""))
         programmatic = [
             _Candidate(
                 PluginInfo(
@@ -252,10 +303,11 @@ class PluginHost:
                     version=getattr(obj, "__version__", None),
                     source="programmatic",
                     module=getattr(obj, "__name__", type(obj).__name__),
+                    override=override or name in allowed,
                 ),
                 obj,
             )
-            for name, obj in self._programmatic.items()
+            for name, (obj, override) in self._programmatic.items()
         ]
         ordered = sorted(self._loaded, key=lambda c: (not c.info.bundled, c.info.name))
         return ordered + programmatic
@@ -286,36 +338,47 @@ class PluginHost:
             return attrs.evolve(info, errors=(*info.errors, problem))
 
         for candidate in candidates:
-            info = candidate.info
+            info, obj = candidate.info, candidate.obj
             try:
-                pm.register(candidate.obj, name=info.name)
-            except ValueError as exc:
-                infos.append(fail(info, f"could not be registered: {exc}", exc))
-                continue
+                pm.register(obj, name=info.name)
             except pluggy.PluginValidationError as exc:
                 infos.append(fail(info, f"invalid hook implementation: {exc}", exc))
                 continue
-            hooks: list[str] = []
-            unknown: list[str] = []
-            for hook_name, caller in vars(pm.hook).items():
-                if not isinstance(caller, pluggy.HookCaller):
-                    continue
-                if any(impl.plugin is candidate.obj for impl in caller.get_hookimpls()):
-                    (hooks if caller.has_spec() else unknown).append(hook_name)
-            info = attrs.evolve(info, hooks=tuple(sorted(hooks)))
-            for hook_name in unknown:
-                info = fail(
-                    info,
-                    f"implements unknown hook {hook_name!r} (misspelt?); "
-                    f"known hooks: {', '.join(_HOOK_NAMES)}",
-                )
+            except ValueError as exc:
+                infos.append(fail(info, f"could not be registered: {exc}", exc))
+                continue
+            except KeyboardInterrupt:
+                raise
+            except BaseException as exc:  # noqa: BLE001 - isolate any plugin failure
+                infos.append(fail(info, f"could not be registered: {exc!r}", exc))
+                continue
+            callers = pm.get_hookcallers(obj) or []
+            info = attrs.evolve(info, hooks=tuple(sorted(c.name for c in callers if c.has_spec())))
+            try:
+                pm.check_pending()
+            except pluggy.PluginValidationError as exc:
+                pm.unregister(obj)
+                for caller in callers:
+                    if not caller.has_spec():
+                        info = fail(
+                            info,
+                            f"implements unknown hook {caller.name!r} (misspelt?); "
+                            f"known hooks: {', '.join(_hook_names(pm))}",
+                            exc,
+                        )
+                infos.append(info)
+                continue
             recorder = _Recorder(info.name)
+            register: Register = recorder
             for impl in pm.hook.register_formatters.get_hookimpls():
-                if impl.plugin is not candidate.obj:
+                if impl.plugin is not obj:
                     continue
+                available = {"register": register}
                 try:
-                    _call_hook(impl.function, impl.argnames, register=recorder)
-                except Exception as exc:  # noqa: BLE001 - isolate any plugin failure
+                    impl.function(**{arg: available[arg] for arg in impl.argnames})
+                except KeyboardInterrupt:
+                    raise
+                except BaseException as exc:  # noqa: BLE001 - isolate any plugin failure
                     recorder.specs.clear()
                     info = fail(info, f"register_formatters hook raised {exc!r}", exc)
             specs.extend(recorder.specs)
@@ -334,27 +397,30 @@ class PluginHost:
         registry = ModelRegistry.build(specs, infos, load_errors=load_errors)
         for conflict in registry.conflicts:
             message = f"granite-formatters: registration conflict: {conflict.describe()}"
-            if self.strict:
-                raise PluginLoadError(conflict.loser_plugin, None, message)
+            if self.strict and not conflict.override:
+                raise PluginLoadError(conflict.challenger, None, message)
             warnings.warn(message, PluginWarning, stacklevel=4)
         for error in load_errors:
             warnings.warn(f"granite-formatters: {error}", PluginWarning, stacklevel=4)
         return registry
 
     def plugin_errors(self) -> list[PluginLoadError]:
-        """Problems met while loading plugins (empty when all is well)."""
+        """Problems met while loading plugins, then every attempted takeover of a name
+        (empty when all is well)."""
         registry = self.registry()
         conflict_errors = [
-            PluginLoadError(c.loser_plugin, None, c.describe()) for c in registry.conflicts
+            PluginLoadError(c.challenger, None, c.describe()) for c in registry.conflicts
         ]
         return list(registry.load_errors) + conflict_errors
 
 
-def _call_hook(
-    function: Callable[..., object], argnames: tuple[str, ...], **available: Any
-) -> None:
-    """Call a hook implementation with only the arguments it declares."""
-    function(**{name: available[name] for name in argnames if name in available})
+def _version(ep: importlib.metadata.EntryPoint) -> str | None:
+    return ep.dist.version if ep.dist is not None else None
+
+
+def _hook_names(pm: pluggy.PluginManager) -> list[str]:
+    """The hooks the contract specifies (as pluggy reads :mod:`.hookspecs`)."""
+    return [name for name in dir(hookspecs) if pm.parse_hookspec_opts(hookspecs, name)]
 
 
 _default_host: PluginHost | None = None

@@ -4,18 +4,32 @@ from __future__ import annotations
 
 import datetime
 import threading
+import typing
 from abc import ABC, abstractmethod
-from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable, Iterable, Mapping
+from typing import TYPE_CHECKING, Any, ClassVar, Generic, Protocol, TypeVar, cast
+
+from typing_extensions import TypeVar as DefaultTypeVar
 
 from .types import AssistantMessage, ChatCompletion
 
 if TYPE_CHECKING:
-    from .registry import PluginInfo
+    from .records import PluginInfo
     from .special_tokens import SpecialTokenPolicy
-    from .streaming import StreamParser
+    from .streaming import Delta, StreamParser
 
-__all__ = ["Formatter", "InputProcessor", "OutputProcessor", "RequestLike"]
+__all__ = [
+    "Formatter",
+    "InputProcessor",
+    "MessageStream",
+    "OutputProcessor",
+    "RequestLike",
+    "declared_message_type",
+]
+
+#: The message type a formatter parses into (a subclass of :class:`AssistantMessage`).
+M = TypeVar("M", bound=AssistantMessage)
+M_co = DefaultTypeVar("M_co", bound=AssistantMessage, covariant=True, default=AssistantMessage)
 
 #: What a formatter accepts as a request: a typed request, a dict, or a JSON string.
 RequestLike = ChatCompletion | dict[str, Any] | str
@@ -54,7 +68,15 @@ class InputProcessor(ABC):
 
 
 class OutputProcessor(ABC):
-    """Turns a model's raw output text into a structured assistant message."""
+    """Turns a model's raw output text into a structured assistant message.
+
+    ``message_type`` declares the class of the messages :meth:`transform` returns (a
+    subclass of :class:`AssistantMessage`); ``get_formatter(name, message_type)``
+    checks it. A processor that does not set it declares the return annotation of its
+    ``transform`` when that names a subclass (see :func:`declared_message_type`).
+    """
+
+    message_type: ClassVar[type[AssistantMessage]] = AssistantMessage
 
     @abstractmethod
     def transform(
@@ -78,8 +100,54 @@ class OutputProcessor(ABC):
         return BufferedStreamParser(lambda text: self.transform(text, chat_completion))
 
 
-class Formatter:
-    """An input and an output processor for one model, as ``get_formatter`` returns it."""
+class MessageStream(Protocol[M_co]):
+    """What :meth:`Formatter.stream_parser` returns, typed with the formatter's message
+    type: a :class:`~granite_formatters.streaming.StreamParser` (see there)."""
+
+    def feed(self, chunk: str) -> list[Delta]: ...
+
+    def close(self, *args: Any, **kwargs: Any) -> list[Delta]: ...
+
+    @property
+    def message(self) -> M_co | None: ...
+
+
+def declared_message_type(
+    processor: OutputProcessor | type[OutputProcessor],
+) -> type[AssistantMessage]:
+    """The message class an output processor declares.
+
+    Its ``message_type`` when a class below :class:`OutputProcessor` sets it, else the
+    return annotation of the most derived ``transform`` when that is an
+    :class:`AssistantMessage` subclass, else :class:`AssistantMessage`.
+    """
+    cls = processor if isinstance(processor, type) else type(processor)
+    for klass in cls.__mro__:
+        if klass is OutputProcessor:
+            break
+        explicit = vars(klass).get("message_type")
+        if isinstance(explicit, type) and issubclass(explicit, AssistantMessage):
+            return explicit
+        transform = vars(klass).get("transform")
+        if transform is not None:
+            try:
+                returned = typing.get_type_hints(transform).get("return")
+            except Exception:  # noqa: BLE001 - an unresolvable annotation declares nothing
+                returned = None
+            if isinstance(returned, type) and issubclass(returned, AssistantMessage):
+                return returned
+    return OutputProcessor.message_type
+
+
+class Formatter(Generic[M_co]):
+    """An input and an output processor for one model, as ``get_formatter`` returns it.
+
+    Generic in the message type that :meth:`parse` returns: ``get_formatter(name)`` is a
+    ``Formatter[AssistantMessage]``, ``get_formatter(name, Granite3AssistantMessage)``
+    a ``Formatter[Granite3AssistantMessage]`` (checked against the output processor's
+    declared ``message_type``). A formatter pickles (its lock is not part of its
+    state) and compares equal by model, plugin and processor classes.
+    """
 
     __slots__ = ("_lock", "_output", "_output_factory", "input_processor", "model_id", "plugin")
 
@@ -115,9 +183,56 @@ class Formatter:
                 output = self._output
         return output
 
+    def expecting(self, message_type: type[M]) -> Formatter[M]:
+        """This formatter, typed as parsing into ``message_type``.
+
+        Raises :class:`TypeError` unless the output processor declares
+        ``message_type`` or a subclass of it (this creates the output processor).
+        """
+        if not (isinstance(message_type, type) and issubclass(message_type, AssistantMessage)):
+            raise TypeError(
+                f"message_type must be an AssistantMessage subclass, got {message_type!r}"
+            )
+        declared = declared_message_type(self.output_processor)
+        if not issubclass(declared, message_type):
+            raise TypeError(
+                f"{self.model_id} parses into {declared.__qualname__}, which is not a "
+                f"{message_type.__qualname__}"
+            )
+        return cast("Formatter[M]", self)
+
+    # -- pickling and equality ---------------------------------------------------------
+
+    def __getstate__(self) -> dict[str, Any]:
+        return {
+            "model_id": self.model_id,
+            "input_processor": self.input_processor,
+            "plugin": self.plugin,
+            "_output": self._output,
+            "_output_factory": self._output_factory if self._output is None else None,
+        }
+
+    def __setstate__(self, state: Mapping[str, Any]) -> None:
+        for name, value in state.items():
+            object.__setattr__(self, name, value)
+        self._lock = threading.Lock()
+
+    def _identity(self) -> tuple[object, ...]:
+        return (self.model_id, self.plugin, type(self.input_processor))
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Formatter):
+            return NotImplemented
+        return self._identity() == other._identity()
+
+    def __hash__(self) -> int:
+        return hash((self.model_id, type(self.input_processor)))
+
     def __repr__(self) -> str:
         plugin = f" from {self.plugin.name} {self.plugin.version}" if self.plugin else ""
         return f"<Formatter {self.model_id}{plugin}>"
+
+    # -- formatting and parsing -----------------------------------------------------------
 
     def format(
         self,
@@ -142,13 +257,51 @@ class Formatter:
             strict=strict,
         )
 
-    def parse(self, model_output: str, request: RequestLike | None = None) -> AssistantMessage:
-        """Parse raw model output into a structured assistant message."""
-        return self.output_processor.transform(model_output, request)
+    def apply_chat_template(
+        self,
+        messages: Iterable[Any],
+        tools: Iterable[Any] | None = None,
+        documents: Iterable[Any] | None = None,
+        add_generation_prompt: bool = False,
+        *,
+        today: datetime.date | None = None,
+        special_tokens: SpecialTokenPolicy | None = None,
+        strict: bool = True,
+        **template_kwargs: Any,
+    ) -> str:
+        """Render a prompt the way ``tokenizer.apply_chat_template(..., tokenize=False)``
+        is called, so a transformers user changes one call.
 
-    def stream_parser(self, request: RequestLike | None = None) -> StreamParser:
+        ``messages``, ``tools`` and ``documents`` become the request's fields; any other
+        keyword (``thinking=True``, ``controls={...}``, ...) goes into
+        ``chat_template_kwargs``. ``add_generation_prompt`` defaults to ``False``, as in
+        transformers. The keyword-only options are those of :meth:`format`.
+        """
+        request: dict[str, Any] = {"messages": list(messages)}
+        if tools is not None:
+            request["tools"] = list(tools)
+        if documents is not None:
+            request["documents"] = list(documents)
+        if template_kwargs:
+            request["chat_template_kwargs"] = dict(template_kwargs)
+        return self.format(
+            request,
+            add_generation_prompt=add_generation_prompt,
+            today=today,
+            special_tokens=special_tokens,
+            strict=strict,
+        )
+
+    def parse(self, model_output: str, request: RequestLike | None = None) -> M_co:
+        """Parse raw model output into a structured assistant message."""
+        return cast("M_co", self.output_processor.transform(model_output, request))
+
+    def stream_parser(self, request: RequestLike | None = None) -> MessageStream[M_co]:
         """A parser for one output streamed in chunks: ``feed(chunk)``, ``close()``, ``message``.
 
-        See :mod:`granite_formatters.streaming`.
+        The object is the output processor's
+        :class:`~granite_formatters.streaming.StreamParser`; see
+        :mod:`granite_formatters.streaming`.
         """
-        return self.output_processor.stream_parser(request)
+        parser: StreamParser = self.output_processor.stream_parser(request)
+        return cast("MessageStream[M_co]", parser)

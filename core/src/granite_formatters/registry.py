@@ -8,12 +8,17 @@ A :class:`ModelRegistry` is built from the registrations that plugins make in th
 3. ``normalized``: the normalised name (see :mod:`granite_formatters.names`) equal to
    the normalised form of an id or alias;
 4. ``pattern``: plugin name patterns (shell-style globs over the normalised name); the
-   most specific pattern (most literal characters) wins, and equally specific matches
-   for different models are an :class:`~granite_formatters.errors.AmbiguousModelError`.
+   most specific pattern (most literal characters) wins, then the pattern of the
+   higher-precedence plugin; equally specific matches of equal precedence for
+   different models are an :class:`~granite_formatters.errors.AmbiguousModelError`.
+   A pattern never matches a Granite base, Guardian or vision name
+   (:data:`REFUSED_VARIANTS`).
 
 Anything else is an :class:`~granite_formatters.errors.UnknownModelError` with close
-matches. A model id or alias claimed twice is a recorded conflict with a deterministic
-winner (bundled plugins before third-party ones, then by plugin name), never a crash.
+matches. A name (exact, or in normalised form) claimed for two models is a recorded
+conflict with a deterministic winner, never a crash: plugins with an explicit override
+first, then the bundled plugins, then the others by name (see :meth:`ModelRegistry.build`
+and ``docs/security.md``, "Plugin precedence").
 """
 
 from __future__ import annotations
@@ -24,137 +29,42 @@ import functools
 import importlib
 import re
 import threading
-from collections.abc import Callable, Iterable, Sequence
-from typing import Any, Literal, Protocol, TypeVar, Union
+from collections.abc import Iterable, Sequence
+from typing import Any
 
 import attrs
 
-from .errors import AmbiguousModelError, PluginLoadError, UnknownModelError
-from .hookspecs import PLUGIN_API_VERSION
+from .errors import AmbiguousModelError, PluginLoadError, UnknownModelError, quote
 from .names import normalize_model_name
 from .processors import Formatter, InputProcessor, OutputProcessor
+from .records import Conflict, FormatterSpec, ModelInfo, PluginInfo, Resolution
+from .types import AssistantMessage
 
-__all__ = [
-    "Conflict",
-    "InputProcessor",
-    "OutputProcessor",
-    "FormatterSpec",
-    "ModelInfo",
-    "ModelRegistry",
-    "PluginInfo",
-    "ProcessorSource",
-    "Register",
-    "Resolution",
-]
+__all__ = ["REFUSED_VARIANTS", "ModelRegistry"]
 
-P = TypeVar("P", InputProcessor, OutputProcessor)
+#: Variant words of Granite models that have no chat formatter here (base models,
+#: Guardian, vision). A pattern never matches a name holding one of them; only an
+#: explicit id or alias (or its normalised form) can reach such a model.
+REFUSED_VARIANTS = frozenset({"base", "guardian", "vision"})
 
-#: A processor as a plugin registers it: a class or zero-argument factory, or a
-#: ``"module:attribute"`` string naming one (imported on first use).
-ProcessorSource = Union[str, Callable[[], P]]  # noqa: UP007 - generic alias
+# Names longer than this get no close-match suggestions (difflib is quadratic).
+_SUGGEST_LIMIT = 200
 
-Rule = Literal["id", "alias", "normalized", "pattern"]
+# Precedence tiers: a plugin allowed to override, then the bundled plugins, then the rest.
+_OVERRIDE, _BUNDLED, _THIRD_PARTY = 0, 1, 2
 
 
-class Register(Protocol):
-    """The ``register`` callback that the ``register_formatters`` hook receives."""
-
-    def __call__(
-        self,
-        model_id: str,
-        *,
-        input_processor: ProcessorSource[InputProcessor],
-        output_processor: ProcessorSource[OutputProcessor],
-        aliases: Iterable[str] = (),
-        patterns: Iterable[str] = (),
-        description: str = "",
-        requires_api: tuple[int, int] | None = None,
-    ) -> None: ...
+def _tier(plugin: PluginInfo | None) -> int:
+    if plugin is None:
+        return _THIRD_PARTY
+    if plugin.override:
+        return _OVERRIDE
+    return _BUNDLED if plugin.bundled else _THIRD_PARTY
 
 
-@attrs.frozen
-class PluginInfo:
-    """A plugin as the host sees it."""
-
-    name: str
-    version: str | None = None
-    source: Literal["entry point", "programmatic"] = "entry point"
-    module: str | None = None
-    bundled: bool = False
-    models: tuple[str, ...] = ()
-    hooks: tuple[str, ...] = ()
-    errors: tuple[str, ...] = ()
-
-    @property
-    def label(self) -> str:
-        """``name version``, for messages."""
-        return f"{self.name} {self.version}" if self.version else self.name
-
-
-@attrs.frozen
-class FormatterSpec:
-    """One registration made by a plugin."""
-
-    model_id: str
-    input_processor: ProcessorSource[InputProcessor]
-    output_processor: ProcessorSource[OutputProcessor]
-    plugin: str
-    aliases: tuple[str, ...] = ()
-    patterns: tuple[str, ...] = ()
-    description: str = ""
-
-
-@attrs.frozen
-class ModelInfo:
-    """A registered model: its id, the names that reach it, and its plugin."""
-
-    model_id: str
-    aliases: tuple[str, ...]
-    patterns: tuple[str, ...]
-    description: str
-    plugin: PluginInfo
-
-
-@attrs.frozen
-class Resolution:
-    """How a name was resolved: the model, the rule that matched and what it matched."""
-
-    query: str
-    model: ModelInfo
-    rule: Rule
-    normalized: str
-    matched: str
-
-
-@attrs.frozen
-class Conflict:
-    """A model id or alias claimed by two registrations, and who won."""
-
-    name: str
-    winner: str
-    loser: str
-    winner_plugin: str
-    loser_plugin: str
-
-    def describe(self) -> str:
-        return (
-            f"{self.name!r} is claimed by plugin {self.winner_plugin} (model {self.winner}) "
-            f"and plugin {self.loser_plugin} (model {self.loser}); {self.winner_plugin} wins"
-        )
-
-
-def check_api_version(required: tuple[int, int] | None) -> str | None:
-    """Return a problem description when the core cannot satisfy ``required``."""
-    if required is None:
-        return None
-    major, minor = required
-    have_major, have_minor = PLUGIN_API_VERSION
-    if major != have_major or minor > have_minor:
-        return (
-            f"requires plugin API {major}.{minor}, but this granite-formatters provides "
-            f"{have_major}.{have_minor}; upgrade granite-formatters or the plugin"
-        )
-    return None
+def _refused(normalized: str) -> bool:
+    tokens = normalized.split("-")
+    return tokens[0] == "granite" and not REFUSED_VARIANTS.isdisjoint(tokens)
 
 
 def _pattern_specificity(pattern: str) -> int:
@@ -169,19 +79,27 @@ def _instantiate(source: object, kind: type, spec: FormatterSpec) -> Any:
             target = importlib.import_module(module_name)
             for part in attribute.split(".") if attribute else ():
                 target = getattr(target, part)
-        except Exception as exc:
+        except KeyboardInterrupt:
+            raise
+        except BaseException as exc:
             raise PluginLoadError(
-                spec.plugin, None, f"cannot import {source!r} for model {spec.model_id}: {exc!r}"
+                spec.plugin,
+                None,
+                f"cannot import {quote(source)} for model {spec.model_id}: {exc!r}",
             ) from exc
     if isinstance(target, kind):
         return target
     if not callable(target):
         raise PluginLoadError(
-            spec.plugin, None, f"{source!r} for model {spec.model_id} is not an {kind.__name__}"
+            spec.plugin,
+            None,
+            f"{quote(source)} for model {spec.model_id} is not an {kind.__name__}",
         )
     try:
         instance = target()
-    except Exception as exc:
+    except KeyboardInterrupt:
+        raise
+    except BaseException as exc:
         raise PluginLoadError(
             spec.plugin, None, f"creating the processor for model {spec.model_id} failed: {exc!r}"
         ) from exc
@@ -189,7 +107,7 @@ def _instantiate(source: object, kind: type, spec: FormatterSpec) -> Any:
         raise PluginLoadError(
             spec.plugin,
             None,
-            f"{source!r} for model {spec.model_id} produced {type(instance).__name__}, "
+            f"{quote(source)} for model {spec.model_id} produced {type(instance).__name__}, "
             f"not an {kind.__name__}",
         )
     return instance
@@ -218,8 +136,8 @@ class ModelRegistry:
         self._models: dict[str, ModelInfo] = {}
         self._aliases: dict[str, str] = {}
         self._normalized: dict[str, tuple[str, str]] = {}
-        self._patterns: list[tuple[int, str, re.Pattern[str], str]] = []
-        self._formatters: dict[str, Formatter] = {}
+        self._patterns: list[tuple[int, int, str, re.Pattern[str], str]] = []
+        self._formatters: dict[str, Formatter[AssistantMessage]] = {}
         self._lock = threading.Lock()
         for spec in specs:
             self._specs[spec.model_id] = spec
@@ -236,12 +154,13 @@ class ModelRegistry:
         for spec in specs:
             for name in (spec.model_id, *spec.aliases):
                 self._normalized.setdefault(normalize_model_name(name), (spec.model_id, name))
+            tier = _tier(plugin_by_name.get(spec.plugin))
             for pattern in spec.patterns:
                 regex = re.compile(fnmatch.translate(normalize_model_name(pattern)))
                 self._patterns.append(
-                    (_pattern_specificity(pattern), pattern, regex, spec.model_id)
+                    (_pattern_specificity(pattern), tier, pattern, regex, spec.model_id)
                 )
-        self._patterns.sort(key=lambda item: -item[0])
+        self._patterns.sort(key=lambda item: (-item[0], item[1]))
 
     # -- construction ---------------------------------------------------------------
 
@@ -255,48 +174,86 @@ class ModelRegistry:
     ) -> ModelRegistry:
         """Index ``registrations``, resolving claims on the same name deterministically.
 
-        ``registrations`` must come in precedence order (bundled plugins first). A
-        later claim on a model id or alias that is already taken is dropped and
-        recorded as a :class:`Conflict`.
+        Precedence: plugins with an explicit override, then bundled plugins, then the
+        others, each group in the order given. Within a group model ids are claimed
+        before aliases. A claim on a name that a higher-precedence registration of
+        another model already holds is dropped (a whole registration when it is its
+        model id) and recorded as a :class:`Conflict`, whether the names are equal or
+        only equal once normalised (the latter only between different plugins).
         """
-        ordered = list(registrations)
-        ids: dict[str, FormatterSpec] = {}
+        plugin_by_name = {p.name: p for p in plugins}
+        tiers: dict[int, list[FormatterSpec]] = {}
+        for spec in registrations:
+            tiers.setdefault(_tier(plugin_by_name.get(spec.plugin)), []).append(spec)
+        exact: dict[str, FormatterSpec] = {}
+        normalized: dict[str, tuple[FormatterSpec, str]] = {}
         conflicts: list[Conflict] = []
-        for spec in ordered:  # ids first: an id always beats another model's alias
-            first = ids.get(spec.model_id)
-            if first is None:
-                ids[spec.model_id] = spec
-            elif first is not spec:
-                conflicts.append(
-                    Conflict(
-                        spec.model_id, first.model_id, spec.model_id, first.plugin, spec.plugin
-                    )
-                )
-        alias_owner: dict[str, FormatterSpec] = {}
+
+        def blocked(spec: FormatterSpec, name: str) -> bool:
+            """Whether ``name`` is already held for another model (recording the conflict)."""
+            owner = exact.get(name)
+            key: str | None = None
+            shown = name
+            if owner is None:
+                key = normalize_model_name(name)
+                seen = normalized.get(key)
+                if seen is None or seen[0].plugin == spec.plugin:
+                    return False
+                owner = seen[0]
+                if owner.model_id == spec.model_id:
+                    return False
+            elif owner is spec or (owner.model_id == spec.model_id and name != spec.model_id):
+                return False
+            override = (
+                _tier(plugin_by_name.get(owner.plugin)) == _OVERRIDE
+                and _tier(plugin_by_name.get(spec.plugin)) == _BUNDLED
+            )
+            # An override takes the names it states (and their normalised lookups); a
+            # bundled name that only meets it once normalised stays, but is recorded.
+            keep = override and key is not None
+            if keep and key is not None:
+                shown = normalized[key][1]
+            conflict = Conflict(
+                shown,
+                owner.model_id,
+                spec.model_id,
+                owner.plugin,
+                spec.plugin,
+                normalized=key,
+                override=override,
+            )
+            if conflict not in conflicts:
+                conflicts.append(conflict)
+            return not keep
+
+        def claim(spec: FormatterSpec, name: str) -> None:
+            exact.setdefault(name, spec)
+            normalized.setdefault(normalize_model_name(name), (spec, name))
+
         accepted: list[FormatterSpec] = []
-        for spec in ordered:
-            if ids.get(spec.model_id) is not spec:
-                continue
-            kept_aliases: list[str] = []
-            for alias in spec.aliases:
-                claimed = ids.get(alias) or alias_owner.get(alias)
-                if claimed is not None and claimed.model_id != spec.model_id:
-                    conflicts.append(
-                        Conflict(
-                            alias, claimed.model_id, spec.model_id, claimed.plugin, spec.plugin
-                        )
-                    )
+        for tier in sorted(tiers):
+            ids_taken: list[FormatterSpec] = []
+            for spec in tiers[tier]:
+                if blocked(spec, spec.model_id):
                     continue
-                alias_owner[alias] = spec
-                if alias not in kept_aliases and alias != spec.model_id:
+                claim(spec, spec.model_id)
+                ids_taken.append(spec)
+            for spec in ids_taken:
+                kept_aliases: list[str] = []
+                for alias in spec.aliases:
+                    if alias == spec.model_id or alias in kept_aliases:
+                        continue
+                    if blocked(spec, alias):
+                        continue
+                    claim(spec, alias)
                     kept_aliases.append(alias)
-            accepted.append(attrs.evolve(spec, aliases=tuple(kept_aliases)))
+                accepted.append(attrs.evolve(spec, aliases=tuple(kept_aliases)))
         by_plugin: dict[str, list[str]] = {}
         for spec in accepted:
             by_plugin.setdefault(spec.plugin, []).append(spec.model_id)
         lost: dict[str, list[str]] = {}
         for conflict in conflicts:
-            lost.setdefault(conflict.loser_plugin, []).append(conflict.describe())
+            lost.setdefault(conflict.challenger, []).append(conflict.describe())
         infos = [
             attrs.evolve(
                 p,
@@ -327,7 +284,7 @@ class ModelRegistry:
         Raises :class:`UnknownModelError` or :class:`AmbiguousModelError`.
         """
         if not isinstance(name, str):
-            raise UnknownModelError(repr(name), reason="A model name must be a string.")
+            raise UnknownModelError(name, reason="A model name must be a string.")
         normalized = normalize_model_name(name)
         if name in self._models:
             return Resolution(name, self._models[name], "id", normalized, name)
@@ -336,29 +293,34 @@ class ModelRegistry:
         hit = self._normalized.get(normalized)
         if hit is not None:
             return Resolution(name, self._models[hit[0]], "normalized", normalized, hit[1])
-        best: int | None = None
-        candidates: dict[str, str] = {}
-        for specificity, pattern, regex, model_id in self._patterns:
-            if best is not None and specificity < best:
-                break
-            if regex.fullmatch(normalized):
-                best = specificity
-                candidates.setdefault(model_id, pattern)
-        if len(candidates) == 1:
-            model_id, pattern = next(iter(candidates.items()))
-            return Resolution(name, self._models[model_id], "pattern", normalized, pattern)
-        if candidates:
-            raise AmbiguousModelError(
-                name,
-                [(m, self._models[m].plugin.name) for m in sorted(candidates)],
-            )
+        if not _refused(normalized):
+            best: tuple[int, int] | None = None
+            candidates: dict[str, str] = {}
+            for specificity, tier, pattern, regex, model_id in self._patterns:
+                if best is not None and (specificity, tier) != best:
+                    break
+                if regex.fullmatch(normalized):
+                    best = (specificity, tier)
+                    candidates.setdefault(model_id, pattern)
+            if len(candidates) == 1:
+                model_id, pattern = next(iter(candidates.items()))
+                return Resolution(name, self._models[model_id], "pattern", normalized, pattern)
+            if candidates:
+                raise AmbiguousModelError(
+                    name,
+                    [(m, self._models[m].plugin.name) for m in sorted(candidates)],
+                )
         raise self._unknown(name, normalized)
 
     def _unknown(self, name: str, normalized: str) -> UnknownModelError:
         names = self.known_names()
         folded = {n.lower(): n for n in names}
         folded.update({k: v[1] for k, v in self._normalized.items()})
-        close = difflib.get_close_matches(normalized, list(folded), n=3, cutoff=0.75)
+        close = (
+            difflib.get_close_matches(normalized, list(folded), n=3, cutoff=0.75)
+            if len(normalized) <= _SUGGEST_LIMIT
+            else []
+        )
         suggestions: list[str] = []
         for item in close:
             model_id = folded[item]
@@ -366,15 +328,22 @@ class ModelRegistry:
             if model_id not in suggestions:
                 suggestions.append(model_id)
         failed = [str(error) for error in self.load_errors]
+        reason = None
+        if _refused(normalized):
+            reason = (
+                "Granite base, Guardian and vision models have no chat formatter here; "
+                "only a plugin that names such a model explicitly can provide one."
+            )
         return UnknownModelError(
             name,
+            reason=reason,
             suggestions=suggestions,
             known_count=len(names),
             plugin_count=sum(1 for p in self.plugins if p.models),
             failed_plugins=failed,
         )
 
-    def get_formatter(self, name: str) -> Formatter:
+    def get_formatter(self, name: str) -> Formatter[AssistantMessage]:
         """The formatter for ``name``, created once per model and reused.
 
         The input processor is created here; the output processor on first use, so a

@@ -13,7 +13,7 @@ import re
 from collections.abc import Iterable, Iterator, Mapping
 from typing import Any, Literal
 
-from .errors import InvalidRequestError
+from .errors import InvalidRequestError, quote
 
 __all__ = [
     "SPECIAL_TOKEN_POLICIES",
@@ -78,14 +78,25 @@ class SpecialTokens:
         return token in self.tokens
 
     def search(self, text: str) -> str | None:
-        """The first special token in ``text``, or ``None``."""
+        """The first special token in ``text``, or ``None``.
+
+        A ``str`` subclass is read as the plain string it holds (its own ``__contains__``
+        or ``__eq__`` cannot hide a token).
+        """
+        if type(text) is not str:
+            text = str.__str__(text)
         if self.sentinel not in text:
             return None
         match = self._pattern.search(text)
         return None if match is None else match.group()
 
     def remove(self, text: str) -> str:
-        """``text`` with every special token removed (see the class docstring)."""
+        """``text`` with every special token removed (see the class docstring).
+
+        Always a plain ``str`` (a ``str`` subclass is read as the string it holds).
+        """
+        if type(text) is not str:
+            text = str.__str__(text)
         if self.search(text) is None:
             return text
         # The output is kept as a stack of intervals of ``text``. A token can only end at
@@ -155,7 +166,15 @@ def _child_path(path: str, key: object) -> str:
         return f"{path}[{key}]"
     if isinstance(key, str) and key.isidentifier():
         return f"{path}.{key}"
+    if isinstance(key, str) and len(key) > _PATH_KEY_LIMIT:
+        # A field name never echoes a huge caller key: its start and its length.
+        shown = json.dumps(key[:_PATH_KEY_LIMIT], ensure_ascii=False)
+        return f'{path}[{shown[:-1]}..." ({len(key)} characters)]'
     return f"{path}[{json.dumps(key, ensure_ascii=False, default=repr)}]"
+
+
+#: How many characters of a key a field path shows at most.
+_PATH_KEY_LIMIT = 80
 
 
 def find_special_token_in_json(
@@ -201,7 +220,7 @@ def remove_special_tokens_in_json(value: Any, tokens: SpecialTokens, path: str) 
             new_key = tokens.remove(key) if isinstance(key, str) else key
             if new_key in cleaned:
                 raise InvalidRequestError(
-                    f"removing special tokens makes two keys equal ({new_key!r}); "
+                    f"removing special tokens makes two keys equal ({quote(new_key)}); "
                     "rename the key that contains special tokens",
                     field=path,
                 )

@@ -27,7 +27,7 @@ from pydantic import (
     model_validator,
 )
 
-from .errors import InvalidRequestError
+from .errors import InvalidRequestError, quote
 
 __all__ = [
     "AssistantMessage",
@@ -127,22 +127,72 @@ _REQUEST_FIELDS = frozenset({"messages", "tools", "documents", "chat_template_kw
 _EXTRA_BODY_FIELDS = frozenset({"documents", "chat_template_kwargs"})
 
 
+class _FieldError(ValueError):
+    """A validator's error that knows where in the validated value it is.
+
+    ``path`` is relative to the location pydantic reports (``"[2]"``, ``"extra_body.x"``);
+    :func:`describe_validation_error` joins the two into the error's ``field``.
+    """
+
+    def __init__(self, message: str, path: str = "") -> None:
+        super().__init__(message)
+        self.path = path
+
+
+def _field_name(key: object) -> str:
+    """A request key as it appears in an error's ``field``: short, never megabytes."""
+    if isinstance(key, str) and len(key) <= 80 and key.isprintable():
+        return key
+    return quote(key)
+
+
+def _as_plain_data(value: Any) -> Any:
+    """An OpenAI-shaped object as plain data, without importing ``openai``.
+
+    Pydantic models (the ``openai`` package's response types, or any object with a
+    callable ``model_dump``) become dicts without their ``None`` entries, the form a
+    chat-completions body has; other mappings (``TypedDict`` params are plain dicts)
+    become dicts. Anything else is returned unchanged for the validators to judge.
+    """
+    if isinstance(value, BaseModel) or (
+        not isinstance(value, (Mapping, str, bytes, list, tuple))
+        and callable(getattr(value, "model_dump", None))
+    ):
+        try:
+            dumped = value.model_dump()
+        except Exception as exc:  # noqa: BLE001 - a foreign object failing is bad input
+            raise _FieldError(
+                f"could not read the {type(value).__name__} object through its model_dump(): "
+                f"{type(exc).__name__}: {quote(str(exc))}"
+            ) from None
+        if isinstance(dumped, Mapping):
+            return {k: v for k, v in dumped.items() if v is not None}
+        return dumped
+    if isinstance(value, Mapping) and not isinstance(value, dict):
+        return dict(value)
+    return value
+
+
 def _join_text_parts(parts: list[Any]) -> str:
     """Join OpenAI content parts the way vLLM does for text-only chat templates."""
     texts: list[str] = []
-    for i, part in enumerate(parts):
+    for i, raw in enumerate(parts):
+        part = _as_plain_data(raw)
         if isinstance(part, str):
             texts.append(part)
             continue
         if not isinstance(part, Mapping):
-            raise ValueError(
-                f"content part {i} must be an object like {{'type': 'text', 'text': '...'}}"
+            raise _FieldError(
+                f"content part {i} must be an object like {{'type': 'text', 'text': '...'}}, "
+                f"not {type(part).__name__}",
+                f"[{i}]",
             )
         kind = part.get("type")
         if kind != "text" or not isinstance(part.get("text"), str):
-            raise ValueError(
-                f"content part {i} has type {kind!r}; only text parts "
-                "({'type': 'text', 'text': '...'}) can be rendered into a Granite prompt"
+            raise _FieldError(
+                f"content part {i} has type {quote(kind)}; only text parts "
+                "({'type': 'text', 'text': '...'}) can be rendered into a Granite prompt",
+                f"[{i}]",
             )
         texts.append(part["text"])
     return "\n".join(texts)
@@ -154,6 +204,12 @@ class ChatMessage(BaseModel):
     ``role`` is printed verbatim by the Granite templates, so any role is accepted.
     ``content`` may be a string or a list of OpenAI text parts (joined with newlines,
     as vLLM joins them). Other OpenAI message fields are kept but not rendered.
+
+    Anything with the shape of an OpenAI message is accepted: a plain dict, an
+    ``openai`` ``TypedDict`` param, or a pydantic model such as the ``openai``
+    package's ``ChatCompletionMessage`` (``response.choices[0].message``), which is
+    read through its ``model_dump()`` (``None`` fields dropped). ``openai`` is never
+    imported.
     """
 
     model_config = ConfigDict(extra="allow", frozen=False)
@@ -164,6 +220,20 @@ class ChatMessage(BaseModel):
     tool_call_id: str | None = None
     name: str | None = None
     reasoning_content: str | None = None
+
+    @model_validator(mode="before")
+    @classmethod
+    def _from_openai_object(cls, value: Any) -> Any:
+        if isinstance(value, ChatMessage):
+            return value
+        return _as_plain_data(value)
+
+    @field_validator("tool_calls", mode="before")
+    @classmethod
+    def _plain_tool_calls(cls, value: Any) -> Any:
+        if isinstance(value, (list, tuple)):
+            return [_as_plain_data(call) for call in value]
+        return value
 
     @field_validator("content", mode="before")
     @classmethod
@@ -186,20 +256,31 @@ class Document(BaseModel):
     doc_id: Union[StrictStr, StrictInt, None] = None  # noqa: UP007 - pydantic smart union
     title: str | None = None
 
+    @field_validator("doc_id", mode="before")
+    @classmethod
+    def _check_doc_id(cls, value: Any) -> Any:
+        if value is None or isinstance(value, str) or type(value) is int:
+            return value
+        raise _FieldError(
+            f"a document id must be a string or an integer, not {type(value).__name__} "
+            f"(got {quote(value)})"
+        )
+
 
 def _check_tool(tool: Any, index: int) -> None:
-    where = f"tools[{index}]"
+    where = f"[{index}]"
     if not isinstance(tool, Mapping):
-        raise ValueError(f"{where} must be an object, got {type(tool).__name__}")
+        raise _FieldError(f"a tool must be an object, got {type(tool).__name__}", where)
     if "function" in tool and tool.get("type", "function") == "function":
         function = tool["function"]
         if not isinstance(function, Mapping) or not isinstance(function.get("name"), str):
-            raise ValueError(f"{where}.function must be an object with a string 'name'")
+            raise _FieldError("must be an object with a string 'name'", where + ".function")
         return
     if not isinstance(tool.get("name"), str):
-        raise ValueError(
-            f"{where} needs a string 'name' (flat form {{name, description, parameters}}) "
-            "or the OpenAI form {'type': 'function', 'function': {'name': ...}}"
+        raise _FieldError(
+            "a tool needs a string 'name' (flat form {name, description, parameters}) "
+            "or the OpenAI form {'type': 'function', 'function': {'name': ...}}",
+            where,
         )
 
 
@@ -225,27 +306,41 @@ class ChatCompletion(BaseModel):
     def _normalise_body(cls, data: Any) -> Any:
         if not isinstance(data, Mapping):
             return data
+        for key in data:
+            if not isinstance(key, str):
+                raise _FieldError(
+                    f"request keys must be strings; got the {type(key).__name__} key {quote(key)}",
+                    _field_name(key),
+                )
         body = {k: v for k, v in data.items() if k in _REQUEST_FIELDS or k == "model"}
         extra_body = data.get("extra_body")
         if extra_body is not None:
             if not isinstance(extra_body, Mapping):
-                raise ValueError("extra_body must be an object")
+                raise _FieldError("extra_body must be an object", "extra_body")
             for key, value in extra_body.items():
+                if not isinstance(key, str):
+                    raise _FieldError(
+                        f"request keys must be strings; got the {type(key).__name__} key "
+                        f"{quote(key)}",
+                        "extra_body." + _field_name(key),
+                    )
                 if key in _EXTRA_BODY_FIELDS:
                     if body.get(key) is not None:
-                        raise ValueError(
+                        raise _FieldError(
                             f"{key!r} is given both at the top level and in extra_body; "
-                            "give it in one place only"
+                            "give it in one place only",
+                            "extra_body." + key,
                         )
                     body[key] = value
                 elif key not in OPENAI_REQUEST_PARAMETERS:
-                    raise ValueError(_unknown_key_message(f"extra_body.{key}"))
+                    raise _FieldError(_unknown_key_message(key), "extra_body." + _field_name(key))
         kwargs = body.get("chat_template_kwargs")
         if isinstance(kwargs, Mapping) and "documents" in kwargs:
             if body.get("documents") is not None:
-                raise ValueError(
+                raise _FieldError(
                     "documents are given both in chat_template_kwargs and as a request "
-                    "field; give them in one place only"
+                    "field; give them in one place only",
+                    "chat_template_kwargs.documents",
                 )
             kwargs = dict(kwargs)
             body["documents"] = kwargs.pop("documents")
@@ -254,7 +349,7 @@ class ChatCompletion(BaseModel):
             if key in _REQUEST_FIELDS or key in ("model", "extra_body"):
                 continue
             if key not in OPENAI_REQUEST_PARAMETERS:
-                raise ValueError(_unknown_key_message(key))
+                raise _FieldError(_unknown_key_message(key), _field_name(key))
         return body
 
     @classmethod
@@ -278,10 +373,10 @@ class ChatCompletion(BaseModel):
 
 def _unknown_key_message(key: str) -> str:
     hint = ""
-    if key.rsplit(".", 1)[-1] in ("thinking", "controls"):
+    if key in ("thinking", "controls"):
         hint = " Put template options under 'chat_template_kwargs'."
     return (
-        f"unknown request field {key!r}: it is neither a granite-formatters field "
+        f"unknown request field {quote(key)}: it is neither a granite-formatters field "
         f"(messages, tools, documents, chat_template_kwargs, extra_body) nor a known "
         f"OpenAI/vLLM parameter.{hint}"
     )
@@ -331,10 +426,17 @@ class AssistantMessage(BaseModel):
     notes: list[str] = Field(default_factory=list)
 
     def to_openai(self) -> dict[str, Any]:
-        """The OpenAI chat message dict (tool calls in OpenAI form, reasoning kept)."""
+        """The OpenAI chat message dict (tool calls in OpenAI form, reasoning kept).
+
+        The reasoning is given twice, as ``reasoning_content`` (vLLM's reasoning
+        parsers, DeepSeek) and as ``reasoning`` (the name newer servers use). The dict
+        validates as the ``openai`` package's ``ChatCompletionMessage`` and can be
+        appended to a request's ``messages`` as it is.
+        """
         message: dict[str, Any] = {"role": "assistant", "content": self.content}
         if self.reasoning_content is not None:
             message["reasoning_content"] = self.reasoning_content
+            message["reasoning"] = self.reasoning_content
         if self.tool_calls:
             message["tool_calls"] = [call.to_openai() for call in self.tool_calls]
         return message
@@ -351,25 +453,40 @@ def describe_validation_error(error: ValidationError) -> InvalidRequestError:
     """
     problems = error.errors(include_url=False)
     first = problems[0]
+    kind = first.get("type")
+    field = _loc_to_field(first.get("loc", ()))
+    cause = first.get("ctx", {}).get("error") if kind == "value_error" else None
+    if isinstance(cause, BaseException):
+        message = str(cause)
+        if isinstance(cause, _FieldError) and cause.path:
+            path = cause.path
+            field = field + path if path.startswith("[") or not field else f"{field}.{path}"
+        elif isinstance(cause, InvalidRequestError) and cause.field:
+            field = f"{field}.{cause.field}" if field else cause.field
+            message = str(cause)[len(cause.field) + 2 :]
+    elif kind == "missing":
+        message = "this field is required"
+    elif kind == "extra_forbidden":
+        message = "unknown field; check its spelling"
+    else:
+        message = str(first.get("msg", "invalid value"))
+        value = first.get("input")
+        if value is None or isinstance(value, (str, int, float)):
+            message += f" (got {quote(value)})"
+    if len(problems) > 1:
+        message += f" (and {len(problems) - 1} more problem(s) in the request)"
+    return InvalidRequestError(message, field=field or None)
+
+
+def _loc_to_field(loc: Any) -> str:
+    """``("messages", 1, "content")`` → ``messages[1].content`` (keys cut short)."""
     parts: list[str] = []
-    for item in first.get("loc", ()):
+    for item in loc:
         if isinstance(item, int):
             parts.append(f"[{item}]")
         else:
-            if item in ("function-after[_check_tools(), nullable[list[dict[str,any]]]]",):
-                continue
-            parts.append(("." if parts else "") + str(item))
-    field = "".join(parts) or None
-    message = str(first.get("msg", "invalid value"))
-    if message.startswith("Value error, "):
-        message = message[len("Value error, ") :]
-    if first.get("type") == "missing":
-        message = "this field is required"
-    elif first.get("type") == "extra_forbidden":
-        message = "unknown field; check its spelling"
-    if len(problems) > 1:
-        message += f" (and {len(problems) - 1} more problem(s) in the request)"
-    return InvalidRequestError(message, field=field)
+            parts.append(("." if parts else "") + _field_name(item))
+    return "".join(parts)
 
 
 def coerce_request(request: Any, cls: type[RequestT]) -> RequestT:

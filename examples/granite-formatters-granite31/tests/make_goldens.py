@@ -213,11 +213,35 @@ def load_renderer(shared: Path) -> Any:
     return module
 
 
+def with_tool_calls_in_content(message: dict[str, Any]) -> dict[str, Any]:
+    """An assistant message's OpenAI ``tool_calls`` folded into its content.
+
+    granite-formatters renders them as the model writes them (``<|tool_call|>`` and the
+    JSON list of ``{"name", "arguments"}``, arguments decoded), where the template drops
+    them: its one documented deviation (docs/deviations.md of the core repository).
+    """
+    calls = message.get("tool_calls")
+    if message.get("role") != "assistant" or not calls:
+        return message
+    items = []
+    for call in calls:
+        function = call.get("function", call)
+        arguments = function.get("arguments")
+        if isinstance(arguments, str):
+            arguments = json.loads(arguments) if arguments.strip() else None
+        items.append({"name": function["name"], "arguments": arguments or {}})
+    folded = {key: value for key, value in message.items() if key != "tool_calls"}
+    folded["content"] = (
+        (message.get("content") or "") + "<|tool_call|>" + json.dumps(items, ensure_ascii=False)
+    )
+    return folded
+
+
 def renderer_input(data: dict[str, Any]) -> dict[str, Any]:
     """The renderer's input: template variables as transformers passes them."""
     request = data["request"]
     rendered: dict[str, Any] = {
-        "messages": request["messages"],
+        "messages": [with_tool_calls_in_content(message) for message in request["messages"]],
         "add_generation_prompt": data["add_generation_prompt"],
         "kwargs": dict(request.get("chat_template_kwargs", {})),
     }

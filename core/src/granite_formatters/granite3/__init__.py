@@ -11,7 +11,9 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from .._lazy import lazy_getattr
-from .input import (
+from ._sanitize import sanitize
+from .input import Granite3InputProcessor
+from .prompt_format import (
     CO_CITATIONS_INSTRUCTION,
     DOCUMENTS_INSTRUCTION,
     HALLUCINATIONS_INSTRUCTION,
@@ -21,27 +23,14 @@ from .input import (
     TOOLS_AND_DOCUMENTS_INSTRUCTION,
     TOOLS_INSTRUCTION,
     DocumentLayout,
-    Granite3InputProcessor,
     Granite3PromptFormat,
 )
-from .prompt import (
+from .tokens import (
     END_OF_ROLE,
     END_OF_TEXT,
     GRANITE3_SPECIAL_TOKENS,
-    MONTH_NAMES,
-    SANITIZE_PARTS,
     START_OF_ROLE,
     TOOL_CALL,
-    SpecialTokenPolicy,
-    SpecialTokens,
-    current_date,
-    find_special_token_in_json,
-    format_date,
-    generation_prompt,
-    remove_special_tokens_in_json,
-    sanitize,
-    tojson,
-    turn,
 )
 from .types import (
     Citation,
@@ -125,10 +114,8 @@ __all__ = [
     "END_OF_ROLE",
     "END_OF_TEXT",
     "GRANITE3_SPECIAL_TOKENS",
-    "MONTH_NAMES",
     "PLAIN_INSTRUCTION",
     "PREAMBLE",
-    "SANITIZE_PARTS",
     "START_OF_ROLE",
     "THINKING_INSTRUCTION_INTRO",
     "TOOL_CALL",
@@ -152,8 +139,6 @@ __all__ = [
     "PatternSet",
     "SectionBlock",
     "SentenceSplitter",
-    "SpecialTokenPolicy",
-    "SpecialTokens",
     "TagEvent",
     "TagGrammar",
     "TagMatch",
@@ -162,20 +147,13 @@ __all__ = [
     "add_hallucination_response_spans",
     "anchor_sentences",
     "create_dict",
-    "current_date",
     "find_earliest",
-    "find_special_token_in_json",
-    "format_date",
-    "generation_prompt",
     "make_citation",
     "parse_citation_lines",
     "parse_hallucinations_text",
     "parse_tool_calls",
     "partial_marker_length",
-    "remove_special_tokens_in_json",
     "sanitize",
     "split_section_blocks",
     "split_sentences",
-    "tojson",
-    "turn",
 ]

@@ -14,213 +14,51 @@ gets its processor by subclassing :class:`Granite3InputProcessor`::
         )
 
 The rendered prompt is byte-identical to the release's official chat template as
-transformers renders it, for every request the processor accepts. Where the template
-would silently ignore something the caller asked for (thinking with tools, citations
-without documents, ...) the processor raises :class:`InvalidRequestError` instead.
+transformers renders it, for every request the processor accepts, with one deliberate
+exception (docs/deviations.md): assistant ``tool_calls``, which the templates drop, are
+rendered as the model writes them (``<|tool_call|>`` + the JSON list of calls). Where the
+template would silently ignore something the caller asked for (thinking with tools,
+citations without documents, ...) the processor raises :class:`InvalidRequestError`
+instead; ``strict=False`` renders exactly what the template renders and issues one
+:class:`~granite_formatters.errors.DroppedInputWarning` naming what was left out.
 """
 
 from __future__ import annotations
 
 import datetime
-import enum
 import json
+import marshal
+import warnings
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
-from ..errors import InvalidRequestError
+from ..errors import DroppedInputWarning, InvalidRequestError, quote
+from ..jsonwriter import JSONNestingError, tojson
 from ..processors import InputProcessor, RequestLike
-from ..special_tokens import SPECIAL_TOKEN_POLICIES
-from ..types import ChatMessage, Document, coerce_request
-from . import prompt as _prompt
-from .prompt import (
-    END_OF_ROLE,
-    END_OF_TEXT,
-    GRANITE3_SPECIAL_TOKENS,
-    START_OF_ROLE,
-    TOOL_CALL,
-    JSONNestingError,
+from ..special_tokens import (
+    SPECIAL_TOKEN_POLICIES,
     SpecialTokenPolicy,
-    SpecialTokens,
     find_special_token_in_json,
-    format_date,
-    generation_prompt,
     remove_special_tokens_in_json,
-    sanitize,
-    tojson,
 )
+from ..types import coerce_request
+from . import dates
+from ._controls import check_controls
+from ._sanitize import sanitize
+from ._turns import (
+    DOCUMENT_ID_CLOSE,
+    DOCUMENT_OPEN,
+    DOCUMENTS_OPEN,
+    SYSTEM_OPEN,
+    TURN_END,
+    generation_prompt,
+)
+from ._views import DocumentView, MessageView, RequestView, plain_request
+from .prompt_format import DocumentLayout, Granite3PromptFormat
+from .tokens import END_OF_ROLE, START_OF_ROLE, TOOL_CALL
 from .types import Granite3ChatCompletion
 
-__all__ = [
-    "CO_CITATIONS_INSTRUCTION",
-    "DOCUMENTS_INSTRUCTION",
-    "HALLUCINATIONS_INSTRUCTION",
-    "TOOLS_AND_DOCUMENTS_INSTRUCTION",
-    "TOOLS_INSTRUCTION",
-    "PLAIN_INSTRUCTION",
-    "PREAMBLE",
-    "THINKING_INSTRUCTION_INTRO",
-    "DocumentLayout",
-    "Granite3InputProcessor",
-    "Granite3PromptFormat",
-]
-
-#: Start of every default system prompt; ``{date}`` is replaced by the formatted date.
-PREAMBLE = (
-    "Knowledge Cutoff Date: April 2024.\nToday's Date: {date}.\nYou are Granite, developed by IBM."
-)
-#: The documents-only instruction (identical in Granite 3.1, 3.2 and 3.3).
-DOCUMENTS_INSTRUCTION = (
-    " Write the response to the user's input by strictly aligning with the facts in the "
-    "provided documents. If the information needed to answer the question is not available "
-    "in the documents, inform the user that the question cannot be answered based on the "
-    "available data."
-)
-#: The tools instruction of Granite 3.1 and 3.2 (3.3 words it differently).
-TOOLS_INSTRUCTION = (
-    " You are a helpful AI assistant with access to the following tools. When a tool is "
-    "required to answer the user's query, respond with <|tool_call|> followed by a JSON list "
-    "of tools used. If a tool does not exist in the provided list of tools, notify the user "
-    "that you do not have the ability to fulfill the request."
-)
-#: The tools-and-documents instruction of Granite 3.1 and 3.2: both, a blank line apart.
-TOOLS_AND_DOCUMENTS_INSTRUCTION = TOOLS_INSTRUCTION + "\n\n" + DOCUMENTS_INSTRUCTION.lstrip(" ")
-#: The citations instruction of Granite 3.1 and 3.2 (``<co>`` tags).
-CO_CITATIONS_INSTRUCTION = (
-    "\n\nIn your response, use the symbols <co> and </co> to indicate when a fact comes "
-    "from a document in the search result, e.g <co>0</co> for a fact from document 0. "
-    "Afterwards, list all the citations with their corresponding documents in an ordered "
-    "list."
-)
-#: The hallucinations instruction of Granite 3.1 and 3.2 (3.3 words it differently).
-HALLUCINATIONS_INSTRUCTION = (
-    "\n\nFinally, after the response is written, include a numbered list of sentences "
-    "from the response that are potentially hallucinated and not based in the documents."
-)
-#: The instruction when there are no tools, documents or thinking (3.1, 3.2 and 3.3).
-PLAIN_INSTRUCTION = " You are a helpful AI assistant."
-#: The thinking instruction of 3.2 and 3.3 up to the sentence that names the markers.
-THINKING_INSTRUCTION_INTRO = (
-    " You are a helpful AI assistant.\nRespond to every user query in a comprehensive and "
-    "detailed way. You can write down your thoughts and reasoning process before responding. "
-    "In the thought process, engage in a comprehensive cycle of analysis, summarization, "
-    "exploration, reassessment, reflection, backtracing, and iteration to develop "
-    "well-considered thinking process. In the response section, based on various attempts, "
-    "explorations, and reflections from the thoughts section, systematically present the "
-    "final solution that you deem correct. The response should summarize the thought process."
-)
-
-_TURN_END = END_OF_TEXT + "\n"
-_SYSTEM_OPEN = START_OF_ROLE + "system" + END_OF_ROLE
-_DOCUMENTS_OPEN = START_OF_ROLE + "documents" + END_OF_ROLE
-_DOCUMENT_OPEN = START_OF_ROLE + 'document {"document_id": "'
-_DOCUMENT_ID_CLOSE = '"}' + END_OF_ROLE + "\n"
-
-# Order of the system-prompt branches (the first that applies wins).
-_TOOLS_AND_DOCUMENTS, _TOOLS, _DOCUMENTS, _THINKING, _PLAIN = range(5)
-
-
-class DocumentLayout(enum.Enum):
-    """How documents are laid out in the prompt."""
-
-    #: One ``documents`` turn: ``Document <i>\\n<text>`` joined by blank lines (3.1, 3.2).
-    #: ``doc_id`` and ``title`` are not rendered.
-    SINGLE_TURN = "single_turn"
-    #: One ``document {"document_id": "<doc_id>"}`` turn per document, the text after a
-    #: newline (3.3). Every document needs a ``doc_id``.
-    TURN_PER_DOCUMENT = "turn_per_document"
-
-
-@dataclass(frozen=True)
-class Granite3PromptFormat:
-    """What distinguishes one Granite 3 point release's prompt from another's.
-
-    Instruction strings are appended to the preamble exactly as given (the templates'
-    instructions start with a space, the citation and hallucination ones with the
-    release's separator, e.g. ``"\\n\\n"`` in 3.2 and ``"\\n"`` in 3.3).
-    ``thinking_instruction`` is ``None`` for a release without a thinking mode.
-    """
-
-    release: str
-    tools_instruction: str
-    tools_and_documents_instruction: str
-    citations_instruction: str
-    hallucinations_instruction: str
-    thinking_instruction: str | None = None
-    documents_instruction: str = DOCUMENTS_INSTRUCTION
-    plain_instruction: str = PLAIN_INSTRUCTION
-    preamble: str = PREAMBLE
-    tools_role: str = "tools"
-    document_layout: DocumentLayout = DocumentLayout.SINGLE_TURN
-    special_tokens: SpecialTokens = GRANITE3_SPECIAL_TOKENS
-
-    # Derived once per format: the constant parts of the system turn.
-    system_head: str = field(init=False, repr=False, compare=False)
-    system_tails: tuple[str, ...] = field(init=False, repr=False, compare=False)
-    tools_open: str = field(init=False, repr=False, compare=False)
-
-    def __post_init__(self) -> None:
-        if self.preamble.count("{date}") != 1:
-            raise ValueError("preamble must contain '{date}' exactly once")
-        before, _, after = self.preamble.partition("{date}")
-        middles = (
-            self.tools_and_documents_instruction,
-            self.tools_instruction,
-            self.documents_instruction,
-            self.thinking_instruction or "",
-            self.plain_instruction,
-        )
-        tails = []
-        for middle in middles:
-            for citations in (False, True):
-                for hallucinations in (False, True):
-                    tails.append(
-                        after
-                        + middle
-                        + (self.citations_instruction if citations else "")
-                        + (self.hallucinations_instruction if hallucinations else "")
-                        + _TURN_END
-                    )
-        object.__setattr__(self, "system_head", _SYSTEM_OPEN + before)
-        object.__setattr__(self, "system_tails", tuple(tails))
-        object.__setattr__(self, "tools_open", START_OF_ROLE + self.tools_role + END_OF_ROLE)
-
-    def system_turn(
-        self,
-        day: datetime.date,
-        *,
-        tools: bool = False,
-        documents: bool = False,
-        thinking: bool = False,
-        citations: bool = False,
-        hallucinations: bool = False,
-    ) -> str:
-        """The default system turn, as the template builds it.
-
-        ``citations``/``hallucinations`` mean "the key is present in ``controls``"; like
-        the template, their instructions are added only together with documents.
-        ``thinking`` is ignored when there are tools or documents, or no thinking mode.
-        """
-        return (
-            self.system_head
-            + format_date(day)
-            + self._system_tail(tools, documents, thinking, citations, hallucinations)
-        )
-
-    def _system_tail(
-        self, tools: bool, documents: bool, thinking: bool, citations: bool, hallucinations: bool
-    ) -> str:
-        if tools:
-            branch = _TOOLS_AND_DOCUMENTS if documents else _TOOLS
-        elif documents:
-            branch = _DOCUMENTS
-        elif thinking and self.thinking_instruction is not None:
-            branch = _THINKING
-        else:
-            branch = _PLAIN
-        if not documents:
-            citations = hallucinations = False
-        return self.system_tails[branch * 4 + citations * 2 + hallucinations]
+__all__ = ["Granite3InputProcessor"]
 
 
 def _model_written_part_removed(role: str, content: str) -> str:
@@ -247,12 +85,92 @@ def _special_token_error(token: str, field: str, owner: str) -> InvalidRequestEr
     )
 
 
-class _IndentedJsonMemo:
-    """The indented JSON of recently rendered tool lists, keyed by their compact JSON.
+#: OpenAI roles that the Granite 3 models were not trained on (``developer`` replaces
+#: ``system`` in newer OpenAI clients): strict mode refuses them, the template (and so the
+#: compatible mode) prints them verbatim.
+_UNKNOWN_ROLES = frozenset({"developer"})
 
-    A tool list is usually sent again with every turn of a conversation. Two values with
-    the same compact JSON have the same indented JSON, so the key is exact; the compact
-    form is written by the C encoder, several times faster than the indented one.
+
+def _exact_str(value: Any, field: str) -> str:
+    """``value`` as an exact ``str`` (a subclass could hide a special token from the scan)."""
+    if type(value) is str:
+        return value
+    if isinstance(value, str):
+        return str.__str__(value)
+    raise InvalidRequestError(
+        f"must be a string, not {type(value).__name__} (was the request changed after validation?)",
+        field=field,
+    )
+
+
+def _tool_call_item(where: str, call: Any) -> dict[str, Any]:
+    """One OpenAI tool call (``{"function": {"name", "arguments"}}`` or flat) as the model
+    writes it: ``{"name": ..., "arguments": <decoded JSON>}``."""
+    if not isinstance(call, Mapping) and hasattr(call, "model_dump"):
+        call = call.model_dump()
+    if not isinstance(call, Mapping):
+        raise InvalidRequestError(
+            f"a tool call must be an object, not {type(call).__name__}", field=where
+        )
+    function = call.get("function", call)
+    if "function" in call:
+        where += ".function"
+    if not isinstance(function, Mapping) or not isinstance(function.get("name"), str):
+        raise InvalidRequestError("a tool call needs a string 'name'", field=where)
+    arguments = function.get("arguments")
+    if arguments is None or (isinstance(arguments, str) and not arguments.strip()):
+        arguments = {}  # a call without arguments ("" is what some clients send)
+    elif isinstance(arguments, str):
+        try:
+            arguments = json.loads(arguments)
+        except (ValueError, RecursionError):
+            raise InvalidRequestError(
+                f"the arguments must be a JSON string (as OpenAI sends them), not "
+                f"{quote(arguments)}",
+                field=where + ".arguments",
+            ) from None
+    return {"name": _exact_str(function["name"], where + ".name"), "arguments": arguments}
+
+
+def _document_id(index: int, raw: Any, release: str, dropped: list[str] | None) -> str:
+    """A document's id as the template prints it (``doc_id | string``; missing: ``""``)."""
+    where = f"documents[{index}].doc_id"
+    if raw is None:
+        if dropped is None:
+            raise InvalidRequestError(
+                f"{release} identifies each document by its doc_id in the prompt "
+                "(and the model cites documents by it): give every document a doc_id "
+                "(a string or an integer)",
+                field=where,
+            )
+        dropped.append(f'documents[{index}].doc_id (missing: printed as "")')
+        return ""
+    if isinstance(raw, str):
+        return _exact_str(raw, where)
+    if type(raw) is int or (isinstance(raw, int) and not isinstance(raw, bool)):
+        try:
+            return str(int(raw))
+        except ValueError:  # more digits than Python prints (sys.set_int_max_str_digits)
+            raise InvalidRequestError(
+                f"the integer is too large to print ({raw.bit_length()} bits); give the "
+                "id as a string",
+                field=where,
+            ) from None
+    raise InvalidRequestError(
+        f"must be a string or an integer, not {type(raw).__name__}", field=where
+    )
+
+
+class _IndentedJsonMemo:
+    """The indented JSON of recently rendered tool lists, keyed by the value's bytes.
+
+    A tool list is usually sent again with every turn of a conversation. The key is
+    ``marshal.dumps(value)``, written in C several times faster than compact JSON; two
+    values with the same marshal bytes are the same structure of exact types (``True``
+    and ``1``, ``1`` and ``1.0`` marshal differently), so they have the same JSON and the
+    key is exact (sharing can only make equal values miss, never collide). A value
+    marshal refuses (another type, a ``str`` subclass, nesting deeper than marshal
+    allows, a cycle) is keyed by its compact JSON, or not cached at all.
     """
 
     __slots__ = ("_entries",)
@@ -264,10 +182,14 @@ class _IndentedJsonMemo:
     )
 
     def __init__(self) -> None:
-        self._entries: dict[str, str] = {}
+        self._entries: dict[bytes | str, str] = {}
 
     def __call__(self, value: Any) -> str:
-        key = self._KEY_ENCODER.encode(value)
+        key: bytes | str
+        try:
+            key = marshal.dumps(value)
+        except ValueError:
+            key = self._KEY_ENCODER.encode(value)
         text = self._entries.get(key)
         if text is None:
             text = tojson(value, indent=4)
@@ -311,7 +233,7 @@ class Granite3InputProcessor(InputProcessor):
         ``chat_completion`` is a :class:`Granite3ChatCompletion` (used as it is), any
         other :class:`~granite_formatters.types.ChatCompletion`, a dict or a JSON
         string. ``today`` pins the date of the default system prompt; when it is
-        ``None`` the clock (:func:`granite_formatters.granite3.prompt.current_date`) is
+        ``None`` the clock (:func:`granite_formatters.granite3.dates.current_date`) is
         read at this call. ``special_tokens`` says what to do with special tokens in
         caller-supplied text: ``"error"`` (raise), ``"strip"`` (delete them) or
         ``"keep"`` (render verbatim, exactly as the chat template would).
@@ -321,19 +243,26 @@ class Granite3InputProcessor(InputProcessor):
         """
         if special_tokens is None:
             special_tokens = "error"
-        elif special_tokens not in SPECIAL_TOKEN_POLICIES:
+        elif not isinstance(special_tokens, str) or special_tokens not in SPECIAL_TOKEN_POLICIES:
             raise InvalidRequestError(
-                f"must be 'error', 'strip' or 'keep', not {special_tokens!r}",
+                f"must be 'error', 'strip' or 'keep', not {quote(special_tokens)}",
                 field="special_tokens",
             )
         if today is None:
-            today = _prompt.current_date()
+            today = dates.current_date()
         elif not isinstance(today, datetime.date):
             raise InvalidRequestError(
                 f"must be a datetime.date, not {type(today).__name__}", field="today"
             )
-        request = coerce_request(chat_completion, Granite3ChatCompletion)
-        return self.render(request, add_generation_prompt, today, special_tokens)
+        special_tokens = str.__str__(special_tokens)  # type: ignore[assignment]
+        request: RequestView | None = None
+        if type(chat_completion) is dict:
+            # A plain dict of exactly the expected types renders without building models;
+            # anything else (and every invalid request) takes the validated path.
+            request = plain_request(chat_completion)
+        if request is None:
+            request = coerce_request(chat_completion, Granite3ChatCompletion)
+        return self._render(request, add_generation_prompt, today, special_tokens, strict)
 
     @classmethod
     def sanitize(
@@ -341,7 +270,7 @@ class Granite3InputProcessor(InputProcessor):
     ) -> Granite3ChatCompletion:
         """A copy of the request with this release's special tokens removed.
 
-        See :func:`granite_formatters.granite3.prompt.sanitize`.
+        See :func:`granite_formatters.granite3.sanitize`.
         """
         return sanitize(chat_completion, parts, special_tokens=cls.prompt_format.special_tokens)
 
@@ -351,68 +280,110 @@ class Granite3InputProcessor(InputProcessor):
         add_generation_prompt: bool,
         today: datetime.date,
         special_tokens: SpecialTokenPolicy,
+        strict: bool = True,
     ) -> str:
-        """Render an already validated request (the body of :meth:`transform`)."""
+        """Render an already validated request (the body of :meth:`transform`).
+
+        With ``strict=False`` (template-compatible mode) the prompt is exactly the
+        official template's, and what the template leaves out is listed in one
+        :class:`~granite_formatters.errors.DroppedInputWarning` instead of raising.
+        """
+        return self._render(request, add_generation_prompt, today, special_tokens, strict)
+
+    def _render(
+        self,
+        request: RequestView,
+        add_generation_prompt: bool,
+        today: datetime.date,
+        special_tokens: SpecialTokenPolicy,
+        strict: bool,
+    ) -> str:
         fmt = self.prompt_format
         messages = request.messages
         tools = request.tools
         documents = request.documents
         options = request.chat_template_kwargs
         controls = options.controls
+        if controls is not None:
+            # Checked again here: a typed request may have been changed after validation.
+            check_controls(controls)
         has_tools = bool(tools)
         has_documents = bool(documents)
+        dropped: list[str] | None = None if strict else []
         first = messages[0]
         # Text without the sentinel character has no special token ("" matches all text).
         sentinel = fmt.special_tokens.sentinel if special_tokens != "keep" else None
-        first_role = first.role
+        first_role = _exact_str(first.role, "messages[0].role")
         if special_tokens == "strip" and sentinel is not None and sentinel in first_role:
             # As if the request had been sanitized first: "sys<|end_of_text|>tem" is a system role.
             first_role = fmt.special_tokens.remove(first_role)
         custom_system = first_role == "system"
-        self.check_options(
+        problems = self.check_options(
             custom_system=custom_system,
             tools=has_tools,
             documents=has_documents,
             thinking=options.thinking,
             controls=controls,
+            strict=strict,
         )
+        if dropped is not None:
+            dropped += problems
         out: list[str] = []
         if custom_system:
             first_loop = 1
-            content = first.content
-            if content is None:
-                raise self._missing_content(0, first)
+            if first.content is None:
+                raise self._missing_content(0, first, strict)
+            content = _exact_str(first.content, "messages[0].content")
             if sentinel is not None and sentinel in content:
                 content = self._message_with_tokens(0, "system", content, special_tokens)[1]
-            out += (_SYSTEM_OPEN, content, _TURN_END)
+            out += (SYSTEM_OPEN, content, TURN_END)
+            if first.tool_calls:
+                self._tool_calls_unrendered(0, first, dropped)
         else:
             first_loop = 0
-            out += (
-                fmt.system_head,
-                format_date(today),
-                fmt._system_tail(
-                    has_tools,
-                    has_documents,
-                    options.thinking,
-                    controls is not None and "citations" in controls,
-                    controls is not None and "hallucinations" in controls,
-                ),
+            out.append(
+                fmt.system_turn(
+                    today,
+                    tools=has_tools,
+                    documents=has_documents,
+                    thinking=options.thinking,
+                    citations=controls is not None and "citations" in controls,
+                    hallucinations=controls is not None and "hallucinations" in controls,
+                )
             )
         if tools:
-            out += (fmt.tools_open, self._tools_block(tools, special_tokens), _TURN_END)
+            out += (fmt.tools_open, self._tools_block(tools, special_tokens), TURN_END)
         if documents:
-            self._render_documents(out, documents, special_tokens)
+            self._render_documents(out, documents, special_tokens, dropped)
         for index in range(first_loop, len(messages)):
             message = messages[index]
-            role = message.role
-            content = message.content
-            if content is None:
-                raise self._missing_content(index, message)
+            role = _exact_str(message.role, f"messages[{index}].role")
+            calls = message.tool_calls
+            if message.content is None:
+                if not (calls and strict and role == "assistant"):
+                    raise self._missing_content(index, message, strict)
+                content = ""
+            else:
+                content = _exact_str(message.content, f"messages[{index}].content")
+            if role in _UNKNOWN_ROLES:
+                self._unknown_role(index, role, dropped)
             if sentinel is not None and (sentinel in role or sentinel in content):
                 role, content = self._message_with_tokens(index, role, content, special_tokens)
-            out += (START_OF_ROLE, role, END_OF_ROLE, content, _TURN_END)
+            if calls:
+                if dropped is None and role == "assistant":
+                    content += self._tool_calls_text(index, calls, special_tokens)
+                else:
+                    self._tool_calls_unrendered(index, message, dropped)
+            out += (START_OF_ROLE, role, END_OF_ROLE, content, TURN_END)
         if add_generation_prompt and len(messages) > first_loop:
             out.append(generation_prompt(controls))
+        if dropped:
+            warnings.warn(
+                f"{fmt.release} template-compatible mode: the model will not see "
+                + "; ".join(dropped),
+                DroppedInputWarning,
+                stacklevel=4,
+            )
         return "".join(out)
 
     def check_options(
@@ -423,30 +394,37 @@ class Granite3InputProcessor(InputProcessor):
         documents: bool,
         thinking: bool,
         controls: Mapping[str, Any] | None,
-    ) -> None:
-        """Reject options that the template would silently ignore.
+        strict: bool = True,
+    ) -> list[str]:
+        """Options that the template would silently ignore.
 
         Thinking needs the default system prompt and no tools or documents; the
         citations and hallucinations controls (when true) need the default system
-        prompt and documents.
+        prompt and documents. In strict mode the first such option raises
+        :class:`InvalidRequestError`; otherwise they are returned, one short note each
+        (what the model will not see), for the template-compatible mode's warning.
         """
         release = self.prompt_format.release
+        notes: list[str] = []
         replaced = (
             "a system message given as messages[0] replaces the whole default system "
             "prompt, which is where the {what} instructions go"
         )
         if thinking:
             where = "chat_template_kwargs.thinking"
-            if self.prompt_format.thinking_instruction is None:
-                raise InvalidRequestError(
-                    f"{release} has no thinking mode; set thinking to false", field=where
-                )
             problem = None
-            if custom_system:
+            if self.prompt_format.thinking_instruction is None:
+                if strict:
+                    raise InvalidRequestError(
+                        f"{release} has no thinking mode; set thinking to false", field=where
+                    )
+                notes.append(f"{where} (no thinking mode)")
+            elif custom_system:
                 problem = replaced.format(what="thinking") + (
                     ". Either remove the system message to use the default one, "
                     "or set thinking to false."
                 )
+                note = "the caller's system message replaces the thinking instructions"
             elif tools or documents:
                 given = "tools" if tools else "documents"
                 problem = (
@@ -454,10 +432,13 @@ class Granite3InputProcessor(InputProcessor):
                     f"are no tools and no documents, so thinking would be silently ignored "
                     f"with {given}. Either remove the {given} or set thinking to false."
                 )
+                note = f"ignored with {given}"
             if problem is not None:
-                raise InvalidRequestError(
-                    f"{release} cannot honour thinking=true: {problem}", field=where
-                )
+                if strict:
+                    raise InvalidRequestError(
+                        f"{release} cannot honour thinking=true: {problem}", field=where
+                    )
+                notes.append(f"{where} ({note})")
         if controls:
             for key, what in (("citations", "citation"), ("hallucinations", "hallucination")):
                 if not controls.get(key):
@@ -467,17 +448,22 @@ class Granite3InputProcessor(InputProcessor):
                         f". Either remove the system message to use the default one, or "
                         f"remove the {key!r} control."
                     )
+                    note = f"the caller's system message replaces the {what} instructions"
                 elif not documents:
                     problem = (
                         f"its chat template writes the {what} instructions only when documents "
                         f"are given. Either add documents or remove the {key!r} control."
                     )
+                    note = f"no {what} instructions without documents"
                 else:
                     continue
-                raise InvalidRequestError(
-                    f"{release} cannot honour {key}=true: {problem}",
-                    field=f"chat_template_kwargs.controls.{key}",
-                )
+                if strict:
+                    raise InvalidRequestError(
+                        f"{release} cannot honour {key}=true: {problem}",
+                        field=f"chat_template_kwargs.controls.{key}",
+                    )
+                notes.append(f"chat_template_kwargs.controls.{key} ({note})")
+        return notes
 
     # ------------------------------------------------------------------ pieces
 
@@ -492,16 +478,20 @@ class Granite3InputProcessor(InputProcessor):
             token = tokens.search(text)
             if token is not None:
                 raise _special_token_error(
-                    token, f"messages[{index}].{name}", f"message role {role!r}"
+                    token, f"messages[{index}].{name}", f"message role {quote(role)}"
                 )
         return role, content
 
-    def _missing_content(self, index: int, message: ChatMessage) -> InvalidRequestError:
+    def _missing_content(
+        self, index: int, message: MessageView, strict: bool = True
+    ) -> InvalidRequestError:
         hint = ""
-        if message.tool_calls:
+        if message.tool_calls and not strict:
             hint = (
-                " This assistant turn has tool_calls, which the template does not render: "
-                'put the text of the calls in content (or use "" for an empty turn).'
+                " This assistant turn has tool_calls, which the template (and so the "
+                "template-compatible mode) does not render: put the text of the calls in "
+                'content (or use "" for an empty turn), or use the default strict mode, '
+                "which renders them."
             )
         return InvalidRequestError(
             f"the content is missing (null); the {self.prompt_format.release} chat template "
@@ -509,6 +499,68 @@ class Granite3InputProcessor(InputProcessor):
             f'("" for an empty turn).{hint}',
             field=f"messages[{index}].content",
         )
+
+    def _unknown_role(self, index: int, role: str, dropped: list[str] | None) -> None:
+        if dropped is not None:
+            dropped.append(
+                f"messages[{index}].role as intended ({quote(role)} is printed verbatim, "
+                "a role the model was not trained on)"
+            )
+            return
+        raise InvalidRequestError(
+            f"{self.prompt_format.release} was not trained on the role {quote(role)}; the "
+            "chat template would print it verbatim as an unknown role. Use 'system' (or "
+            "format with strict=False to render it as the template does).",
+            field=f"messages[{index}].role",
+        )
+
+    def _tool_calls_unrendered(
+        self, index: int, message: MessageView, dropped: list[str] | None
+    ) -> None:
+        """``tool_calls`` that the prompt leaves out: a note in compatible mode, else an error."""
+        if dropped is not None:
+            count = len(message.tool_calls or ())
+            dropped.append(f"messages[{index}].tool_calls ({count} call(s), not rendered)")
+            return
+        raise InvalidRequestError(
+            f"only assistant messages can carry tool calls, not role {quote(message.role)}; "
+            "move the calls to an assistant message",
+            field=f"messages[{index}].tool_calls",
+        )
+
+    def _tool_calls_text(
+        self, index: int, calls: Sequence[Any], special_tokens: SpecialTokenPolicy
+    ) -> str:
+        """OpenAI ``tool_calls`` as the model writes them: ``<|tool_call|>`` + a JSON list.
+
+        Each call becomes ``{"name": ..., "arguments": ...}`` with the arguments decoded
+        from their JSON string, written with ``tojson`` (the format the system prompt asks
+        the model for and the parser reads back).
+        """
+        where = f"messages[{index}].tool_calls"
+        items = [_tool_call_item(f"{where}[{number}]", call) for number, call in enumerate(calls)]
+        tokens = self.prompt_format.special_tokens
+        try:
+            text = tojson(items)
+            if special_tokens != "keep" and tokens.search(text) is not None:
+                if special_tokens == "strip":
+                    text = tojson(remove_special_tokens_in_json(items, tokens, where))
+                else:
+                    found = find_special_token_in_json(items, tokens, where)
+                    if found is not None:
+                        path, token = found
+                        raise _special_token_error(token, path, f"tool call of message {index}")
+        except (JSONNestingError, RecursionError):
+            raise InvalidRequestError(
+                "the tool-call arguments are nested too deeply", field=where
+            ) from None
+        except InvalidRequestError:
+            raise
+        except (TypeError, ValueError) as exc:
+            raise InvalidRequestError(
+                f"the tool calls cannot be written as JSON ({exc})", field=where
+            ) from None
+        return TOOL_CALL + text
 
     def _tools_block(self, tools: list[dict[str, Any]], special_tokens: SpecialTokenPolicy) -> str:
         tokens = self.prompt_format.special_tokens
@@ -544,14 +596,18 @@ class Granite3InputProcessor(InputProcessor):
             ) from None
 
     def _render_documents(
-        self, out: list[str], documents: Sequence[Document], special_tokens: SpecialTokenPolicy
+        self,
+        out: list[str],
+        documents: Sequence[DocumentView],
+        special_tokens: SpecialTokenPolicy,
+        dropped: list[str] | None = None,
     ) -> None:
         fmt = self.prompt_format
         sentinel = fmt.special_tokens.sentinel if special_tokens != "keep" else None
         if fmt.document_layout is DocumentLayout.SINGLE_TURN:
-            out.append(_DOCUMENTS_OPEN)
+            out.append(DOCUMENTS_OPEN)
             for index, document in enumerate(documents):
-                text = document.text
+                text = _exact_str(document.text, f"documents[{index}].text")
                 if sentinel is not None and sentinel in text:
                     text = self._document_field_with_tokens(
                         index, document, "text", text, special_tokens
@@ -559,19 +615,11 @@ class Granite3InputProcessor(InputProcessor):
                 if index:
                     out.append("\n\n")
                 out += (f"Document {index}\n", text)
-            out.append(_TURN_END)
+            out.append(TURN_END)
             return
         for index, document in enumerate(documents):
-            raw_id = document.doc_id
-            if raw_id is None:
-                raise InvalidRequestError(
-                    f"{fmt.release} identifies each document by its doc_id in the prompt "
-                    "(and the model cites documents by it): give every document a doc_id "
-                    "(a string or an integer)",
-                    field=f"documents[{index}].doc_id",
-                )
-            doc_id = raw_id if isinstance(raw_id, str) else str(raw_id)
-            text = document.text
+            doc_id = _document_id(index, document.doc_id, fmt.release, dropped)
+            text = _exact_str(document.text, f"documents[{index}].text")
             if sentinel is not None:
                 if sentinel in doc_id:
                     doc_id = self._document_field_with_tokens(
@@ -581,12 +629,12 @@ class Granite3InputProcessor(InputProcessor):
                     text = self._document_field_with_tokens(
                         index, document, "text", text, special_tokens
                     )
-            out += (_DOCUMENT_OPEN, doc_id, _DOCUMENT_ID_CLOSE, text, _TURN_END)
+            out += (DOCUMENT_OPEN, doc_id, DOCUMENT_ID_CLOSE, text, TURN_END)
 
     def _document_field_with_tokens(
         self,
         index: int,
-        document: Document,
+        document: DocumentView,
         name: str,
         value: str,
         special_tokens: SpecialTokenPolicy,
@@ -599,6 +647,6 @@ class Granite3InputProcessor(InputProcessor):
         if token is None:
             return value
         owner = f"document {index}"
-        if document.doc_id is not None:
-            owner += f", id {document.doc_id!r}"
+        if isinstance(document.doc_id, str):
+            owner += f", id {quote(document.doc_id)}"
         raise _special_token_error(token, f"documents[{index}].{name}", owner)

@@ -144,3 +144,26 @@ class Granite3AssistantMessage(AssistantMessage):
     documents: list[Document] = Field(default_factory=list)
     hallucinations: list[Hallucination] = Field(default_factory=list)
     stop_reason: str | None = None
+
+    def to_openai(self) -> dict[str, Any]:
+        """The OpenAI chat message dict, with the RAG results as extension fields.
+
+        On top of :meth:`AssistantMessage.to_openai` (``content``, ``tool_calls``,
+        ``reasoning_content`` and ``reasoning``), non-empty ``citations``,
+        ``hallucinations`` and ``documents`` are added as lists of plain JSON objects
+        with the same keys as :class:`Citation`, :class:`Hallucination` and
+        :class:`~granite_formatters.types.Document`. The OpenAI types allow extra
+        fields, so the dict still validates as ``openai.types.chat.ChatCompletionMessage``,
+        and the formatters ignore these fields when the message is sent back in
+        ``messages``.
+        """
+        message = super().to_openai()
+        if self.citations:
+            message["citations"] = [c.model_dump(mode="json") for c in self.citations]
+        if self.hallucinations:
+            message["hallucinations"] = [h.model_dump(mode="json") for h in self.hallucinations]
+        if self.documents:
+            message["documents"] = [
+                d.model_dump(mode="json", exclude_none=True) for d in self.documents
+            ]
+        return message

@@ -7,7 +7,7 @@ identified by id; citations are requested with ``<co>`` markers.
 
 from __future__ import annotations
 
-from granite_formatters.granite3.input import (
+from granite_formatters.granite3 import (
     CO_CITATIONS_INSTRUCTION,
     HALLUCINATIONS_INSTRUCTION,
     THINKING_INSTRUCTION_INTRO,

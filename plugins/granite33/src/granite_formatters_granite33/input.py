@@ -9,18 +9,20 @@ into an ``available_tools`` turn, each document into its own
 
 from __future__ import annotations
 
-from granite_formatters.granite3.input import (
+from granite_formatters.granite3 import (
     DOCUMENTS_INSTRUCTION,
+    GRANITE3_SPECIAL_TOKENS,
     THINKING_INSTRUCTION_INTRO,
     DocumentLayout,
     Granite3InputProcessor,
     Granite3PromptFormat,
 )
-from granite_formatters.granite3.prompt import GRANITE3_SPECIAL_TOKENS, SpecialTokens
+from granite_formatters.special_tokens import SpecialTokens
 
 __all__ = ["GRANITE33_PROMPT_FORMAT", "GRANITE33_SPECIAL_TOKENS", "Granite33InputProcessor"]
 
-#: Granite 3.3 adds citation and plugin tokens to the Granite 3 special tokens.
+#: Every special token of the Granite 3.3 tokenizer (26): the 22 Granite 3 tokens plus the
+#: citation and plugin tokens.
 GRANITE33_SPECIAL_TOKENS = SpecialTokens(
     (
         *GRANITE3_SPECIAL_TOKENS,
