@@ -71,6 +71,8 @@ CITATION_COUNTS = (10, 100, 1000)
 TEMPLATE_FILES = {
     "3.2": "granite-3.2-8b-instruct.jinja",
     "3.3": "granite-3.3-8b-instruct.jinja",
+    "4.0": "granite-4.0.jinja",
+    "4.1": "granite-4.1.jinja",
 }
 
 
@@ -627,10 +629,128 @@ def bench_coldstart(releases: list[str], settings: Settings) -> dict[str, Any]:
     return out
 
 
+# --------------------------------------------------------------------------- Granite 4
+
+GRANITE4_FORMAT_CASES = {
+    "small chat": workloads.small_chat_request,
+    "documents (5 docs × 2 KB)": workloads.granite4_documents_request,
+    "tools (6 tools)": workloads.tools_request,
+    "agent turn (6 tools, past call, result)": workloads.granite4_agent_request,
+}
+GRANITE4_TOOL_CALLS = (10, 100, 1000)
+
+
+def granite4_parse_cases() -> dict[str, tuple[str, int]]:
+    """name -> (model output, tool calls in it)."""
+    cases = {
+        "plain answer": (workloads.plain_answer(), 0),
+        "tool-call answer": (workloads.granite4_tool_call_answer(2), 2),
+    }
+    for count in GRANITE4_TOOL_CALLS:
+        cases[f"{count} tool calls"] = (workloads.granite4_tool_call_answer(count), count)
+    return cases
+
+
+def bench_granite4(
+    releases: list[str], base: dict[str, Baseline], settings: Settings
+) -> dict[str, Any]:
+    """Format, parse and stream for the Granite 4 releases, measured as for 3.x."""
+    import granite_formatters
+
+    out: dict[str, Any] = {}
+    if importlib.util.find_spec("granite_formatters_granite4") is None:
+        return {"skipped": "plugin granite_formatters_granite4 is not installed"}
+    for release in releases:
+        formatter = granite_formatters.get_formatter(workloads.GRANITE4_RELEASES[release])
+        entry: dict[str, Any] = {"model": formatter.model_id, "format": {}, "parse": {}}
+        from granite_formatters.types import ChatCompletion, coerce_request
+
+        for name, make in GRANITE4_FORMAT_CASES.items():
+            request = make()
+            typed = coerce_request(request, ChatCompletion)
+            prompt = formatter.format(request)
+            fns: dict[str, Callable[[], object]] = {
+                "dict_ns": partial(formatter.format, request),
+                "typed_ns": partial(formatter.format, typed),
+            }
+            row: dict[str, Any] = {"prompt_chars": len(prompt), "matches_template": None}
+            baseline = base.get(release)
+            if baseline is not None:
+                prepared = baseline.prepare(request)
+                row["matches_template"] = baseline.render(prepared) == prompt
+                fns["jinja_ns"] = partial(baseline.render, prepared)
+            row.update({"jinja_ns": None, **measure_group(fns, settings)})
+            entry["format"][name] = row
+        parse_fns: dict[str, Callable[[], object]] = {}
+        for name, (output, calls) in granite4_parse_cases().items():
+            message = formatter.parse(output)
+            found = len(message.tool_calls)
+            check = "ok" if found == calls and not message.notes else f"{found} of {calls} calls"
+            entry["parse"][name] = {"output_chars": len(output), "check": check}
+            parse_fns[name] = partial(formatter.parse, output)
+        for name, ns in measure_group(parse_fns, settings).items():
+            entry["parse"][name]["ns"] = ns
+        small, large = settings.stream_sizes
+        stream: dict[str, Any] = {"sizes": [small, large]}
+        for size in (small, large):
+            text = workloads.granite4_stream_answer(size)
+            srow: dict[str, Any] = {"chars": len(text)}
+            srow["batch_ns"] = time_once(partial(formatter.parse, text), settings, 5)
+            for label, chunk in (("chunk50_ns", 50), ("char_ns", 1)):
+                srow[label] = time_once(
+                    _stream(formatter.stream_parser, None, text, chunk), settings, 3
+                )
+            stream[str(size)] = srow
+        entry["stream"] = stream
+        out[release] = entry
+    return out
+
+
+def granite4_table(results: dict[str, Any]) -> str | None:
+    data = results.get("granite4")
+    if not data or "skipped" in data:
+        return None
+    releases = list(data)
+    header = ["Granite 4"]
+    for release in releases:
+        header += [f"{release} dict", f"{release} typed", f"{release} Jinja ÷ dict"]
+    rows = []
+    for case in GRANITE4_FORMAT_CASES:
+        row = [f"format, {case}"]
+        for release in releases:
+            r = data[release]["format"][case]
+            speed = show_ratio(ratio(r["jinja_ns"], r["dict_ns"]))
+            if r["matches_template"] is False:
+                speed += " (prompt differs!)"
+            row += [human(r["dict_ns"]), human(r["typed_ns"]), speed]
+        rows.append(row)
+    for case in granite4_parse_cases():
+        row = [f"parse, {case}"]
+        for release in releases:
+            r = data[release]["parse"][case]
+            row += [human(r["ns"]), "", r["check"]]
+        rows.append(row)
+    growth = ["parse growth 1,000 ÷ 100 tool calls"]
+    for release in releases:
+        p = data[release]["parse"]
+        growth += [show_ratio(ratio(p["1000 tool calls"]["ns"], p["100 tool calls"]["ns"])), "", ""]
+    rows.append(growth)
+    first = data[releases[0]]["stream"]
+    small, large = first["sizes"]
+    for size in (small, large):
+        for key, label in (("batch_ns", "one batch parse"), ("char_ns", "1 char at a time")):
+            row = [f"stream {size // 1000} KB, {label}"]
+            for release in releases:
+                r = data[release]["stream"][str(size)]
+                row += [human(r[key]), f"{human(r[key] / r['chars'])} per char", ""]
+            rows.append(row)
+    return table(header, rows)
+
+
 # --------------------------------------------------------------------------- report
 
 
-SECTIONS = ("format", "parse", "stream", "roundtrip", "coldstart")
+SECTIONS = ("format", "parse", "stream", "roundtrip", "coldstart", "granite4")
 
 
 def run(
@@ -641,8 +761,12 @@ def run(
         "machine": machine(),
         "releases": {},
     }
-    base, base_reason = baselines(releases)
+    granite4 = [r for r in releases if r in workloads.GRANITE4_RELEASES]
+    releases = [r for r in releases if r not in workloads.GRANITE4_RELEASES]
+    base, base_reason = baselines(releases + granite4)
     results["baseline_note"] = base_reason
+    if "granite4" in sections and granite4:
+        results["granite4"] = bench_granite4(granite4, base, settings)
     measurable = []
     for release in releases:
         formatter, reason = load_formatter(release)
@@ -929,6 +1053,7 @@ def report(results: dict[str, Any]) -> str:
         ("Streaming (one whole stream, median)", stream_table(results)),
         ("Cold start", coldstart_table(results)),
         ("Pydantic round trips", roundtrip_table(results)),
+        ("Granite 4.0 and 4.1 (median per call)", granite4_table(results)),
     ]
     for title, body in sections:
         if body:
@@ -1011,7 +1136,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--release",
         action="append",
-        choices=sorted(workloads.RELEASES),
+        choices=sorted([*workloads.RELEASES, *workloads.GRANITE4_RELEASES]),
         help="measure only this release (repeatable; default: all)",
     )
     parser.add_argument(
@@ -1026,7 +1151,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.profile:
         sys.stdout.write(profile_case(args.profile, settings))
         return 0
-    releases = args.release or list(workloads.RELEASES)
+    releases = args.release or [*workloads.RELEASES, *workloads.GRANITE4_RELEASES]
     results = run(releases, settings, tuple(args.only or SECTIONS))
     text = report(results)
     sys.stdout.write(text)

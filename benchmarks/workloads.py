@@ -22,9 +22,14 @@ from dataclasses import dataclass, field
 from typing import Any
 
 __all__ = [
+    "GRANITE4_RELEASES",
     "RELEASES",
     "RagAnswer",
     "documents",
+    "granite4_agent_request",
+    "granite4_documents_request",
+    "granite4_stream_answer",
+    "granite4_tool_call_answer",
     "plain_answer",
     "rag_answer",
     "rag_request",
@@ -361,3 +366,85 @@ def stream_answer(release: str, size: int) -> str:
     per_citation = len(rag_answer(release, 100).text) / 100
     count = max(1, int(size / per_citation) + 1)
     return rag_answer(release, count).text
+
+
+# --------------------------------------------------------------------------- Granite 4.0 / 4.1
+#
+# Granite 4 has no reasoning, citation or hallucination syntax: its requests carry tools
+# and documents as JSON lines in the system turn, and its answers call tools with
+# ``<tool_call>{"name": ..., "arguments": ...}</tool_call>`` blocks.
+
+#: The Granite 4 releases: label -> model name resolved by ``get_formatter``.
+GRANITE4_RELEASES = {
+    "4.0": "granite-4.0-h-small",
+    "4.1": "granite-4.1-8b",
+}
+
+
+def granite4_documents_request() -> dict[str, Any]:
+    """One question over five 2 KB documents (no Granite 3 controls)."""
+    request = rag_request()
+    request.pop("chat_template_kwargs", None)
+    return request
+
+
+def granite4_agent_request() -> dict[str, Any]:
+    """A tool-using conversation: six tools, a past call, its result, a follow-up."""
+    request = tools_request()
+    request["messages"] = [
+        {"role": "system", "content": "You are a travel assistant."},
+        *request["messages"],
+        {
+            "role": "assistant",
+            "content": "",
+            "tool_calls": [
+                {
+                    "id": "call_1",
+                    "type": "function",
+                    "function": {
+                        "name": "get_current_weather",
+                        "arguments": '{"location": "Lisbon, Portugal", "unit": "celsius"}',
+                    },
+                }
+            ],
+        },
+        {"role": "tool", "tool_call_id": "call_1", "content": '{"temperature": 22}'},
+        {"role": "user", "content": "Thanks. And tomorrow?"},
+    ]
+    return request
+
+
+def granite4_tool_call_answer(count: int = 2) -> str:
+    """A sentence, then ``count`` ``<tool_call>`` blocks (the first two as in 3.x)."""
+    rng = random.Random(4)
+    calls = json.loads(tool_call_answer()[len("<|tool_call|>") :])
+    blocks = ["I will check the weather and book the table."]
+    for index in range(count):
+        call = (
+            calls[index]
+            if index < len(calls)
+            else {
+                "name": "lookup",
+                "arguments": {"query": _sentence(rng, 4, 8), "page": index},
+            }
+        )
+        blocks.append("<tool_call>\n" + json.dumps(call) + "\n</tool_call>")
+    return "\n".join(blocks)
+
+
+def granite4_stream_answer(size: int) -> str:
+    """Prose with a tool call after every few sentences, of at least ``size`` characters."""
+    rng = random.Random(5)
+    parts: list[str] = []
+    length = 0
+    index = 0
+    while length < size:
+        text = " ".join(_sentence(rng) for _ in range(3))
+        call = json.dumps(
+            {"name": "lookup", "arguments": {"query": _sentence(rng, 3, 6), "n": index}}
+        )
+        piece = f"{text}\n<tool_call>\n{call}\n</tool_call>\n"
+        parts.append(piece)
+        length += len(piece)
+        index += 1
+    return "".join(parts)

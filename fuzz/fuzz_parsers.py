@@ -21,18 +21,29 @@ import atheris
 # Import (and so instrument) every module the parsers run, not only the package root:
 # the output processors are otherwise imported lazily, outside this block.
 with atheris.instrument_imports(
-    include=["granite_formatters", "granite_formatters_granite32", "granite_formatters_granite33"]
+    include=[
+        "granite_formatters",
+        "granite_formatters_granite32",
+        "granite_formatters_granite33",
+        "granite_formatters_granite4",
+    ]
 ):
     import granite_formatters
     import granite_formatters.granite3.co_format
     import granite_formatters.granite3.output
     from granite_formatters.types import AssistantMessage
 
-    for _module in ("granite_formatters_granite32.output", "granite_formatters_granite33.output"):
+    for _module in (
+        "granite_formatters_granite32.output",
+        "granite_formatters_granite33.output",
+        "granite_formatters_granite4.output",
+    ):
         with contextlib.suppress(ImportError):
             importlib.import_module(_module)
 
-MODELS = ["granite-3.2-8b-instruct", "granite-3.3-8b-instruct"]
+MODELS = ["granite-3.2-8b-instruct", "granite-3.3-8b-instruct", "granite-4.0-h-small"]
+#: Parsers whose streaming is also checked against the batch parse on every input.
+STREAM_CHECKED = ("granite-4.",)
 REQUESTS = [
     None,
     {
@@ -53,6 +64,7 @@ def test_one_input(data: bytes) -> None:
     provider = atheris.FuzzedDataProvider(data)
     formatter = FORMATTERS[provider.ConsumeIntInRange(0, len(FORMATTERS) - 1)]
     request = REQUESTS[provider.ConsumeIntInRange(0, len(REQUESTS) - 1)]
+    cut = provider.ConsumeIntInRange(0, 64)
     output = provider.ConsumeUnicodeNoSurrogates(provider.remaining_bytes())
     message = formatter.parse(output, request)
     if not isinstance(message, AssistantMessage):
@@ -60,6 +72,13 @@ def test_one_input(data: bytes) -> None:
     # Every parsed message serialises (issue 12 item 5).
     message.model_dump_json()
     json.dumps(message.to_openai(), ensure_ascii=False).encode("utf-8")
+    if formatter.model_id.startswith(STREAM_CHECKED):
+        parser = formatter.stream_parser(request)
+        for start in range(0, len(output), cut + 1):
+            parser.feed(output[start : start + cut + 1])
+        parser.close()
+        if parser.message != message:
+            raise AssertionError("the streamed parse differs from the batch parse")
 
 
 def main() -> None:

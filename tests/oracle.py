@@ -34,6 +34,8 @@ TEMPLATES = {
     "3.1": "granite-3.1-8b-instruct.jinja",
     "3.2": "granite-3.2-8b-instruct.jinja",
     "3.3": "granite-3.3-8b-instruct.jinja",
+    "4.0": "granite-4.0.jinja",
+    "4.1": "granite-4.1.jinja",
 }
 
 

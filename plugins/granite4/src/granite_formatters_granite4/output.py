@@ -1,0 +1,340 @@
+"""The Granite 4.0 / 4.1 output processor: answer text and ``<tool_call>`` blocks.
+
+A Granite 4 model calls tools by writing, anywhere in its answer, one or more blocks
+
+    <tool_call>
+    {"name": "get_weather", "arguments": {"city": "Paris"}}
+    </tool_call>
+
+(the newlines are optional; ``"arguments"`` may come before ``"name"``; a JSON array of
+such objects in one block is accepted too). There is no reasoning, citation or
+hallucination syntax. ``<tool_call>`` and ``</tool_call>`` are not special tokens, so
+they survive a server's default ``skip_special_tokens=True``.
+
+Parsing is one left-to-right pass that works the same on a whole text and on chunks
+(:meth:`Granite4OutputProcessor.transform` feeds the stream parser once), so streaming
+equals the batch parse for every chunking by construction:
+
+* text outside blocks is content (leading and trailing whitespace of the whole content
+  removed, as the Granite 3 parsers do); a possible partial ``<tool_call>`` at the end
+  of a chunk is held back only while it can still become the tag;
+* after ``<tool_call>`` and optional whitespace a JSON object (or array) is scanned to
+  its end with :class:`~granite_formatters.jsonscan.JsonScanner`, so a ``</tool_call>``
+  inside a JSON string does not end it; optional whitespace and ``</tool_call>`` must
+  follow. The call is emitted when that tag is complete;
+* arguments written as a JSON-encoded string are decoded once, so
+  :meth:`~granite_formatters.types.ToolCall.to_openai` never double-encodes them;
+* a block that is malformed (no JSON after the tag, JSON not followed by
+  ``</tool_call>``, invalid JSON, no ``name``) or unclosed at the end stays in the content,
+  and a note says why. Parsing never raises and each character is looked at a bounded
+  number of times (linear time).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+
+import attrs
+
+from granite_formatters.jsonscan import JsonScanner
+from granite_formatters.processors import OutputProcessor, RequestLike
+from granite_formatters.streaming import Delta, StreamParser, ToolCallDelta, finish_deltas
+from granite_formatters.types import AssistantMessage, ToolCall
+
+__all__ = ["TOOL_CALL_CLOSE", "TOOL_CALL_OPEN", "Granite4OutputProcessor", "Granite4StreamParser"]
+
+TOOL_CALL_OPEN = "<tool_call>"
+TOOL_CALL_CLOSE = "</tool_call>"
+_WHITESPACE = " \t\r\n"
+
+_TEXT, _OPEN, _JSON, _CLOSE = range(4)
+_NON_SPACE = re.compile(r"[^ \t\r\n]")
+
+
+def _partial_prefix(text: str, tag: str) -> int:
+    """Length of the longest suffix of ``text`` that is a proper prefix of ``tag``."""
+    start = max(0, len(text) - len(tag) + 1)
+    while True:
+        found = text.find(tag[0], start)
+        if found == -1:
+            return 0
+        if tag.startswith(text[found:]):
+            return len(text) - found
+        start = found + 1
+
+
+def _call_id(json_text: str, index: int) -> str:
+    digest = hashlib.sha256(f"{index}\x00{json_text}".encode("utf-8", "surrogatepass"))
+    return "call_" + digest.hexdigest()[:24]
+
+
+def _tool_calls(json_text: str, first_index: int, notes: list[str]) -> list[ToolCall] | str:
+    """The calls in one block's JSON, or why there are none."""
+    try:
+        value = json.loads(json_text)
+    except (ValueError, RecursionError) as exc:
+        return f"its JSON is invalid ({str(exc)[:80]})"
+    items = value if isinstance(value, list) else [value]
+    if not items:
+        return "it holds an empty list"
+    calls: list[ToolCall] = []
+    for offset, item in enumerate(items):
+        if not isinstance(item, dict):
+            return "it holds JSON that is not a {name, arguments} object"
+        name = item.get("name")
+        if not isinstance(name, str) or not name:
+            return "its object has no string name"
+        index = first_index + offset
+        arguments = item.get("arguments", {})
+        if isinstance(arguments, str):
+            try:
+                arguments = json.loads(arguments)
+            except (ValueError, RecursionError):
+                notes.append(
+                    f"tool call {index} ({name}): the arguments are a string that is not "
+                    "JSON; kept as the string"
+                )
+        given_id = item.get("id")
+        call_id = given_id if isinstance(given_id, str) and given_id else _call_id(json_text, index)
+        calls.append(ToolCall(id=call_id, name=name, arguments=arguments))
+    return calls
+
+
+class Granite4StreamParser(StreamParser):
+    """Incremental Granite 4 output parser (see the module docstring)."""
+
+    def __init__(self) -> None:
+        self._chunks: list[str] = []
+        self._offset = 0  # absolute offset of the start of self._pending / the block
+        self._mode = _TEXT
+        self._pending = ""  # a partial <tool_call> (TEXT) or </tool_call> (CLOSE)
+        self._block: list[str] = []  # the block so far, from "<tool_call>"
+        self._block_len = 0
+        self._json_start = 0  # offset of the JSON inside the block
+        self._json_end = 0
+        self._scanner: JsonScanner | None = None
+        self._started = False
+        self._spaces: list[str] = []
+        self._content: list[str] = []
+        self._calls: list[ToolCall] = []
+        self._notes: list[str] = []
+        self._out: list[Delta] = []
+        self._out_text: list[str] = []
+        self._message: AssistantMessage | None = None
+        self._role_sent = False
+
+    # ------------------------------------------------------------------ API
+
+    def feed(self, chunk: str) -> list[Delta]:
+        if self._message is not None:
+            raise RuntimeError("feed() after close()")
+        if chunk:
+            self._chunks.append(chunk)
+            self._consume(chunk)
+        deltas = self._flush()
+        if deltas and not self._role_sent:
+            # The first delta of the stream carries the role.
+            self._role_sent = True
+            deltas[0] = attrs.evolve(deltas[0], role="assistant")
+        return deltas
+
+    def close(self, finish_reason: str | None = None) -> list[Delta]:
+        """End the stream; the last delta carries ``finish_reason`` (see the base class)."""
+        if self._message is not None:
+            return []
+        if self._mode == _TEXT:
+            self._emit(self._pending)
+            self._pending = ""
+        else:
+            block = "".join(self._block) + (self._pending if self._mode == _CLOSE else "")
+            self._notes.append(
+                f"the <tool_call> block at offset {self._offset} is not closed by "
+                "</tool_call>; kept as content"
+            )
+            self._emit(block)
+        raw = "".join(self._chunks)
+        self._message = AssistantMessage(
+            content="".join(self._content),
+            tool_calls=self._calls,
+            raw_content=raw,
+            notes=self._notes,
+        )
+        return finish_deltas(
+            self._flush(),
+            first=not self._role_sent,
+            finish_reason=finish_reason,
+            tool_calls=bool(self._calls),
+        )
+
+    @property
+    def message(self) -> AssistantMessage | None:
+        return self._message
+
+    # ------------------------------------------------------------------ machinery
+
+    def _flush_text(self) -> None:
+        if self._out_text:
+            self._out.append(Delta(content="".join(self._out_text)))
+            self._out_text = []
+
+    def _flush(self) -> list[Delta]:
+        self._flush_text()
+        out, self._out = self._out, []
+        return out
+
+    def _emit(self, text: str) -> None:
+        """Content, with the whole content's leading and trailing whitespace removed."""
+        if not text:
+            return
+        if not self._started:
+            text = text.lstrip(_WHITESPACE)
+            if not text:
+                return
+            self._started = True
+        stripped = text.rstrip(_WHITESPACE)
+        if not stripped:
+            self._spaces.append(text)
+            return
+        body = "".join(self._spaces) + stripped if self._spaces else stripped
+        self._spaces = [text[len(stripped) :]] if len(stripped) < len(text) else []
+        self._content.append(body)
+        self._out_text.append(body)
+
+    def _consume(self, text: str) -> None:
+        # Undecided text (a partial tag, at most a few characters) is only left over at
+        # the end of a chunk, so joining it to the next chunk copies each chunk once.
+        if self._pending:
+            text = self._pending + text
+            self._pending = ""
+        pos = 0
+        while pos < len(text):
+            pos = self._text(text, pos) if self._mode == _TEXT else self._in_block(text, pos)
+
+    def _text(self, text: str, pos: int) -> int:
+        found = text.find(TOOL_CALL_OPEN, pos)
+        if found == -1:
+            tail_start = max(pos, len(text) - len(TOOL_CALL_OPEN) + 1)
+            end = len(text) - _partial_prefix(text[tail_start:], TOOL_CALL_OPEN)
+            self._emit(text[pos:end])
+            self._offset += end - pos
+            self._pending = text[end:]
+            return len(text)
+        self._emit(text[pos:found])
+        self._offset += found - pos
+        self._mode = _OPEN
+        self._block = [TOOL_CALL_OPEN]
+        self._block_len = len(TOOL_CALL_OPEN)
+        return found + len(TOOL_CALL_OPEN)
+
+    def _add_block(self, text: str) -> None:
+        if text:
+            self._block.append(text)
+            self._block_len += len(text)
+
+    def _reject(self, reason: str, pos: int) -> int:
+        """The block so far is content; the text from ``pos`` on is read again as text."""
+        block = "".join(self._block)
+        self._notes.append(
+            f"the <tool_call> block at offset {self._offset} {reason}; kept as content"
+        )
+        self._emit(block)
+        self._offset += len(block)
+        self._mode = _TEXT
+        self._block = []
+        self._block_len = 0
+        self._scanner = None
+        return pos
+
+    def _in_block(self, text: str, pos: int) -> int:
+        if self._mode == _OPEN:
+            found = _NON_SPACE.search(text, pos)
+            if found is None:
+                self._add_block(text[pos:])
+                return len(text)
+            start = found.start()
+            self._add_block(text[pos:start])
+            if text[start] not in "{[":
+                return self._reject("is not followed by a JSON object", start)
+            self._mode = _JSON
+            self._json_start = self._block_len
+            self._scanner = JsonScanner()
+            pos = start
+        if self._mode == _JSON:
+            scanner = self._scanner
+            assert scanner is not None
+            end = scanner.scan(text, pos)
+            if scanner.error is not None:
+                self._add_block(text[pos : scanner.stop])
+                return self._reject(f"holds JSON {scanner.error}", scanner.stop)
+            if end is None:
+                self._add_block(text[pos:])
+                return len(text)
+            self._add_block(text[pos:end])
+            self._json_end = self._block_len
+            self._mode = _CLOSE
+            pos = end
+        # _CLOSE: optional whitespace (part of the block), then "</tool_call>".
+        found = _NON_SPACE.search(text, pos)
+        if found is None:
+            self._add_block(text[pos:])
+            return len(text)
+        start = found.start()
+        self._add_block(text[pos:start])
+        candidate = text[start : start + len(TOOL_CALL_CLOSE)]
+        if candidate == TOOL_CALL_CLOSE:
+            self._add_block(candidate)
+            self._finish_block()
+            return start + len(TOOL_CALL_CLOSE)
+        if start + len(candidate) == len(text) and TOOL_CALL_CLOSE.startswith(candidate):
+            self._pending = candidate
+            return len(text)
+        return self._reject("is not closed by </tool_call> after its JSON", start)
+
+    def _finish_block(self) -> None:
+        block = "".join(self._block)
+        json_text = block[self._json_start : self._json_end]
+        result = _tool_calls(json_text, len(self._calls), self._notes)
+        if isinstance(result, str):
+            self._notes.append(
+                f"the <tool_call> block at offset {self._offset} is not a tool call: "
+                f"{result}; kept as content"
+            )
+            self._emit(block)
+        else:
+            deltas = []
+            for call in result:
+                deltas.append(
+                    ToolCallDelta(
+                        index=len(self._calls),
+                        id=call.id,
+                        name=call.name,
+                        arguments=call.to_openai()["function"]["arguments"],
+                    )
+                )
+                self._calls.append(call)
+            self._flush_text()
+            self._out.append(Delta(tool_calls=tuple(deltas)))
+        self._offset += len(block)
+        self._mode = _TEXT
+        self._block = []
+        self._block_len = 0
+        self._scanner = None
+
+
+class Granite4OutputProcessor(OutputProcessor):
+    """Parses Granite 4.0 / 4.1 output: content and ``<tool_call>`` blocks."""
+
+    def transform(
+        self, model_output: str, chat_completion: RequestLike | None = None
+    ) -> AssistantMessage:
+        parser = Granite4StreamParser()
+        parser.feed(model_output if isinstance(model_output, str) else str(model_output))
+        parser.close()
+        message = parser.message
+        assert message is not None
+        return message
+
+    def stream_parser(self, chat_completion: RequestLike | None = None) -> StreamParser:
+        return Granite4StreamParser()
