@@ -149,7 +149,7 @@ def test_try_it_starts_with_a_virtual_environment() -> None:
     lines = commands.strip().splitlines()
     assert lines == [
         "python3 -m venv .venv && . .venv/bin/activate",
-        "python3 -m pip install ./core ./plugins/granite32 ./plugins/granite33 "
+        "python3 -m pip install ./core ./plugins/granite32 ./plugins/granite33 ./plugins/granite4 "
         "&& granite-format demo",
     ]
 

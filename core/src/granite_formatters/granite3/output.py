@@ -517,6 +517,7 @@ class Granite3OutputProcessor(OutputProcessor):
     """
 
     output_format: ClassVar[OutputFormat] = OutputFormat(release="Granite 3")
+    message_type = Granite3AssistantMessage
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
