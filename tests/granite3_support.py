@@ -257,6 +257,7 @@ def valid_requests(draw: st.DrawFn, release: str, with_tokens: bool = False) -> 
 def policy_violations(draw: st.DrawFn, release: str) -> tuple[dict[str, Any], str]:
     """A request the template would render while ignoring an option, and the field to name."""
     request = draw(valid_requests(release))
+    valid = {**request, "messages": list(request["messages"])}
     options = dict(request.pop("chat_template_kwargs", None) or {})
     request.pop("extra_body", None)
     options.pop("documents", None)
@@ -279,10 +280,9 @@ def policy_violations(draw: st.DrawFn, release: str) -> tuple[dict[str, Any], st
     document = draw(documents(release, ()))
     if kind == "developer-role":
         # The OpenAI role the Granite 3 models never saw: printed verbatim by the template.
-        request["messages"] = [*messages, {"role": "developer", "content": draw(texts())}]
-        position = len(request["messages"]) - 1
-        request["chat_template_kwargs"] = options
-        return request, f"messages[{position}].role"
+        # Added to the valid request as it was drawn, so that it is the only violation.
+        valid["messages"].append({"role": "developer", "content": draw(texts())})
+        return valid, f"messages[{len(valid['messages']) - 1}].role"
     if kind == "document-without-id":
         options.pop("thinking", None)
         missing = {key: value for key, value in document.items() if key != "doc_id"}

@@ -230,11 +230,15 @@ def test_an_impostor_alone_is_not_loaded_as_the_bundled_plugin(make_dist: MakeDi
 def test_the_impostor_is_silent_when_disabled_or_not_selected(make_dist: MakeDist) -> None:
     make_dist("aaa-impostor", good_plugin("x", tag="impostor"), ep_name=G32)
     make_dist("gf-other", good_plugin("other"))
-    for env in (
+    environments: list[dict[str, str]] = [
         {ENV_LOAD: "gf-other"},
-        {ENV_LOAD: f"gf-other,{G32}"},
         {"GRANITE_FORMATTERS_DISABLE_PLUGINS": "aaa-impostor"},
-    ):
+    ]
+    if importlib.util.find_spec("granite_formatters_granite32") is not None:
+        # Selecting the genuine bundled plugin by name does not select the impostor (without
+        # the bundled plugin installed, naming it is a "not installed" warning instead).
+        environments.append({ENV_LOAD: f"gf-other,{G32}"})
+    for env in environments:
         host = PluginHost(environ=env)
         with warnings.catch_warnings():
             warnings.simplefilter("error")
