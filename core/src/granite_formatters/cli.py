@@ -369,7 +369,7 @@ def _cmd_demo(args: argparse.Namespace, out: TextIO, stdin: TextIO) -> int:
             f"pick one of those with --model"
         )
     formatter = get_formatter(model_id)
-    request = {**demo["request"], "model": args.model}
+    request = {**demo.get("requests", {}).get(key, demo["request"]), "model": args.model}
     today = datetime.date.fromisoformat(demo["date"])
     out.write(f"== Request (bundled example, model {model_id}) ==\n")
     _dump(request, out)

@@ -95,8 +95,8 @@ class UnknownModelError(FormatterError, LookupError):
             lines.append(f"Note: a plugin failed to load and may provide this model: {failure}")
         if not self.failed_plugins:
             lines.append(
-                "If this is a Granite release without a formatter here, install or upgrade "
-                "its plugin (granite-formatters-<release>)."
+                "If this is a Granite release without a formatter here, install the plugin "
+                "that provides it (`granite-format plugins` lists what is installed)."
             )
         super().__init__("\n".join(lines))
 
