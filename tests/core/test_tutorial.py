@@ -22,6 +22,7 @@ import sysconfig
 from importlib import metadata
 from pathlib import Path
 
+import oracle
 import pytest
 
 REPO = Path(__file__).resolve().parents[2]
@@ -176,6 +177,11 @@ def _environment(site: Path) -> dict[str, str]:
     environ["GRANITE_FORMATTERS_STRICT_PLUGINS"] = "1"
     environ["GRANITE_FORMATTERS_LOAD_PLUGINS"] = DIST
     environ.pop("GRANITE_FORMATTERS_DISABLE_PLUGINS", None)
+    # The copied example looks for the official templates beside itself; point it at the
+    # reference folder this suite uses (required in CI).
+    shared = oracle.shared_dir()
+    if shared is not None:
+        environ["GRANITE_FORMATTERS_SHARED"] = str(shared)
     return environ
 
 
