@@ -30,31 +30,33 @@ from granite_formatters.processors import InputProcessor
 
 # The complete special-token sets of the 3.2 and 3.3 tokenizers, written out independently
 # (shared/reference/special-tokens.md).
+#: The 18 code-corpus special tokens of the Granite 3.x tokenizers.
+CODE_TOKENS = (
+    "<fim_prefix>",
+    "<fim_middle>",
+    "<fim_suffix>",
+    "<fim_pad>",
+    "<filename>",
+    "<gh_stars>",
+    "<issue_start>",
+    "<issue_comment>",
+    "<issue_closed>",
+    "<jupyter_start>",
+    "<jupyter_text>",
+    "<jupyter_code>",
+    "<jupyter_output>",
+    "<empty_output>",
+    "<commit_before>",
+    "<commit_msg>",
+    "<commit_after>",
+    "<reponame>",
+)
 GRANITE32_TOKENS = (
     "<|start_of_role|>",
     "<|end_of_role|>",
     "<|end_of_text|>",
     "<|tool_call|>",
-    *[
-        "<fim_prefix>",
-        "<fim_middle>",
-        "<fim_suffix>",
-        "<fim_pad>",
-        "<filename>",
-        "<gh_stars>",
-        "<issue_start>",
-        "<issue_comment>",
-        "<issue_closed>",
-        "<jupyter_start>",
-        "<jupyter_text>",
-        "<jupyter_code>",
-        "<jupyter_output>",
-        "<empty_output>",
-        "<commit_before>",
-        "<commit_msg>",
-        "<commit_after>",
-        "<reponame>",
-    ],
+    *CODE_TOKENS,
 )
 GRANITE33_TOKENS = (
     *GRANITE32_TOKENS,

@@ -11,6 +11,7 @@ import warnings
 from typing import Any
 
 import pytest
+from granite3_support import CODE_TOKENS
 
 from granite_formatters.errors import InvalidRequestError
 from granite_formatters.granite3 import Granite3ChatCompletion, Granite3InputProcessor
@@ -18,28 +19,6 @@ from granite_formatters.granite3 import Granite3ChatCompletion, Granite3InputPro
 DAY = datetime.date(2025, 4, 16)
 HI = [{"role": "user", "content": "Hi"}]
 BIG = 10_000_000
-
-#: The 18 code-corpus special tokens of the Granite 3.x tokenizers.
-CODE_TOKENS = [
-    "<fim_prefix>",
-    "<fim_middle>",
-    "<fim_suffix>",
-    "<fim_pad>",
-    "<filename>",
-    "<gh_stars>",
-    "<issue_start>",
-    "<issue_comment>",
-    "<issue_closed>",
-    "<jupyter_start>",
-    "<jupyter_text>",
-    "<jupyter_code>",
-    "<jupyter_output>",
-    "<empty_output>",
-    "<commit_before>",
-    "<commit_msg>",
-    "<commit_after>",
-    "<reponame>",
-]
 
 
 def processor(release: str) -> Granite3InputProcessor:
