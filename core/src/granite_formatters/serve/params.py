@@ -8,7 +8,10 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from ..errors import InvalidRequestError
 
-__all__ = ["GenerationParams", "StreamOptions", "read_params"]
+#: Stop strings every Granite release ends its turn with (also its EOS token).
+GRANITE_STOP = ("<|end_of_text|>",)
+
+__all__ = ["GRANITE_STOP", "GenerationParams", "StreamOptions", "read_params"]
 
 
 class StreamOptions(BaseModel):
@@ -44,6 +47,18 @@ class GenerationParams(BaseModel):
         if self.stop is None:
             return []
         return [self.stop] if isinstance(self.stop, str) else list(self.stop)
+
+    def sampling(self, limit_key: str) -> dict[str, Any]:
+        """The stop strings (Granite's own first) and the sampling options that were set,
+        with the token limit under the backend's name for it (``limit_key``)."""
+        options: dict[str, Any] = {"stop": [*GRANITE_STOP, *self.stop_list]}
+        for key in ("temperature", "top_p", "seed"):
+            value = getattr(self, key)
+            if value is not None:
+                options[key] = value
+        if self.token_limit is not None:
+            options[limit_key] = self.token_limit
+        return options
 
     @property
     def include_usage(self) -> bool:

@@ -11,7 +11,7 @@ import attrs
 import httpx
 from httpx_sse import SSEError
 
-from ..params import GenerationParams
+from ..params import GRANITE_STOP, GenerationParams
 
 __all__ = [
     "GRANITE_STOP",
@@ -22,9 +22,6 @@ __all__ = [
     "Usage",
     "loads_object",
 ]
-
-#: Stop strings every Granite release ends its turn with (also its EOS token).
-GRANITE_STOP = ("<|end_of_text|>",)
 
 
 @attrs.frozen

@@ -9,7 +9,7 @@ import httpx
 from httpx_sse import EventSource
 
 from ..params import GenerationParams
-from .base import GRANITE_STOP, Backend, Finish, Piece, Usage, loads_object, usage_int
+from .base import Backend, Finish, Piece, Usage, loads_object, usage_int
 
 __all__ = ["LlamaCppBackend"]
 
@@ -18,18 +18,7 @@ class LlamaCppBackend(Backend):
     path = "/completion"
 
     def body(self, prompt: str, model: str, params: GenerationParams) -> dict[str, Any]:
-        body: dict[str, Any] = {
-            "prompt": prompt,
-            "stream": True,
-            "stop": [*GRANITE_STOP, *params.stop_list],
-        }
-        for key in ("temperature", "top_p", "seed"):
-            value = getattr(params, key)
-            if value is not None:
-                body[key] = value
-        if params.token_limit is not None:
-            body["n_predict"] = params.token_limit
-        return body
+        return {"prompt": prompt, "stream": True, **params.sampling("n_predict")}
 
     async def events(self, response: httpx.Response) -> AsyncIterator[Piece | Finish]:
         events = EventSource(response).aiter_sse()

@@ -8,7 +8,7 @@ from typing import Any
 import httpx
 
 from ..params import GenerationParams
-from .base import GRANITE_STOP, Backend, Finish, Piece, Usage, loads_object, usage_int
+from .base import Backend, Finish, Piece, Usage, loads_object, usage_int
 
 __all__ = ["OllamaBackend"]
 
@@ -32,13 +32,7 @@ class OllamaBackend(Backend):
     path = "/api/generate"
 
     def body(self, prompt: str, model: str, params: GenerationParams) -> dict[str, Any]:
-        options: dict[str, Any] = {"stop": [*GRANITE_STOP, *params.stop_list]}
-        for key in ("temperature", "top_p", "seed"):
-            value = getattr(params, key)
-            if value is not None:
-                options[key] = value
-        if params.token_limit is not None:
-            options["num_predict"] = params.token_limit
+        options = params.sampling("num_predict")
         return {"model": model, "prompt": prompt, "raw": True, "stream": True, "options": options}
 
     async def events(self, response: httpx.Response) -> AsyncIterator[Piece | Finish]:

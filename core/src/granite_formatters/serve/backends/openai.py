@@ -9,7 +9,7 @@ import httpx
 from httpx_sse import EventSource
 
 from ..params import GenerationParams
-from .base import GRANITE_STOP, Backend, Finish, Piece, Usage, loads_object, usage_int
+from .base import Backend, Finish, Piece, Usage, loads_object, usage_int
 
 __all__ = ["OpenAIBackend"]
 
@@ -51,14 +51,8 @@ class OpenAIBackend(Backend):
             # The Granite tool-call and citation markers are special tokens: keep them.
             "skip_special_tokens": False,
             "spaces_between_special_tokens": False,
-            "stop": [*GRANITE_STOP, *params.stop_list],
+            **params.sampling("max_tokens"),
         }
-        for key in ("temperature", "top_p", "seed"):
-            value = getattr(params, key)
-            if value is not None:
-                body[key] = value
-        if params.token_limit is not None:
-            body["max_tokens"] = params.token_limit
         if params.logprobs:
             body["logprobs"] = params.top_logprobs or 0
         return body
