@@ -341,32 +341,7 @@ def main(argv: list[str] | None = None) -> int:
     if oracle.shared_dir() is None:
         print(oracle.skip_reason(), file=sys.stderr)
         return 2
-    files = expected_files()
-    changed: list[str] = []
-    for folder in GOLDEN_DIRS.values():
-        for stale in sorted(folder.glob("*.json")) + sorted(folder.glob("*.txt")):
-            if stale not in files:
-                changed.append(f"delete {stale.relative_to(oracle.REPO)}")
-                if not args.check:
-                    stale.unlink()
-    for path, content in files.items():
-        current = path.read_bytes() if path.exists() else None
-        if current != content.encode("utf-8"):
-            changed.append(f"write {path.relative_to(oracle.REPO)}")
-            if not args.check:
-                path.parent.mkdir(parents=True, exist_ok=True)
-                path.write_bytes(content.encode("utf-8"))
-    for line in changed:
-        print(line)
-    counts = {
-        release: sum(1 for p in files if p.parent == d and p.name.endswith(".prompt.txt"))
-        for release, d in GOLDEN_DIRS.items()
-    }
-    print(
-        f"{len(changed)} file(s) {'would change' if args.check else 'changed'}; "
-        f"cases per release: {counts}"
-    )
-    return 1 if args.check and changed else 0
+    return oracle.sync_golden_files(expected_files(), GOLDEN_DIRS, check=args.check)
 
 
 if __name__ == "__main__":

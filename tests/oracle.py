@@ -209,3 +209,39 @@ def with_tool_calls_rendered(request: Mapping[str, Any]) -> dict[str, Any]:
             del message["tool_calls"]
         messages.append(message)
     return {**request, "messages": messages}
+
+
+def sync_golden_files(
+    files: Mapping[Path, str], folders: Mapping[str, Path], *, check: bool
+) -> int:
+    """Make each folder in ``folders`` (release -> golden folder) hold exactly ``files``.
+
+    Stale ``*.json``/``*.txt`` files are deleted and changed ones written, or with
+    ``check`` only reported. Prints one line per change and a summary; returns the exit
+    status of a ``make_goldens`` script (1 when ``check`` found differences).
+    """
+    changed: list[str] = []
+    for folder in folders.values():
+        for stale in sorted(folder.glob("*.json")) + sorted(folder.glob("*.txt")):
+            if stale not in files:
+                changed.append(f"delete {stale.relative_to(REPO)}")
+                if not check:
+                    stale.unlink()
+    for path, content in files.items():
+        current = path.read_bytes() if path.exists() else None
+        if current != content.encode("utf-8"):
+            changed.append(f"write {path.relative_to(REPO)}")
+            if not check:
+                path.parent.mkdir(parents=True, exist_ok=True)
+                path.write_bytes(content.encode("utf-8"))
+    for line in changed:
+        print(line)
+    counts = {
+        release: sum(1 for p in files if p.parent == d and p.name.endswith(".prompt.txt"))
+        for release, d in folders.items()
+    }
+    print(
+        f"{len(changed)} file(s) {'would change' if check else 'changed'}; "
+        f"cases per release: {counts}"
+    )
+    return 1 if check and changed else 0

@@ -14,6 +14,7 @@ import oracle
 import pytest
 
 import granite_formatters
+from granite4 import oracle4
 from granite4.test_output import AGENT_CPP_SAMPLE, LLAMA_CPP_SAMPLE, VLLM_SAMPLE
 
 pytestmark = oracle.needs_shared
@@ -38,7 +39,7 @@ def test_second_turn_is_the_template_render_of_the_conversation(release: str, ou
         "tools": [CALCULATOR],
     }
     first = formatter.format(request)
-    assert first == oracle.render(release, request)
+    assert first == oracle4.render(release, request)
 
     message = formatter.parse(output, request)
     assert message.tool_calls, "the recorded output holds tool calls"
@@ -51,7 +52,7 @@ def test_second_turn_is_the_template_render_of_the_conversation(release: str, ou
         )
 
     second = formatter.format(request)
-    assert second == oracle.render(release, request)
+    assert second == oracle4.render(release, request)
     assert second.startswith(first[: -len("<|start_of_role|>assistant<|end_of_role|>")])
     # The model sees each call it made, with its arguments decoded once, and the results.
     for call in message.tool_calls:
