@@ -7,6 +7,7 @@ each sample).
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 
@@ -138,12 +139,13 @@ def test_closing_tag_inside_a_json_string_does_not_end_the_call() -> None:
     assert message.content == "tail"
 
 
-def test_missing_arguments_are_empty_and_ids_are_stable() -> None:
+def test_missing_arguments_are_empty_and_ids_are_unique_across_turns() -> None:
     first = parse('<tool_call>{"name": "now"}</tool_call>')
     assert calls(first) == [("now", {})]
-    assert first.tool_calls[0].id.startswith("call_")
+    assert re.fullmatch("call_[0-9a-f]{24}", first.tool_calls[0].id)
+    # The same call in another turn (another parse) is another call: another id.
     assert (
-        parse('<tool_call>{"name": "now"}</tool_call>').tool_calls[0].id == first.tool_calls[0].id
+        parse('<tool_call>{"name": "now"}</tool_call>').tool_calls[0].id != first.tool_calls[0].id
     )
     given = parse('<tool_call>{"id": "c7", "name": "now", "arguments": {}}</tool_call>')
     assert given.tool_calls[0].id == "c7"

@@ -36,6 +36,7 @@ __all__ = [
     "Document",
     "OPENAI_REQUEST_PARAMETERS",
     "ToolCall",
+    "ToolCallIds",
     "coerce_request",
 ]
 
@@ -385,6 +386,32 @@ def _unknown_key_message(key: str) -> str:
 # Response-side models build their validators on first use (``defer_build``), so a
 # process that only formats prompts does not pay for them at import.
 _RESPONSE_CONFIG = ConfigDict(defer_build=True)
+
+
+class ToolCallIds:
+    """Makes the ids of the tool calls one parser finds (when the model gave none).
+
+    ``call_`` + 16 random hex digits drawn once per instance + an 8-digit counter: unique
+    across parsers, so the same call in two turns of a conversation gets two ids, while
+    the n-th id of one parser differs from the others only in its counter. O(1) per id;
+    the random part is drawn on first use, so a parse without tool calls costs nothing.
+    """
+
+    __slots__ = ("_made", "_prefix")
+
+    def __init__(self) -> None:
+        self._prefix = ""
+        self._made = 0
+
+    def __call__(self) -> str:
+        """The next id."""
+        if not self._prefix:
+            import secrets
+
+            self._prefix = secrets.token_hex(8)
+        made = self._made
+        self._made = made + 1
+        return f"call_{self._prefix}{made & 0xFFFFFFFF:08x}"
 
 
 class ToolCall(BaseModel):

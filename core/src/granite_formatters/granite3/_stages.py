@@ -13,10 +13,9 @@ two cannot disagree. Every sink also does O(1) amortised work per character.
 from __future__ import annotations
 
 import re
-import secrets
 from typing import Any, Protocol
 
-from ..types import ToolCall
+from ..types import ToolCall, ToolCallIds
 
 __all__ = ["Channel", "Outbox", "ScanningSink", "TextSink", "Trimmer", "json_safe", "text_safe"]
 
@@ -121,27 +120,15 @@ class Outbox:
     chunk. ``notes`` lists what the parser could not interpret, each text once.
     """
 
-    __slots__ = ("_call_prefix", "_ids_made", "_noted", "notes", "pieces", "tool_call_count")
+    __slots__ = ("_noted", "new_call_id", "notes", "pieces", "tool_call_count")
 
     def __init__(self) -> None:
         self.pieces: list[tuple[Channel, Any]] = []
         self.notes: list[str] = []
         self._noted: set[str] = set()
         self.tool_call_count = 0
-        self._call_prefix = ""
-        self._ids_made = 0
-
-    def new_call_id(self) -> str:
-        """A tool-call id: ``call_`` + 16 random hex digits per outbox + an 8-digit counter.
-
-        Unique across parsers (and so across the turns of a conversation); within one
-        parser the n-th id differs from the others only in its counter. O(1).
-        """
-        if not self._call_prefix:
-            self._call_prefix = secrets.token_hex(8)
-        made = self._ids_made
-        self._ids_made = made + 1
-        return f"call_{self._call_prefix}{made & 0xFFFFFFFF:08x}"
+        #: Makes the ids of the calls the model gave none for (see :class:`ToolCallIds`).
+        self.new_call_id = ToolCallIds()
 
     def note(self, text: str) -> None:
         """Record ``text`` in ``notes`` (once)."""

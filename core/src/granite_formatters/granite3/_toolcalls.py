@@ -36,7 +36,7 @@ import re
 from typing import Any
 
 from ..jsonscan import MAX_JSON_CHARS, MAX_JSON_DEPTH, JsonScanner
-from ..types import ToolCall
+from ..types import ToolCall, ToolCallIds
 from ._markers import MarkerSearch, partial_marker_length
 from ._stages import Outbox, ScanningSink, TextSink, json_safe
 
@@ -109,7 +109,7 @@ def _one_call(item: Any, outbox: Outbox | None, notes: list[str]) -> ToolCall | 
         notes.append("replaced lone surrogates in a tool call with U+FFFD")
         name, call_id, arguments = cleaned
     if not call_id:
-        call_id = outbox.new_call_id() if outbox is not None else Outbox().new_call_id()
+        call_id = outbox.new_call_id() if outbox is not None else ToolCallIds()()
     return ToolCall(id=call_id, name=name, arguments=arguments)
 
 

@@ -32,7 +32,6 @@ equals the batch parse for every chunking by construction:
 
 from __future__ import annotations
 
-import hashlib
 import json
 import re
 
@@ -41,7 +40,7 @@ import attrs
 from granite_formatters.jsonscan import JsonScanner
 from granite_formatters.processors import OutputProcessor, RequestLike
 from granite_formatters.streaming import Delta, StreamParser, ToolCallDelta, finish_deltas
-from granite_formatters.types import AssistantMessage, ToolCall
+from granite_formatters.types import AssistantMessage, ToolCall, ToolCallIds
 
 __all__ = ["TOOL_CALL_CLOSE", "TOOL_CALL_OPEN", "Granite4OutputProcessor", "Granite4StreamParser"]
 
@@ -65,12 +64,9 @@ def _partial_prefix(text: str, tag: str) -> int:
         start = found + 1
 
 
-def _call_id(json_text: str, index: int) -> str:
-    digest = hashlib.sha256(f"{index}\x00{json_text}".encode("utf-8", "surrogatepass"))
-    return "call_" + digest.hexdigest()[:24]
-
-
-def _tool_calls(json_text: str, first_index: int, notes: list[str]) -> list[ToolCall] | str:
+def _tool_calls(
+    json_text: str, first_index: int, notes: list[str], new_id: ToolCallIds
+) -> list[ToolCall] | str:
     """The calls in one block's JSON, or why there are none."""
     try:
         value = json.loads(json_text)
@@ -97,7 +93,7 @@ def _tool_calls(json_text: str, first_index: int, notes: list[str]) -> list[Tool
                     "JSON; kept as the string"
                 )
         given_id = item.get("id")
-        call_id = given_id if isinstance(given_id, str) and given_id else _call_id(json_text, index)
+        call_id = given_id if isinstance(given_id, str) and given_id else new_id()
         calls.append(ToolCall(id=call_id, name=name, arguments=arguments))
     return calls
 
@@ -124,6 +120,7 @@ class Granite4StreamParser(StreamParser):
         self._out_text: list[str] = []
         self._message: AssistantMessage | None = None
         self._role_sent = False
+        self._ids = ToolCallIds()
 
     # ------------------------------------------------------------------ API
 
@@ -295,7 +292,7 @@ class Granite4StreamParser(StreamParser):
     def _finish_block(self) -> None:
         block = "".join(self._block)
         json_text = block[self._json_start : self._json_end]
-        result = _tool_calls(json_text, len(self._calls), self._notes)
+        result = _tool_calls(json_text, len(self._calls), self._notes, self._ids)
         if isinstance(result, str):
             self._notes.append(
                 f"the <tool_call> block at offset {self._offset} is not a tool call: "
