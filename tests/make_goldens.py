@@ -1,7 +1,7 @@
 """(Re)generate the golden prompt files of the Granite 3.2 and 3.3 input processors.
 
 Every expected prompt is rendered from the OFFICIAL chat template by the shared renderer
-(``shared/tools/render_chat_template.py``, located as in ``tests/oracle.py``); nothing
+(``shared/tools/render_chat_template.py``, located as in ``tests/support/oracle.py``); nothing
 here uses the package. Run from the repository root::
 
     python tests/make_goldens.py            # rewrite tests/granite3{2,3}/golden/
@@ -27,7 +27,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-import oracle
+from support import oracle
 
 GOLDEN_DIRS = {
     "3.2": oracle.REPO / "tests" / "granite32" / "golden",

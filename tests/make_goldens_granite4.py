@@ -3,7 +3,7 @@
 Every expected prompt is rendered from the OFFICIAL chat template
 (``shared/chat-templates/granite-4.0.jinja`` and ``granite-4.1.jinja``) by running the
 shared renderer ``shared/tools/render_chat_template.py`` as a program (located as in
-``tests/oracle.py``); nothing here uses the package. Run from the repository root::
+``tests/support/oracle.py``); nothing here uses the package. Run from the repository root::
 
     python tests/make_goldens_granite4.py            # rewrite tests/granite4/golden/
     python tests/make_goldens_granite4.py --check    # only report files that would change
@@ -27,8 +27,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-import oracle
-from granite4 import oracle4
+from support import oracle, oracle4
 
 GOLDEN_ROOT = oracle.REPO / "tests" / "granite4" / "golden"
 GOLDEN_DIRS = {release: GOLDEN_ROOT / release for release in oracle4.RELEASES}

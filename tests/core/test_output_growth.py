@@ -11,7 +11,8 @@ import importlib.util
 from typing import Any
 
 import pytest
-import robustness
+
+from support import robustness
 
 #: Sizes chosen so that the smallest run takes a few milliseconds.
 BIG_N = {"newlines", "short lines", "think markers", "header-like lines", "plugin tokens"}

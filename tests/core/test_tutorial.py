@@ -22,8 +22,9 @@ import sysconfig
 from importlib import metadata
 from pathlib import Path
 
-import oracle
 import pytest
+
+from support import oracle
 
 REPO = Path(__file__).resolve().parents[2]
 EXAMPLE = REPO / "examples" / "granite-formatters-granite31"

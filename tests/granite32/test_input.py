@@ -10,11 +10,12 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from granite3_input_contract import DAY, HI, QUESTION, InputProcessorContract, golden_names
-from granite3_support import GRANITE32_TOKENS
 
 from granite_formatters.granite3.types import Granite3ChatCompletion
 from granite_formatters_granite32.input import GRANITE32_PROMPT_FORMAT, Granite32InputProcessor
+
+from support.granite3_input_contract import DAY, HI, QUESTION, InputProcessorContract, golden_names
+from support.granite3_support import GRANITE32_TOKENS
 
 GOLDEN = Path(__file__).parent / "golden"
 

@@ -5,17 +5,18 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from granite3_output_support import (
+from hypothesis import given
+from hypothesis import strategies as st
+
+from granite_formatters_granite32.output import Granite32OutputProcessor
+
+from support.granite3_output_support import (
     check_consistent,
     check_spans,
     comparable,
     marker_soup,
     span_of,
 )
-from hypothesis import given
-from hypothesis import strategies as st
-
-from granite_formatters_granite32.output import Granite32OutputProcessor
 
 PARSER = Granite32OutputProcessor()
 USER = [{"role": "user", "content": "Tell me about Granite."}]

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-import robustness
+from support import robustness
 
 MODEL = "granite-3.2-8b-instruct"
 RAG = {

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import pytest
-import tool_call_history
+
+from support import tool_call_history
 
 MODEL = "granite-3.2-8b-instruct"
 

@@ -10,11 +10,12 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from granite3_input_contract import DAY, HI, QUESTION, InputProcessorContract, golden_names
-from granite3_support import GRANITE33_TOKENS
 
 from granite_formatters.errors import InvalidRequestError
 from granite_formatters_granite33.input import GRANITE33_PROMPT_FORMAT, Granite33InputProcessor
+
+from support.granite3_input_contract import DAY, HI, QUESTION, InputProcessorContract, golden_names
+from support.granite3_support import GRANITE33_TOKENS
 
 GOLDEN = Path(__file__).parent / "golden"
 

@@ -1,7 +1,7 @@
 """Granite33InputProcessor against the official Granite 3.3 chat template, on random requests.
 
 Every request drawn here is rendered by the official template (through the shared
-renderer, see ``tests/oracle.py``) and by the processor; the two strings must be equal
+renderer, see ``tests/support/oracle.py``) and by the processor; the two strings must be equal
 under ``special_tokens="keep"``, and the other policies must behave as documented.
 Requests the processor rejects by policy are drawn separately. Skipped when the
 reference folder with the templates is not available.
@@ -12,8 +12,13 @@ from __future__ import annotations
 import datetime
 from typing import Any
 
-import oracle
-from granite3_support import (
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from granite_formatters_granite33.input import Granite33InputProcessor
+
+from support import oracle
+from support.granite3_support import (
     DATES,
     DIFFERENTIAL,
     assert_compatible_mode,
@@ -24,10 +29,6 @@ from granite3_support import (
     policy_violations,
     valid_requests,
 )
-from hypothesis import given, settings
-from hypothesis import strategies as st
-
-from granite_formatters_granite33.input import Granite33InputProcessor
 
 RELEASE = "3.3"
 PROCESSOR = Granite33InputProcessor()

@@ -5,18 +5,19 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from granite3_output_support import (
+from hypothesis import given
+from hypothesis import strategies as st
+
+from granite_formatters.granite3.cite_format import TOKENS_SKIPPED_NOTE
+from granite_formatters_granite33.output import Granite33OutputProcessor
+
+from support.granite3_output_support import (
     check_consistent,
     check_spans,
     comparable,
     marker_soup,
     span_of,
 )
-from hypothesis import given
-from hypothesis import strategies as st
-
-from granite_formatters.granite3.cite_format import TOKENS_SKIPPED_NOTE
-from granite_formatters_granite33.output import Granite33OutputProcessor
 
 PARSER = Granite33OutputProcessor()
 USER = [{"role": "user", "content": "Tell me about Granite."}]

@@ -5,7 +5,14 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from granite3_output_support import (
+from hypothesis import given
+from hypothesis import strategies as st
+
+from granite_formatters.streaming import Delta
+from granite_formatters_granite33.output import Granite33OutputProcessor
+
+from .test_output import DOCS, NOT_THINKING, OUTPUT_MARKERS, RAG, RAG_OUTPUT, THINKING, TOOLS, cite
+from support.granite3_output_support import (
     check_every_split,
     check_stream,
     cuts_for,
@@ -14,13 +21,6 @@ from granite3_output_support import (
     stream,
     truncations,
 )
-from hypothesis import given
-from hypothesis import strategies as st
-
-from granite_formatters.streaming import Delta
-from granite_formatters_granite33.output import Granite33OutputProcessor
-
-from .test_output import DOCS, NOT_THINKING, OUTPUT_MARKERS, RAG, RAG_OUTPUT, THINKING, TOOLS, cite
 
 PARSER = Granite33OutputProcessor()
 REQUESTS = [None, RAG, THINKING, TOOLS, NOT_THINKING]

@@ -10,12 +10,12 @@ from __future__ import annotations
 import json
 from typing import Any
 
-import oracle
 import pytest
 
 import granite_formatters
-from granite4 import oracle4
 from granite4.test_output import AGENT_CPP_SAMPLE, LLAMA_CPP_SAMPLE, VLLM_SAMPLE
+
+from support import oracle, oracle4
 
 pytestmark = oracle.needs_shared
 

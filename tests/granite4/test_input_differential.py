@@ -1,7 +1,7 @@
 """The Granite 4.0 and 4.1 input processors against the official templates, on random requests.
 
 Every request drawn is rendered by the official template (through the shared renderer,
-see ``tests/granite4/oracle4.py``) and by the processor; the strings must be equal.
+see ``tests/support/oracle4.py``) and by the processor; the strings must be equal.
 Requests in which the template silently drops something must raise
 ``InvalidRequestError`` naming the field in strict mode, and render exactly as the
 template does (with one ``DroppedInputWarning``) with ``strict=False``. Skipped when the
@@ -17,10 +17,11 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from granite4 import oracle4
-from granite4.strategies import DIFFERENTIAL, dropping_requests, valid_requests
 from granite_formatters.errors import DroppedInputWarning, InvalidRequestError
 from granite_formatters_granite4.input import Granite40InputProcessor, Granite41InputProcessor
+
+from support import oracle4
+from support.granite4_strategies import DIFFERENTIAL, dropping_requests, valid_requests
 
 PROCESSORS = {"4.0": Granite40InputProcessor(), "4.1": Granite41InputProcessor()}
 

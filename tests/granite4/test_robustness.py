@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-import robustness
+from support import robustness
 
 MODELS = ["granite-4.0-h-small", "granite-4.1-8b"]
 TOOLS = {

@@ -6,7 +6,6 @@ import itertools
 import json
 
 import pytest
-from granite3_output_support import comparable
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -16,6 +15,7 @@ from granite_formatters_granite4 import output as output_module
 from granite_formatters_granite4.output import Granite4OutputProcessor, Granite4StreamParser
 
 from .test_output import AGENT_CPP_SAMPLE, LLAMA_CPP_SAMPLE, VLLM_SAMPLE
+from support.granite3_output_support import comparable
 
 PROCESSOR = Granite4OutputProcessor()
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import pytest
-from granite3_output_support import cuts_for
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -18,6 +17,8 @@ from granite_formatters.granite3._citetags import (
     TagMatch,
     remove_citation_tags,
 )
+
+from support.granite3_output_support import cuts_for
 
 
 class PointTags:

@@ -11,10 +11,11 @@ import warnings
 from typing import Any
 
 import pytest
-from granite3_support import CODE_TOKENS
 
 from granite_formatters.errors import InvalidRequestError
 from granite_formatters.granite3 import Granite3ChatCompletion, Granite3InputProcessor
+
+from support.granite3_support import CODE_TOKENS
 
 DAY = datetime.date(2025, 4, 16)
 HI = [{"role": "user", "content": "Hi"}]

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import pytest
-from granite3_output_support import check_consistent, check_spans, comparable, joined, stream
 
 from granite_formatters.errors import InvalidRequestError
 from granite_formatters.granite3._citetags import ANCHOR
@@ -29,6 +28,13 @@ from granite_formatters.streaming import Delta, ToolCallDelta
 from granite_formatters.types import Document
 
 from .test_citetags import PointTags
+from support.granite3_output_support import (
+    check_consistent,
+    check_spans,
+    comparable,
+    joined,
+    stream,
+)
 
 # ----------------------------------------------------------------------------------------
 # The prior implementation's helpers

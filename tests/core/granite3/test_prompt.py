@@ -14,9 +14,7 @@ import re
 from types import SimpleNamespace
 from typing import Any
 
-import oracle
 import pytest
-from granite3_support import TOKENS, strip_tokens, valid_requests
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -38,6 +36,9 @@ from granite_formatters.special_tokens import (
     find_special_token_in_json,
     remove_special_tokens_in_json,
 )
+
+from support import oracle
+from support.granite3_support import TOKENS, strip_tokens, valid_requests
 
 GRANITE32_TOKENS = TOKENS["3.2"]
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import pytest
-from granite3_output_support import cuts_for
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -11,6 +10,8 @@ from granite_formatters.granite3._linepatterns import BoundedPattern, Lit, Patte
 from granite_formatters.granite3._reasoning import ReasoningSplitter
 from granite_formatters.granite3._sections import SectionSplitter
 from granite_formatters.granite3._stages import CONTENT, REASONING, ChannelSink, Outbox, Trimmer
+
+from support.granite3_output_support import cuts_for
 
 STARTS = ("Here is my thought process:", "Here's my thought process:")
 ENDS = ("Here is my response:", "Here's my response:")

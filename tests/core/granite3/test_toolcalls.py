@@ -7,7 +7,6 @@ import re
 from typing import NamedTuple
 
 import pytest
-from granite3_output_support import cuts_for
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -20,6 +19,8 @@ from granite_formatters.granite3._toolcalls import (
     build_tool_calls,
 )
 from granite_formatters.types import ToolCall
+
+from support.granite3_output_support import cuts_for
 
 
 class ToolCallParse(NamedTuple):

@@ -13,7 +13,6 @@ from copy import deepcopy
 from pathlib import Path
 from typing import Any, ClassVar
 
-import oracle
 import pytest
 
 from granite_formatters import get_formatter
@@ -21,6 +20,8 @@ from granite_formatters.errors import InvalidRequestError
 from granite_formatters.granite3 import Granite3InputProcessor, dates
 from granite_formatters.granite3.types import Granite3ChatCompletion
 from granite_formatters.types import ChatCompletion
+
+from support import oracle
 
 DAY = datetime.date(2025, 4, 6)
 HI = [{"role": "user", "content": "Hi"}]

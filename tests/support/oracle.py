@@ -27,7 +27,7 @@ from typing import Any
 
 import pytest
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 
 #: The oracle template of each release (see shared/chat-templates/README.md).
 TEMPLATES = {

@@ -20,13 +20,14 @@ from collections.abc import Sequence
 from datetime import date
 from typing import Any
 
-import oracle
 import pytest
 from hypothesis import HealthCheck, settings
 from hypothesis import strategies as st
 
 from granite_formatters.errors import DroppedInputWarning, InvalidRequestError
 from granite_formatters.processors import InputProcessor
+
+from support import oracle
 
 # The complete special-token sets of the 3.2 and 3.3 tokenizers, written out independently
 # (shared/reference/special-tokens.md).

@@ -1,4 +1,4 @@
-"""The official Granite 4.0 / 4.1 templates as the oracle (see tests/oracle.py).
+"""The official Granite 4.0 / 4.1 templates as the oracle (see tests/support/oracle.py).
 
 Unlike :func:`oracle.renderer_input`, content-part lists are passed to the template as
 they are: the Granite 4 templates read ``{"type": "text"}`` parts themselves (and drop
@@ -13,7 +13,7 @@ import datetime
 from collections.abc import Mapping
 from typing import Any
 
-import oracle
+from support import oracle
 
 RELEASES = ("4.0", "4.1")
 #: The model the goldens and differential tests format with, per release.
