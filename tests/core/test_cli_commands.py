@@ -89,7 +89,7 @@ def test_models_without_plugins_names_no_unpublished_distribution(
     assert code == 0
     assert out == (
         "No formatter plugins are installed. From a clone of the repository: "
-        "python3 -m pip install ./plugins/granite32 ./plugins/granite33\n"
+        "python3 -m pip install ./plugins/granite32 ./plugins/granite33 ./plugins/granite4\n"
     )
 
 

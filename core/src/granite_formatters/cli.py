@@ -252,7 +252,7 @@ def _cmd_models(args: argparse.Namespace, out: TextIO, stdin: TextIO) -> int:
     if not models:
         out.write(
             "No formatter plugins are installed. From a clone of the repository: "
-            "python3 -m pip install ./plugins/granite32 ./plugins/granite33\n"
+            "python3 -m pip install ./plugins/granite32 ./plugins/granite33 ./plugins/granite4\n"
         )
         return 0
     rows = [["MODEL", "PLUGIN", "ALIASES"]]
