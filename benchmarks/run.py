@@ -1286,7 +1286,8 @@ def stream_table(results: dict[str, Any]) -> str | None:
     for release, data in measured:
         chars = data["chars"]
         batch = data["batch_ns"]
-        cells = [release, f"{chars // 1000} KB"]
+        kind = "RAG" if RELEASES[release].family == "granite3" else "prose + tool calls"
+        cells = [release, f"{chars // 1000} KB, {kind}"]
         for key in ("batch_ns", "chunk50_ns", "chunk4_ns", "char_ns"):
             cells.append(f"{human(data[key] / chars)} ({show_ratio(ratio(data[key], batch))})")
         linear = data["linearity"]
