@@ -304,3 +304,23 @@ def test_workloads_have_the_advertised_shapes(bench: ModuleType) -> None:
     assert len(workloads.stream_answer("3.3", 20_000)) >= 20_000
     assert workloads.granite4_tool_call_answer(100).count("<tool_call>") == 100
     assert len(workloads.granite4_stream_answer(20_000)) >= 20_000
+
+
+def test_an_unknown_old_commit_is_a_reason_not_a_failure(bench: ModuleType) -> None:
+    if shutil.which("git") is None:
+        pytest.skip("git is not available")
+    with bench.old_checkout("0123456789abcdef0123456789abcdef01234567") as (root, reason):
+        assert root is None
+        assert "is not in this repository" in reason
+
+
+def test_the_old_checkout_holds_the_old_sources(bench: ModuleType) -> None:
+    if not old_commit_available():
+        pytest.skip(f"commit {OLD_COMMIT} is not in this repository")
+    with bench.old_checkout() as (root, reason):
+        assert reason is None and root is not None
+        assert (root / "core" / "src" / "granite_formatters" / "__init__.py").is_file()
+        # b5e8081 predates the Granite 4 plugin.
+        assert (root / "plugins" / "granite33" / "src").is_dir()
+        assert not (root / "plugins" / "granite4").exists()
+    assert not root.exists()
