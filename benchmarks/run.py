@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Benchmark harness for granite-formatters: one command, every bundled release side by side.
 
-    python benchmarks/run.py                 full run (about 3 minutes), Markdown on stdout
+    python benchmarks/run.py                 full run (about 2 minutes), Markdown on stdout
     python benchmarks/run.py --quick         tiny iteration counts (seconds; used by the tests)
     python benchmarks/run.py --write-doc     also rewrite the results section of docs/performance.md
     python benchmarks/run.py --json out.json also write the raw numbers
