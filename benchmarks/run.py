@@ -1,28 +1,34 @@
 #!/usr/bin/env python3
 """Benchmark harness for granite-formatters: one command, every bundled release side by side.
 
-    python benchmarks/run.py                 full run, Markdown tables on stdout
+    python benchmarks/run.py                 full run (about 2 minutes), Markdown on stdout
     python benchmarks/run.py --quick         tiny iteration counts (seconds; used by the tests)
     python benchmarks/run.py --write-doc     also rewrite the results section of docs/performance.md
     python benchmarks/run.py --json out.json also write the raw numbers
     python benchmarks/run.py --profile parse:3.3:rag-1000   cProfile one case instead
 
-What it measures, for each release (Granite 3.2 and 3.3):
+The releases are those of the bundled-release table (``tests/support/releases.py``,
+loaded by path): a new bundled release is measured with no edit here. One run reports
+every target of the performance issue as a ratio, with its threshold and a verdict:
 
-* format latency for a small chat, a RAG request and a tools request, against rendering
-  the official chat template with a compiled jinja2 environment configured exactly as
-  transformers configures it (the template is compiled once, outside the timed loop);
-* parse latency for a plain, a reasoning, a tool-call and RAG answers with 10, 100 and
-  1,000 citations;
-* streaming cost per character (one character at a time, 50-character chunks, one batch);
-* whether formatting or parsing a typed request re-validates it (a pydantic round trip);
-* cold start: a fresh process that imports the library, resolves a model name and
-  formats one request, against a fresh process that only imports pydantic.
+* format: a plain-dict and a typed RAG request and tools request against the official
+  chat template compiled once (outside the timed loop) in the environment transformers
+  uses, rendered with arguments prepared outside the loop; timed in alternation;
+* streaming: a RAG answer fed in 4-character and 1-character chunks against one batch
+  parse of the same text, per character, timed in alternation;
+* a 1,000-citation RAG parse against the same case run on commit ``b5e8081`` (a scratch
+  ``git archive`` of that commit, timed in subprocesses alternating with the current
+  code, each with its tree's ``core/src`` and ``plugins/*/src`` first on ``PYTHONPATH``);
+* the first prompt of a fresh process against a fresh process that imports jinja2,
+  compiles the official template and renders it (alternating, median);
+* ``pickle.loads(pickle.dumps(get_formatter(name)))`` for every bundled model name.
 
-Timing: ``time.perf_counter_ns`` loops. Each case is warmed up, then timed in repeats of
-enough calls to last about 20 ms; the figure reported is the median over the repeats of
-the time per call. Needs only the library (and jinja2 for the template baseline, which is
-skipped with a note when jinja2 or the shared templates are missing).
+It also keeps the detailed tables: format, parse (linearity), streaming, cold-start
+stages and pydantic round trips. Timing: ``time.perf_counter_ns`` loops, each case
+warmed up, then timed in repeats of enough calls to last about 20 ms; the figure is the
+median over the repeats. Needs only the library (jinja2 and the shared templates for the
+template baselines, git for the old-commit comparison: each is skipped with a note when
+missing).
 """
 
 from __future__ import annotations
@@ -35,11 +41,15 @@ import importlib.util
 import io
 import json
 import os
+import pickle
 import platform
 import pstats
+import shutil
 import statistics
 import subprocess
 import sys
+import tarfile
+import tempfile
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -59,21 +69,83 @@ if str(HERE) not in sys.path:
     sys.path.insert(0, str(HERE))
 import workloads  # noqa: E402
 
+
+def _load_release_table() -> ModuleType:
+    """``tests/support/releases.py``, loaded by path (it is stdlib-only)."""
+    name = "_gf_bench_releases"
+    if name in sys.modules:
+        return sys.modules[name]
+    path = REPO / "tests" / "support" / "releases.py"
+    spec = importlib.util.spec_from_file_location(name, path)
+    if spec is None or spec.loader is None:
+        raise ImportError(f"cannot load {path}")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module  # dataclasses look their module up while the file runs
+    spec.loader.exec_module(module)
+    return module
+
+
+RELEASE_TABLE = _load_release_table()
+#: Every bundled release, oldest first, by label.
+RELEASES: dict[str, Any] = {r.version: r for r in RELEASE_TABLE.RELEASES}
+
 TODAY = datetime.date(2025, 4, 16)
 NOW = datetime.datetime(2025, 4, 16)
 
-FORMAT_CASES = {
-    "small chat": workloads.small_chat_request,
-    "RAG (5 docs × 2 KB, controls)": workloads.rag_request,
-    "tools (6 tools)": workloads.tools_request,
+#: The commit the performance issue was filed against (the old-code baseline).
+OLD_COMMIT = "b5e8081"
+
+#: The targets, in report order: id -> (label, "min"/"max", threshold).
+TARGETS: dict[str, tuple[str, str, float]] = {
+    "dict-rag": ("plain-dict RAG request: template ÷ library", "min", 8.0),
+    "dict-tools": ("plain-dict tools request: template ÷ library", "min", 10.0),
+    "typed-rag": ("typed RAG request: template ÷ library", "min", 10.0),
+    "typed-tools": ("typed tools request: template ÷ library", "min", 10.0),
+    "stream-4": ("stream a RAG answer in 4-char chunks ÷ batch parse, per char", "max", 3.0),
+    "stream-1": ("stream a RAG answer in 1-char chunks ÷ batch parse, per char", "max", 10.0),
+    "parse-1000": (f"1,000-citation RAG parse: {OLD_COMMIT} ÷ now", "min", 2.0),
+    "first-prompt": (
+        "first prompt in a fresh process ÷ (`import jinja2` + compile + render)",
+        "max",
+        1.3,
+    ),
 }
+PICKLE_TARGET = "pickle"
+PICKLE_LABEL = "`pickle.loads(pickle.dumps(get_formatter(name)))` works: bundled models"
+
+
+def format_cases(family: str) -> dict[str, tuple[str, Callable[[], dict[str, Any]]]]:
+    """name -> (target key, request factory) for a release family."""
+    if family == "granite3":
+        return {
+            "small chat": ("small", workloads.small_chat_request),
+            "RAG (5 docs × 2 KB, controls)": ("rag", workloads.rag_request),
+            "tools (6 tools)": ("tools", workloads.tools_request),
+        }
+    return {
+        "small chat": ("small", workloads.small_chat_request),
+        "RAG (5 docs × 2 KB)": ("rag", workloads.granite4_documents_request),
+        "tools (6 tools)": ("tools", workloads.tools_request),
+        "agent turn (6 tools, past call, result)": ("agent", workloads.granite4_agent_request),
+    }
+
+
+def rag_request(family: str) -> dict[str, Any]:
+    return (
+        workloads.rag_request() if family == "granite3" else workloads.granite4_documents_request()
+    )
+
+
+def stream_text(release: Any, size: int) -> str:
+    """The streamed answer: a cited RAG answer (3.x); prose with tool calls (4.x, which
+    has no citation syntax)."""
+    if release.family == "granite3":
+        return workloads.stream_answer(release.version, size)
+    return workloads.granite4_stream_answer(size)
+
+
 CITATION_COUNTS = (10, 100, 1000)
-TEMPLATE_FILES = {
-    "3.2": "granite-3.2-8b-instruct.jinja",
-    "3.3": "granite-3.3-8b-instruct.jinja",
-    "4.0": "granite-4.0.jinja",
-    "4.1": "granite-4.1.jinja",
-}
+GRANITE4_TOOL_CALLS = (10, 100, 1000)
 
 
 @dataclass(frozen=True)
@@ -84,7 +156,7 @@ class Settings:
 
     @property
     def repeats(self) -> int:
-        return 1 if self.quick else 15
+        return 1 if self.quick else 11
 
     @property
     def target_ns(self) -> int:
@@ -96,12 +168,37 @@ class Settings:
         return 1 if self.quick else 3
 
     @property
-    def stream_sizes(self) -> tuple[int, int]:
-        return (5_000, 50_000) if self.quick else (100_000, 1_000_000)
+    def stream_size(self) -> int:
+        """The answer streamed for the ratio targets (timed in alternation)."""
+        return 2_000 if self.quick else 20_000
+
+    @property
+    def stream_repeats(self) -> int:
+        return 1 if self.quick else 7
+
+    @property
+    def linearity_sizes(self) -> tuple[int, int]:
+        return (2_000, 20_000) if self.quick else (20_000, 200_000)
 
     @property
     def cold_runs(self) -> int:
+        """Fresh processes per cold-start stage (the stage table)."""
+        return 1 if self.quick else 7
+
+    @property
+    def first_prompt_runs(self) -> int:
+        """Fresh processes per side of the first-prompt target (alternating)."""
         return 2 if self.quick else 21
+
+    @property
+    def old_rounds(self) -> int:
+        """Alternating old/new subprocess rounds of the old-commit comparison."""
+        return 1 if self.quick else 4
+
+    @property
+    def old_parses(self) -> int:
+        """Timed parses per subprocess of the old-commit comparison."""
+        return 1 if self.quick else 5
 
 
 # --------------------------------------------------------------------------- timing
@@ -138,15 +235,19 @@ def measure_group(fns: dict[str, Callable[[], object]], settings: Settings) -> d
     return {name: round(statistics.median(values)) for name, values in samples.items()}
 
 
-def time_once(fn: Callable[[], object], settings: Settings, repeats: int) -> int:
-    """Median nanoseconds of single calls (for cases that take long on their own)."""
-    samples = []
-    for _ in range(1 if settings.quick else repeats):
-        gc.collect()
-        start = time.perf_counter_ns()
+def time_alternating(fns: dict[str, Callable[[], object]], repeats: int) -> dict[str, int]:
+    """Median nanoseconds of single calls, the functions called in turn each repeat
+    (for cases that take long on their own)."""
+    samples: dict[str, list[int]] = {name: [] for name in fns}
+    for fn in fns.values():  # warm-up
         fn()
-        samples.append(time.perf_counter_ns() - start)
-    return round(statistics.median(samples))
+    for _ in range(repeats):
+        for name, fn in fns.items():
+            gc.collect()
+            start = time.perf_counter_ns()
+            fn()
+            samples[name].append(time.perf_counter_ns() - start)
+    return {name: round(statistics.median(values)) for name, values in samples.items()}
 
 
 def human(ns: float | None) -> str:
@@ -192,9 +293,10 @@ def load_renderer(shared: Path) -> ModuleType:
 class Baseline:
     """The official template, compiled once, rendered as transformers renders it."""
 
-    def __init__(self, renderer: ModuleType, template_text: str) -> None:
+    def __init__(self, renderer: ModuleType, path: Path) -> None:
         self.renderer = renderer
-        self.template = renderer.make_environment(NOW).from_string(template_text)
+        self.path = path
+        self.template = renderer.make_environment(NOW).from_string(path.read_text(encoding="utf-8"))
 
     def prepare(self, request: dict[str, Any]) -> dict[str, Any]:
         """The render() keyword arguments for ``request`` (prepared outside the timed loop)."""
@@ -218,7 +320,7 @@ class Baseline:
         return str(self.template.render(**prepared))
 
 
-def baselines(releases: list[str]) -> tuple[dict[str, Baseline], str | None]:
+def baselines(releases: list[Any]) -> tuple[dict[str, Baseline], str | None]:
     """A baseline per release, or the reason there is none."""
     shared = shared_dir()
     if shared is None:
@@ -232,12 +334,15 @@ def baselines(releases: list[str]) -> tuple[dict[str, Baseline], str | None]:
         return {}, f"the template renderer could not be loaded ({exc}); Jinja baseline skipped"
     out = {}
     for release in releases:
-        text = (shared / "chat-templates" / TEMPLATE_FILES[release]).read_text(encoding="utf-8")
-        out[release] = Baseline(renderer, text)
+        out[release.version] = Baseline(renderer, shared / "chat-templates" / release.template)
     return out, None
 
 
 def machine() -> dict[str, Any]:
+    try:
+        load: list[float] | None = [round(x, 2) for x in os.getloadavg()]
+    except OSError:  # pragma: no cover - not on every platform
+        load = None
     return {
         "platform": platform.platform(),
         "machine": platform.machine(),
@@ -247,6 +352,7 @@ def machine() -> dict[str, Any]:
         "implementation": platform.python_implementation(),
         "pydantic": _version("pydantic"),
         "jinja2": _version("jinja2"),
+        "load_average": load,
     }
 
 
@@ -259,15 +365,14 @@ def _version(dist: str) -> str | None:
         return None
 
 
-def load_formatter(release: str) -> tuple[Any, str | None]:
+def load_formatter(release: Any) -> tuple[Any, str | None]:
     """The release's formatter, or the reason it is not available."""
-    package = f"granite_formatters_granite{release.replace('.', '')}"
-    if importlib.util.find_spec(package) is None:
-        return None, f"plugin {package} is not installed"
+    if not release.installed:
+        return None, f"plugin {release.module} is not installed"
     import granite_formatters
 
     try:
-        return granite_formatters.get_formatter(workloads.RELEASES[release]), None
+        return granite_formatters.get_formatter(release.model), None
     except Exception as exc:  # noqa: BLE001 - any failure means "not measurable"
         return None, _one_line(exc)
 
@@ -282,14 +387,245 @@ def typed_request(formatter: Any, request: dict[str, Any]) -> Any:
 
 
 def request_type(formatter: Any) -> type[Any]:
-    """The request class of the formatter's processors (``request_type`` if declared)."""
+    """The request class of the formatter's processors (``request_type`` if declared;
+    else ``Granite3ChatCompletion`` for Granite 3, ``ChatCompletion`` otherwise)."""
     for processor in (formatter.input_processor, formatter.output_processor):
         declared = getattr(processor, "request_type", None)
         if isinstance(declared, type):
             return declared
-    from granite_formatters.granite3.types import Granite3ChatCompletion
+    if type(formatter.input_processor).__module__.startswith(
+        ("granite_formatters_granite3", "granite_formatters.granite3")
+    ):
+        from granite_formatters.granite3.types import Granite3ChatCompletion
 
-    return Granite3ChatCompletion
+        return Granite3ChatCompletion
+    from granite_formatters.types import ChatCompletion
+
+    return ChatCompletion
+
+
+def coerce(request: dict[str, Any], cls: type[Any]) -> Any:
+    from granite_formatters.types import coerce_request
+
+    return coerce_request(request, cls)
+
+
+# --------------------------------------------------------------------------- format
+
+
+def bench_format(
+    release: Any, formatter: Any, baseline: Baseline | None, settings: Settings
+) -> dict[str, Any]:
+    """Each format case as a dict, as a typed request and as the template, alternating."""
+    out: dict[str, Any] = {}
+    for name, (key, make) in format_cases(release.family).items():
+        request = make()
+        typed = typed_request(formatter, request)
+        prompt = formatter.format(request, today=TODAY)
+        fns: dict[str, Callable[[], object]] = {
+            "dict_ns": partial(formatter.format, request, today=TODAY),
+            "typed_ns": partial(formatter.format, typed, today=TODAY),
+        }
+        row: dict[str, Any] = {"key": key, "prompt_chars": len(prompt), "matches_template": None}
+        if baseline is not None:
+            prepared = baseline.prepare(request)
+            row["matches_template"] = baseline.render(prepared) == prompt
+            fns["jinja_ns"] = partial(baseline.render, prepared)
+        row.update({"jinja_ns": None, **measure_group(fns, settings)})
+        out[name] = row
+    return out
+
+
+# --------------------------------------------------------------------------- parse
+
+ParseCase = tuple[str, Callable[[], dict[str, Any]], int, int]
+
+
+def parse_cases(release: Any) -> dict[str, ParseCase]:
+    """name -> (model output, request factory, citations or tool calls in it,
+    hallucinations in it)."""
+    if release.family != "granite3":
+        cases: dict[str, ParseCase] = {
+            "plain answer": (workloads.plain_answer(), workloads.small_chat_request, 0, 0),
+            "tool-call answer": (
+                workloads.granite4_tool_call_answer(2),
+                workloads.tools_request,
+                2,
+                0,
+            ),
+        }
+        for count in GRANITE4_TOOL_CALLS:
+            cases[f"{count} tool calls"] = (
+                workloads.granite4_tool_call_answer(count),
+                workloads.tools_request,
+                count,
+                0,
+            )
+        return cases
+    version = release.version
+    cases = {
+        "plain answer": (workloads.plain_answer(), workloads.small_chat_request, 0, 0),
+        "reasoning answer": (
+            workloads.reasoning_answer(version),
+            workloads.reasoning_request,
+            0,
+            0,
+        ),
+        "tool-call answer": (workloads.tool_call_answer(), workloads.tools_request, 0, 0),
+    }
+    for count in CITATION_COUNTS:
+        answer = workloads.rag_answer(version, count)
+        cases[f"RAG, {count} citations"] = (
+            answer.text,
+            workloads.rag_request,
+            count,
+            answer.hallucinations,
+        )
+    return cases
+
+
+def growth_cases(release: Any) -> tuple[str, str]:
+    """The two parse cases whose ratio shows the growth (100 and 1,000 of a thing)."""
+    if release.family == "granite3":
+        return "RAG, 100 citations", "RAG, 1000 citations"
+    return "100 tool calls", "1000 tool calls"
+
+
+def check_granite4_parse(message: Any, calls: int) -> str:
+    found = len(message.tool_calls)
+    if found == calls and not getattr(message, "notes", None):
+        return "ok"
+    return f"{found} of {calls} tool calls"
+
+
+def check_parse(
+    message: Any, request: dict[str, Any], case: str, citations: int, hallucinations: int
+) -> str:
+    """A short verdict on whether the parse found what the output contains."""
+    problems = []
+    if case.startswith("reasoning") and not message.reasoning_content:
+        problems.append("no reasoning found")
+    if case.startswith("tool") and len(message.tool_calls) != 2:
+        problems.append(f"{len(message.tool_calls)} of 2 tool calls")
+    content = message.content
+    found = getattr(message, "citations", None) or []
+    flagged = getattr(message, "hallucinations", None) or []
+    texts = [d["text"] for d in request.get("documents") or []]
+    for label, items, expected in (
+        ("citations", found, citations),
+        ("hallucinations", flagged, hallucinations),
+    ):
+        if len(items) != expected:
+            problems.append(f"{len(items)} of {expected} {label}")
+        located = sum(
+            1
+            for item in items
+            if item.response_text
+            and item.response_begin is not None
+            and content[item.response_begin : item.response_end] == item.response_text
+        )
+        if located != len(items):
+            problems.append(f"{located} of {len(items)} {label} located in the content")
+    in_documents = sum(
+        1
+        for c in found
+        if c.context_begin is not None
+        and any(text[c.context_begin : c.context_end] == c.context_text for text in texts)
+    )
+    if in_documents != len(found):
+        problems.append(f"{in_documents} of {len(found)} citations located in the documents")
+    return "; ".join(problems) or "ok"
+
+
+def bench_parse(release: Any, formatter: Any, settings: Settings) -> dict[str, Any]:
+    """Every parse case, timed in alternation (so the growth ratio compares like with like)."""
+    out: dict[str, Any] = {}
+    fns: dict[str, Callable[[], object]] = {}
+    for name, (output, make, found, hallucinations) in parse_cases(release).items():
+        request = make()
+        typed = typed_request(formatter, request)
+        message = formatter.parse(output, typed)
+        if release.family == "granite3":
+            check = check_parse(message, request, name, found, hallucinations)
+        else:
+            check = check_granite4_parse(message, found)
+        out[name] = {"output_chars": len(output), "check": check}
+        fns[name] = partial(formatter.parse, output, typed)
+    for name, ns in measure_group(fns, settings).items():
+        out[name]["ns"] = ns
+    return out
+
+
+# --------------------------------------------------------------------------- streaming
+
+
+def _stream(formatter: Any, request: Any, text: str, chunk: int) -> Callable[[], object]:
+    def run() -> object:
+        parser = formatter.stream_parser(request)
+        feed = parser.feed
+        for i in range(0, len(text), chunk):
+            feed(text[i : i + chunk])
+        return parser.close()
+
+    return run
+
+
+STREAM_CHUNKS = {"chunk4_ns": 4, "char_ns": 1, "chunk50_ns": 50}
+
+
+def bench_stream(release: Any, formatter: Any, settings: Settings) -> dict[str, Any]:
+    """Per-character cost of streaming against one batch parse of the same text.
+
+    ``ratio``: the answer of ``settings.stream_size`` characters, batch and every chunk
+    size timed in alternation. ``linearity``: one character at a time at two sizes ten
+    times apart (10× the text should cost about 10× the time, not 100×).
+    """
+    typed = typed_request(formatter, rag_request(release.family))
+    text = stream_text(release, settings.stream_size)
+    fns: dict[str, Callable[[], object]] = {"batch_ns": partial(formatter.parse, text, typed)}
+    for key, chunk in STREAM_CHUNKS.items():
+        fns[key] = _stream(formatter, typed, text, chunk)
+    batch = formatter.parse(text, typed)
+    streamed = formatter.stream_parser(typed)
+    for i in range(0, len(text), 4):
+        streamed.feed(text[i : i + 4])
+    streamed.close()
+    same = _comparable(streamed.message) == _comparable(batch)
+    out: dict[str, Any] = {
+        "chars": len(text),
+        "equals_batch": same,
+        **time_alternating(fns, settings.stream_repeats),
+    }
+    linear: dict[str, Any] = {}
+    for size in settings.linearity_sizes:
+        long_text = stream_text(release, size)
+        linear[str(size)] = {
+            "chars": len(long_text),
+            **time_alternating(
+                {
+                    "batch_ns": partial(formatter.parse, long_text, typed),
+                    "char_ns": _stream(formatter, typed, long_text, 1),
+                },
+                1 if settings.quick else 3,
+            ),
+        }
+    out["linearity"] = linear
+    return out
+
+
+def _comparable(message: Any) -> Any:
+    """The parts of a message that streaming must reproduce (generated tool-call ids
+    aside, which are compared elsewhere by their counter)."""
+    if message is None:
+        return None
+    calls = [(c.name, c.arguments) for c in getattr(message, "tool_calls", None) or []]
+    return (
+        message.content,
+        getattr(message, "reasoning_content", None),
+        calls,
+        len(getattr(message, "citations", None) or []),
+        len(getattr(message, "hallucinations", None) or []),
+    )
 
 
 # --------------------------------------------------------------------------- pydantic round trips
@@ -364,146 +700,7 @@ def request_round_trips(counts: dict[str, int], request_cls: type[Any]) -> dict[
 # --------------------------------------------------------------------------- sections
 
 
-def bench_format(
-    release: str, formatter: Any, baseline: Baseline | None, settings: Settings
-) -> dict[str, Any]:
-    out: dict[str, Any] = {}
-    for name, make in FORMAT_CASES.items():
-        request = make()
-        typed = typed_request(formatter, request)
-        prompt = formatter.format(request, today=TODAY)
-        fns: dict[str, Callable[[], object]] = {
-            "dict_ns": partial(formatter.format, request, today=TODAY),
-            "typed_ns": partial(formatter.format, typed, today=TODAY),
-        }
-        row: dict[str, Any] = {"prompt_chars": len(prompt), "matches_template": None}
-        if baseline is not None:
-            prepared = baseline.prepare(request)
-            row["matches_template"] = baseline.render(prepared) == prompt
-            fns["jinja_ns"] = partial(baseline.render, prepared)
-        row.update({"jinja_ns": None, **measure_group(fns, settings)})
-        out[name] = row
-    return out
-
-
-ParseCase = tuple[str, Callable[[], dict[str, Any]], int, int]
-
-
-def parse_cases(release: str) -> dict[str, ParseCase]:
-    """name -> (model output, request factory, citations in it, hallucinations in it)."""
-    cases: dict[str, ParseCase] = {
-        "plain answer": (workloads.plain_answer(), workloads.small_chat_request, 0, 0),
-        "reasoning answer": (
-            workloads.reasoning_answer(release),
-            workloads.reasoning_request,
-            0,
-            0,
-        ),
-        "tool-call answer": (workloads.tool_call_answer(), workloads.tools_request, 0, 0),
-    }
-    for count in CITATION_COUNTS:
-        answer = workloads.rag_answer(release, count)
-        cases[f"RAG, {count} citations"] = (
-            answer.text,
-            workloads.rag_request,
-            count,
-            answer.hallucinations,
-        )
-    return cases
-
-
-def check_parse(
-    message: Any, request: dict[str, Any], case: str, citations: int, hallucinations: int
-) -> str:
-    """A short verdict on whether the parse found what the output contains."""
-    problems = []
-    if case.startswith("reasoning") and not message.reasoning_content:
-        problems.append("no reasoning found")
-    if case.startswith("tool") and len(message.tool_calls) != 2:
-        problems.append(f"{len(message.tool_calls)} of 2 tool calls")
-    content = message.content
-    found = getattr(message, "citations", None) or []
-    flagged = getattr(message, "hallucinations", None) or []
-    texts = [d["text"] for d in request.get("documents") or []]
-    for label, items, expected in (
-        ("citations", found, citations),
-        ("hallucinations", flagged, hallucinations),
-    ):
-        if len(items) != expected:
-            problems.append(f"{len(items)} of {expected} {label}")
-        located = sum(
-            1
-            for item in items
-            if item.response_text
-            and item.response_begin is not None
-            and content[item.response_begin : item.response_end] == item.response_text
-        )
-        if located != len(items):
-            problems.append(f"{located} of {len(items)} {label} located in the content")
-    in_documents = sum(
-        1
-        for c in found
-        if c.context_begin is not None
-        and any(text[c.context_begin : c.context_end] == c.context_text for text in texts)
-    )
-    if in_documents != len(found):
-        problems.append(f"{in_documents} of {len(found)} citations located in the documents")
-    return "; ".join(problems) or "ok"
-
-
-def bench_parse(release: str, formatter: Any, settings: Settings) -> dict[str, Any]:
-    """Every parse case, timed in alternation (so the growth ratio compares like with like)."""
-    out: dict[str, Any] = {}
-    fns: dict[str, Callable[[], object]] = {}
-    for name, (output, make, citations, hallucinations) in parse_cases(release).items():
-        request = make()
-        typed = typed_request(formatter, request)
-        message = formatter.parse(output, typed)
-        out[name] = {
-            "output_chars": len(output),
-            "check": check_parse(message, request, name, citations, hallucinations),
-        }
-        fns[name] = partial(formatter.parse, output, typed)
-    for name, ns in measure_group(fns, settings).items():
-        out[name]["ns"] = ns
-    return out
-
-
-def stream_api(formatter: Any) -> Callable[..., Any] | None:
-    return getattr(formatter.output_processor, "stream_parser", None)
-
-
-def _stream(
-    make_parser: Callable[..., Any], request: Any, text: str, chunk: int
-) -> Callable[[], object]:
-    def run() -> object:
-        parser = make_parser(request)
-        feed = parser.feed
-        for i in range(0, len(text), chunk):
-            feed(text[i : i + chunk])
-        return parser.close()
-
-    return run
-
-
-def bench_stream(release: str, formatter: Any, settings: Settings) -> dict[str, Any]:
-    make_parser = stream_api(formatter)
-    if make_parser is None:
-        return {"skipped": "the output processor has no stream_parser yet"}
-    typed = typed_request(formatter, workloads.rag_request())
-    small, large = settings.stream_sizes
-    out: dict[str, Any] = {"sizes": [small, large]}
-    for size in (small, large):
-        text = workloads.stream_answer(release, size)
-        row: dict[str, Any] = {"chars": len(text)}
-        row["batch_ns"] = time_once(partial(formatter.parse, text, typed), settings, 5)
-        for label, chunk in (("chunk50_ns", 50), ("char_ns", 1)):
-            row[label] = time_once(_stream(make_parser, typed, text, chunk), settings, 3)
-        out[str(size)] = row
-    return out
-
-
-def bench_roundtrip(formatter: Any, settings: Settings) -> dict[str, Any]:
+def bench_roundtrip(release: Any, formatter: Any, settings: Settings) -> dict[str, Any]:
     """Request validations/serialisations per call, and the time per call, when the
     caller passes a typed object: the core's public ``ChatCompletion``, or the request
     type of the release's processors."""
@@ -512,12 +709,19 @@ def bench_roundtrip(formatter: Any, settings: Settings) -> dict[str, Any]:
     cls = request_type(formatter)
     kinds: list[type[Any]] = [ChatCompletion] if cls is ChatCompletion else [ChatCompletion, cls]
     out: dict[str, Any] = {"kinds": [k.__name__ for k in kinds], "cases": {}}
-    answer = workloads.rag_answer(_release_of(formatter), 10).text
     cases: dict[str, tuple[Callable[[], dict[str, Any]], Callable[[Any], object]]] = {
         f"format, {name}": (make, partial(_format_call, formatter))
-        for name, make in FORMAT_CASES.items()
+        for name, (_, make) in format_cases(release.family).items()
     }
-    cases["parse, RAG 10 citations"] = (workloads.rag_request, partial(formatter.parse, answer))
+    if release.family == "granite3":
+        answer = workloads.rag_answer(release.version, 10).text
+        cases["parse, RAG 10 citations"] = (workloads.rag_request, partial(formatter.parse, answer))
+    else:
+        answer = workloads.granite4_tool_call_answer(2)
+        cases["parse, tool-call answer"] = (
+            workloads.tools_request,
+            partial(formatter.parse, answer),
+        )
     for case, (make, call) in cases.items():
         row: dict[str, Any] = {}
         for kind in kinds:
@@ -537,17 +741,18 @@ def _format_call(formatter: Any, request: Any) -> str:
     return str(formatter.format(request, today=TODAY))
 
 
-def coerce(request: dict[str, Any], cls: type[Any]) -> Any:
-    from granite_formatters.types import coerce_request
-
-    return coerce_request(request, cls)
+# --------------------------------------------------------------------------- fresh processes
 
 
-def _release_of(formatter: Any) -> str:
-    for release, model in workloads.RELEASES.items():
-        if formatter.model_id == model:
-            return release
-    raise LookupError(formatter.model_id)
+def _run_ns(code: str, env: dict[str, str] | None = None) -> int:
+    # Bytecode caches are written (as a normal install would have them), so the runs
+    # measure importing, not compiling.
+    base = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    start = time.perf_counter_ns()
+    subprocess.run(
+        [sys.executable, "-c", code], check=True, capture_output=True, env={**base, **(env or {})}
+    )
+    return time.perf_counter_ns() - start
 
 
 COLD_LIBRARY = """
@@ -556,14 +761,29 @@ from granite_formatters import get_formatter
 get_formatter({model!r}).format({request!r}, today=datetime.date(2025, 4, 16))
 """
 
-
-def _run_ns(code: str) -> int:
-    # Bytecode caches are written (as a normal install would have them), so the runs
-    # measure importing, not compiling.
-    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
-    start = time.perf_counter_ns()
-    subprocess.run([sys.executable, "-c", code], check=True, capture_output=True, env=env)
-    return time.perf_counter_ns() - start
+# `import jinja2` + compile the official template + render it, in the environment
+# transformers uses (render_chat_template.py's make_environment, minus the tracker
+# extension the Granite templates never use): the first-prompt baseline.
+COLD_JINJA = """
+import datetime, json
+import jinja2, jinja2.ext
+from jinja2.sandbox import ImmutableSandboxedEnvironment
+def tojson(x, ensure_ascii=False, indent=None, separators=None, sort_keys=False):
+    return json.dumps(x, ensure_ascii=ensure_ascii, indent=indent, separators=separators,
+                      sort_keys=sort_keys)
+def raise_exception(message):
+    raise jinja2.exceptions.TemplateError(message)
+now = datetime.datetime(2025, 4, 16)
+env = ImmutableSandboxedEnvironment(trim_blocks=True, lstrip_blocks=True,
+                                    extensions=[jinja2.ext.loopcontrols])
+env.filters["tojson"] = tojson
+env.globals["raise_exception"] = raise_exception
+env.globals["strftime_now"] = now.strftime
+with open({path!r}, encoding="utf-8") as file:
+    template = env.from_string(file.read())
+template.render(messages={messages!r}, add_generation_prompt=True, bos_token="<|end_of_text|>",
+                eos_token="<|end_of_text|>")
+"""
 
 
 def core_dependencies() -> list[str]:
@@ -585,7 +805,7 @@ def core_dependencies() -> list[str]:
     return names
 
 
-def coldstart_stages(releases: list[str]) -> dict[str, tuple[str, str]]:
+def coldstart_stages(releases: list[Any]) -> dict[str, tuple[str, str]]:
     """key -> (description, code); each stage does what the one before it did, and more."""
     request = workloads.small_chat_request()
     deps = ", ".join([*core_dependencies(), "importlib.metadata"])
@@ -599,23 +819,24 @@ def coldstart_stages(releases: list[str]) -> dict[str, tuple[str, str]]:
     prefix += "\nimport granite_formatters.types"
     stages["types"] = ("… and `import granite_formatters.types` (the request models)", prefix)
     for release in releases:
-        model = workloads.RELEASES[release]
-        stages[f"resolve {release}"] = (
+        model = release.model
+        stages[f"resolve {release.version}"] = (
             f"… and `resolve_model({model!r})` (plugin discovery)",
             f"{prefix}\nimport granite_formatters\ngranite_formatters.resolve_model({model!r})",
         )
-        stages[f"get {release}"] = (
+        stages[f"get {release.version}"] = (
             f"… and `get_formatter({model!r})` (the plugin imported)",
             f"{prefix}\nimport granite_formatters\ngranite_formatters.get_formatter({model!r})",
         )
-        stages[release] = (
+        stages[release.version] = (
             "… and format a small chat: the library cold start",
             COLD_LIBRARY.format(model=model, request=request),
         )
     return stages
 
 
-def bench_coldstart(releases: list[str], settings: Settings) -> dict[str, Any]:
+def bench_coldstart(releases: list[Any], settings: Settings) -> dict[str, Any]:
+    """The stage table: what each import step adds in a fresh process."""
     stages = coldstart_stages(releases)
     for _, code in stages.values():  # warm the OS file cache and the .pyc files
         _run_ns(code)
@@ -626,186 +847,334 @@ def bench_coldstart(releases: list[str], settings: Settings) -> dict[str, Any]:
     out: dict[str, Any] = {name: round(statistics.median(v)) for name, v in samples.items()}
     out["runs"] = settings.cold_runs
     out["stages"] = {name: description for name, (description, _) in stages.items()}
+    out["releases"] = [r.version for r in releases]
     return out
 
 
-# --------------------------------------------------------------------------- Granite 4
-
-GRANITE4_FORMAT_CASES = {
-    "small chat": workloads.small_chat_request,
-    "documents (5 docs × 2 KB)": workloads.granite4_documents_request,
-    "tools (6 tools)": workloads.tools_request,
-    "agent turn (6 tools, past call, result)": workloads.granite4_agent_request,
-}
-GRANITE4_TOOL_CALLS = (10, 100, 1000)
-
-
-def granite4_parse_cases() -> dict[str, tuple[str, int]]:
-    """name -> (model output, tool calls in it)."""
-    cases = {
-        "plain answer": (workloads.plain_answer(), 0),
-        "tool-call answer": (workloads.granite4_tool_call_answer(2), 2),
-    }
-    for count in GRANITE4_TOOL_CALLS:
-        cases[f"{count} tool calls"] = (workloads.granite4_tool_call_answer(count), count)
-    return cases
-
-
-def bench_granite4(
-    releases: list[str], base: dict[str, Baseline], settings: Settings
+def bench_first_prompt(
+    release: Any, baseline: Baseline | None, settings: Settings
 ) -> dict[str, Any]:
-    """Format, parse and stream for the Granite 4 releases, measured as for 3.x."""
+    """A fresh process's first prompt (library) against `import jinja2` + compile + render
+    (the official template), the two alternating, median of each."""
+    if baseline is None:
+        return {"skipped": "no template baseline (jinja2 or the shared templates missing)"}
+    request = workloads.small_chat_request()
+    library = COLD_LIBRARY.format(model=release.model, request=request)
+    jinja = COLD_JINJA.format(path=str(baseline.path), messages=request["messages"])
+    codes = {"library_ns": library, "jinja_ns": jinja}
+    for code in codes.values():  # warm the file cache and the .pyc files
+        _run_ns(code)
+    samples: dict[str, list[int]] = {name: [] for name in codes}
+    for _ in range(settings.first_prompt_runs):
+        for name, code in codes.items():
+            samples[name].append(_run_ns(code))
+    out: dict[str, Any] = {k: round(statistics.median(v)) for k, v in samples.items()}
+    out["runs"] = settings.first_prompt_runs
+    return out
+
+
+# --------------------------------------------------------------------------- the old commit
+
+# Run in a subprocess whose PYTHONPATH starts with one tree's core/src and plugins/*/src:
+# prints the module files it imported (to prove which tree ran) and the parse times.
+PARSE_WORKER = r"""
+import gc, json, sys, time
+bench, version, model, count, parses = sys.argv[1:6]
+sys.path.insert(0, bench)
+import workloads
+import granite_formatters
+from granite_formatters.granite3.types import Granite3ChatCompletion
+from granite_formatters.types import coerce_request
+formatter = granite_formatters.get_formatter(model)
+text = workloads.rag_answer(version, int(count)).text
+typed = coerce_request(workloads.rag_request(), Granite3ChatCompletion)
+message = formatter.parse(text, typed)
+processor = sys.modules[type(formatter.output_processor).__module__]
+files = [granite_formatters.__file__, processor.__file__]
+samples = []
+for _ in range(int(parses)):
+    gc.collect()
+    start = time.perf_counter_ns()
+    formatter.parse(text, typed)
+    samples.append(time.perf_counter_ns() - start)
+print(json.dumps({"files": files, "citations": len(message.citations), "samples": samples}))
+"""
+
+
+@contextmanager
+def old_checkout(commit: str = OLD_COMMIT) -> Iterator[tuple[Path | None, str | None]]:
+    """A scratch copy of ``commit``'s ``core`` and ``plugins`` (``git archive``), or why not."""
+    git = shutil.which("git")
+    if git is None:
+        yield None, "git is not available"
+        return
+    probe = subprocess.run(
+        [git, "-C", str(REPO), "rev-parse", "--verify", "--quiet", f"{commit}^{{commit}}"],
+        capture_output=True,
+        text=True,
+    )
+    if probe.returncode != 0:
+        yield None, f"commit {commit} is not in this repository"
+        return
+    with tempfile.TemporaryDirectory(prefix="gf-bench-old-") as scratch:
+        archive = subprocess.run(
+            [git, "-C", str(REPO), "archive", "--format=tar", commit, "core", "plugins"],
+            capture_output=True,
+        )
+        if archive.returncode != 0:
+            yield None, f"git archive {commit} failed: {archive.stderr.decode()[:200]}"
+            return
+        with tarfile.open(fileobj=io.BytesIO(archive.stdout)) as tar:
+            try:
+                tar.extractall(scratch, filter="data")
+            except TypeError:  # pragma: no cover - Python before 3.10.12 / 3.11.4
+                tar.extractall(scratch)  # our own repository's archive
+        yield Path(scratch), None
+
+
+def _tree_path(root: Path) -> str:
+    parts = [root / "core" / "src", *sorted((root / "plugins").glob("*/src"))]
+    return os.pathsep.join(str(p) for p in parts)
+
+
+def _parse_worker(root: Path, release: Any, count: int, parses: int) -> dict[str, Any]:
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    env["PYTHONPATH"] = _tree_path(root)
+    # Only the measured release's plugin: another one may not exist in the old tree.
+    env["GRANITE_FORMATTERS_LOAD_PLUGINS"] = release.distribution
+    args = [str(HERE), release.version, release.model, str(count), str(parses)]
+    proc = subprocess.run(
+        [sys.executable, "-c", PARSE_WORKER, *args], capture_output=True, text=True, env=env
+    )
+    if proc.returncode != 0:
+        tail = proc.stderr.strip().splitlines()[-1:] or ["no output"]
+        raise RuntimeError(f"parse worker failed in {root}: {tail[0]}")
+    data: dict[str, Any] = json.loads(proc.stdout.strip().splitlines()[-1])
+    for file in data["files"]:
+        if not Path(file).resolve().is_relative_to(root.resolve()):
+            raise RuntimeError(f"the worker for {root} imported {file} from another tree")
+    return data
+
+
+def bench_old_commit(releases: list[Any], settings: Settings) -> dict[str, Any]:
+    """The 1,000-citation RAG parse, this tree against ``OLD_COMMIT``, in subprocesses
+    (old, new, old, new, ...), median of every timed parse."""
+    out: dict[str, Any] = {"commit": OLD_COMMIT, "citations": 1000, "releases": {}}
+    with old_checkout() as (old_root, reason):
+        if old_root is None:
+            out["skipped"] = reason
+            return out
+        for release in releases:
+            row: dict[str, Any] = {}
+            out["releases"][release.version] = row
+            if release.family != "granite3":
+                row["skipped"] = "Granite 4 output has no citation syntax"
+                continue
+            if not (old_root / "plugins" / release.plugin).is_dir():
+                row["skipped"] = f"plugins/{release.plugin} is not in {OLD_COMMIT}"
+                continue
+            samples: dict[str, list[int]] = {"old_ns": [], "new_ns": []}
+            found: dict[str, int] = {}
+            try:
+                for _ in range(settings.old_rounds):
+                    for key, root in (("old_ns", old_root), ("new_ns", REPO)):
+                        data = _parse_worker(root, release, 1000, settings.old_parses)
+                        samples[key] += data["samples"]
+                        found[key] = data["citations"]
+            except (RuntimeError, ValueError, OSError) as exc:
+                row["skipped"] = _one_line(exc)
+                continue
+            row.update({k: round(statistics.median(v)) for k, v in samples.items()})
+            row["samples"] = len(samples["new_ns"])
+            row["citations_found"] = found
+    return out
+
+
+# --------------------------------------------------------------------------- pickling
+
+
+def bench_pickle() -> dict[str, Any]:
+    """``pickle.loads(pickle.dumps(get_formatter(name)))`` for every model name the
+    bundled plugins register; "works" = no error, an equal formatter, the same prompt."""
     import granite_formatters
 
-    out: dict[str, Any] = {}
-    if importlib.util.find_spec("granite_formatters_granite4") is None:
-        return {"skipped": "plugin granite_formatters_granite4 is not installed"}
-    for release in releases:
-        formatter = granite_formatters.get_formatter(workloads.GRANITE4_RELEASES[release])
-        entry: dict[str, Any] = {"model": formatter.model_id, "format": {}, "parse": {}}
-        from granite_formatters.types import ChatCompletion, coerce_request
-
-        for name, make in GRANITE4_FORMAT_CASES.items():
-            request = make()
-            typed = coerce_request(request, ChatCompletion)
-            prompt = formatter.format(request)
-            fns: dict[str, Callable[[], object]] = {
-                "dict_ns": partial(formatter.format, request),
-                "typed_ns": partial(formatter.format, typed),
-            }
-            row: dict[str, Any] = {"prompt_chars": len(prompt), "matches_template": None}
-            baseline = base.get(release)
-            if baseline is not None:
-                prepared = baseline.prepare(request)
-                row["matches_template"] = baseline.render(prepared) == prompt
-                fns["jinja_ns"] = partial(baseline.render, prepared)
-            row.update({"jinja_ns": None, **measure_group(fns, settings)})
-            entry["format"][name] = row
-        parse_fns: dict[str, Callable[[], object]] = {}
-        for name, (output, calls) in granite4_parse_cases().items():
-            message = formatter.parse(output)
-            found = len(message.tool_calls)
-            check = "ok" if found == calls and not message.notes else f"{found} of {calls} calls"
-            entry["parse"][name] = {"output_chars": len(output), "check": check}
-            parse_fns[name] = partial(formatter.parse, output)
-        for name, ns in measure_group(parse_fns, settings).items():
-            entry["parse"][name]["ns"] = ns
-        small, large = settings.stream_sizes
-        stream: dict[str, Any] = {"sizes": [small, large]}
-        for size in (small, large):
-            text = workloads.granite4_stream_answer(size)
-            srow: dict[str, Any] = {"chars": len(text)}
-            srow["batch_ns"] = time_once(partial(formatter.parse, text), settings, 5)
-            for label, chunk in (("chunk50_ns", 50), ("char_ns", 1)):
-                srow[label] = time_once(
-                    _stream(formatter.stream_parser, None, text, chunk), settings, 3
-                )
-            stream[str(size)] = srow
-        entry["stream"] = stream
-        out[release] = entry
-    return out
+    bundled = [m for m in granite_formatters.list_models() if m.plugin and m.plugin.bundled]
+    request = workloads.small_chat_request()
+    failures: dict[str, str] = {}
+    for info in bundled:
+        try:
+            formatter = granite_formatters.get_formatter(info.model_id)
+            copy = pickle.loads(pickle.dumps(formatter))
+            if copy != formatter:
+                failures[info.model_id] = "the copy is not equal"
+            elif copy.format(request, today=TODAY) != formatter.format(request, today=TODAY):
+                failures[info.model_id] = "the copy formats another prompt"
+        except Exception as exc:  # noqa: BLE001 - reported
+            failures[info.model_id] = _one_line(exc)[:160]
+    return {"models": len(bundled), "works": len(bundled) - len(failures), "failures": failures}
 
 
-def granite4_table(results: dict[str, Any]) -> str | None:
-    data = results.get("granite4")
-    if not data or "skipped" in data:
-        return None
-    releases = list(data)
-    header = ["Granite 4"]
-    for release in releases:
-        header += [f"{release} dict", f"{release} typed", f"{release} Jinja ÷ dict"]
-    rows = []
-    for case in GRANITE4_FORMAT_CASES:
-        row = [f"format, {case}"]
-        for release in releases:
-            r = data[release]["format"][case]
-            speed = show_ratio(ratio(r["jinja_ns"], r["dict_ns"]))
-            if r["matches_template"] is False:
-                speed += " (prompt differs!)"
-            row += [human(r["dict_ns"]), human(r["typed_ns"]), speed]
-        rows.append(row)
-    for case in granite4_parse_cases():
-        row = [f"parse, {case}"]
-        for release in releases:
-            r = data[release]["parse"][case]
-            row += [human(r["ns"]), "", r["check"]]
-        rows.append(row)
-    growth = ["parse growth 1,000 ÷ 100 tool calls"]
-    for release in releases:
-        p = data[release]["parse"]
-        growth += [show_ratio(ratio(p["1000 tool calls"]["ns"], p["100 tool calls"]["ns"])), "", ""]
-    rows.append(growth)
-    first = data[releases[0]]["stream"]
-    small, large = first["sizes"]
-    for size in (small, large):
-        for key, label in (("batch_ns", "one batch parse"), ("char_ns", "1 char at a time")):
-            row = [f"stream {size // 1000} KB, {label}"]
-            for release in releases:
-                r = data[release]["stream"][str(size)]
-                row += [human(r[key]), f"{human(r[key] / r['chars'])} per char", ""]
-            rows.append(row)
-    return table(header, rows)
+# --------------------------------------------------------------------------- run
 
 
-# --------------------------------------------------------------------------- report
-
-
-SECTIONS = ("format", "parse", "stream", "roundtrip", "coldstart", "granite4")
+SECTIONS = ("format", "parse", "stream", "roundtrip", "coldstart", "firstprompt", "old", "pickle")
+PER_RELEASE = ("format", "parse", "stream", "roundtrip", "firstprompt")
 
 
 def run(
-    releases: list[str], settings: Settings, sections: tuple[str, ...] = SECTIONS
+    versions: list[str], settings: Settings, sections: tuple[str, ...] = SECTIONS
 ) -> dict[str, Any]:
+    started = time.perf_counter()
+    releases = [RELEASES[v] for v in versions]
     results: dict[str, Any] = {
         "mode": "quick" if settings.quick else "full",
         "machine": machine(),
+        "sections": list(sections),
         "releases": {},
     }
-    granite4 = [r for r in releases if r in workloads.GRANITE4_RELEASES]
-    releases = [r for r in releases if r not in workloads.GRANITE4_RELEASES]
-    base, base_reason = baselines(releases + granite4)
+    base, base_reason = baselines(releases)
     results["baseline_note"] = base_reason
-    if "granite4" in sections and granite4:
-        results["granite4"] = bench_granite4(granite4, base, settings)
     measurable = []
     for release in releases:
         formatter, reason = load_formatter(release)
-        entry: dict[str, Any] = {"model": workloads.RELEASES[release]}
-        results["releases"][release] = entry
+        entry: dict[str, Any] = {"model": release.model, "family": release.family}
+        results["releases"][release.version] = entry
         if formatter is None:
             entry["skipped"] = reason
             continue
         measurable.append(release)
         for section in sections:
-            if section == "coldstart":
+            if section not in PER_RELEASE:
                 continue
             try:
                 entry[section] = _bench_section(section, release, formatter, base, settings)
             except Exception as exc:  # noqa: BLE001 - reported, not fatal
                 entry[section] = {"error": _one_line(exc)}
+    if "old" in sections and measurable:
+        results["old"] = bench_old_commit(measurable, settings)
     if "coldstart" in sections and measurable:
         results["coldstart"] = bench_coldstart(measurable, settings)
+    if "pickle" in sections and measurable:
+        results["pickle"] = bench_pickle()
+    results["targets"] = targets(results)
+    results["seconds"] = round(time.perf_counter() - started, 1)
     return results
 
 
 def _bench_section(
-    section: str, release: str, formatter: Any, base: dict[str, Baseline], settings: Settings
+    section: str, release: Any, formatter: Any, base: dict[str, Baseline], settings: Settings
 ) -> dict[str, Any]:
     if section == "format":
-        return bench_format(release, formatter, base.get(release), settings)
+        return bench_format(release, formatter, base.get(release.version), settings)
     if section == "parse":
         return bench_parse(release, formatter, settings)
     if section == "stream":
         return bench_stream(release, formatter, settings)
-    return bench_roundtrip(formatter, settings)
+    if section == "firstprompt":
+        return bench_first_prompt(release, base.get(release.version), settings)
+    return bench_roundtrip(release, formatter, settings)
+
+
+# --------------------------------------------------------------------------- targets
+
+
+def _target(
+    key: str, release: str, value: float | None, measured: str, note: str | None = None
+) -> dict[str, Any]:
+    label, kind, threshold = TARGETS.get(key, (PICKLE_LABEL, "min", 1.0))
+    passed = None
+    if value is not None:
+        passed = value >= threshold if kind == "min" else value <= threshold
+    return {
+        "id": key,
+        "release": release,
+        "target": label,
+        "ratio": None if value is None else round(value, 3),
+        "threshold": threshold,
+        "kind": kind,
+        "passed": passed,
+        "measured": measured,
+        "note": note if value is None else None,
+    }
+
+
+def _section(entry: dict[str, Any], name: str) -> tuple[dict[str, Any] | None, str | None]:
+    """A release's section data, or why there is none."""
+    data = entry.get(name)
+    if data is None:
+        return None, entry.get("skipped") or "not measured in this run"
+    for key in ("error", "skipped"):
+        if key in data:
+            return None, f"{key}: {data[key]}"
+    return data, None
+
+
+def targets(results: dict[str, Any]) -> list[dict[str, Any]]:
+    """Every target of the issue as a row: ratio, threshold, verdict (or why not)."""
+    sections = set(results["sections"])
+    rows: list[dict[str, Any]] = []
+    old = results.get("old", {})
+    for version, entry in results["releases"].items():
+        if "format" in sections:
+            data, why = _section(entry, "format")
+            by_key = {row["key"]: row for row in (data or {}).values()}
+            for kind, field in (("dict", "dict_ns"), ("typed", "typed_ns")):
+                for case in ("rag", "tools"):
+                    row = by_key.get(case)
+                    note = why or (None if row and row["jinja_ns"] else results["baseline_note"])
+                    value = ratio(row["jinja_ns"], row[field]) if row else None
+                    if row and row["matches_template"] is False:
+                        value, note = None, "the prompt differs from the template's render"
+                    measured = f"{human(row['jinja_ns'])} ÷ {human(row[field])}" if row else "–"
+                    rows.append(_target(f"{kind}-{case}", version, value, measured, note))
+        if "stream" in sections:
+            data, why = _section(entry, "stream")
+            for key, field in (("stream-4", "chunk4_ns"), ("stream-1", "char_ns")):
+                if data is None:
+                    rows.append(_target(key, version, None, "–", why))
+                    continue
+                chars = data["chars"]
+                measured = (
+                    f"{human(data[field] / chars)} ÷ {human(data['batch_ns'] / chars)} per char"
+                )
+                rows.append(_target(key, version, ratio(data[field], data["batch_ns"]), measured))
+        if "old" in sections:
+            row = old.get("releases", {}).get(version)
+            why = old.get("skipped") or (row or {}).get("skipped") or entry.get("skipped")
+            if row and "new_ns" in row:
+                measured = f"{OLD_COMMIT}: {human(row['old_ns'])}, now: {human(row['new_ns'])}"
+                value = ratio(row["old_ns"], row["new_ns"])
+                rows.append(_target("parse-1000", version, value, measured))
+            else:
+                rows.append(_target("parse-1000", version, None, "–", why or "not measured"))
+        if "firstprompt" in sections:
+            data, why = _section(entry, "firstprompt")
+            if data is None:
+                rows.append(_target("first-prompt", version, None, "–", why))
+            else:
+                measured = f"{human(data['library_ns'])} ÷ {human(data['jinja_ns'])}"
+                value = ratio(data["library_ns"], data["jinja_ns"])
+                rows.append(_target("first-prompt", version, value, measured))
+    if "pickle" in sections:
+        data = results.get("pickle")
+        if data is None:
+            rows.append(_target(PICKLE_TARGET, "all", None, "–", "no release measurable"))
+        else:
+            measured = f"{data['works']} of {data['models']}"
+            value = ratio(data["works"], data["models"])
+            rows.append(_target(PICKLE_TARGET, "all", value, measured))
+    return rows
+
+
+# --------------------------------------------------------------------------- report
 
 
 def _measured(results: dict[str, Any], section: str) -> list[tuple[str, dict[str, Any]]]:
     """(release, section data) for the releases where ``section`` produced numbers."""
     out = []
     for release, entry in results["releases"].items():
-        data = entry.get(section)
-        if isinstance(data, dict) and "error" not in data and "skipped" not in data:
+        data, _ = _section(entry, section)
+        if data is not None:
             out.append((release, data))
     return out
 
@@ -818,11 +1187,14 @@ def _problems(results: dict[str, Any]) -> list[str]:
         if "skipped" in entry:
             notes.append(f"Granite {release}: skipped ({entry['skipped']})")
             continue
-        for section in ("format", "parse", "stream", "roundtrip"):
+        for section in PER_RELEASE:
             data = entry.get(section, {})
             for key in ("error", "skipped"):
                 if key in data:
                     notes.append(f"Granite {release} {section}: {key} ({data[key]})")
+    old = results.get("old", {})
+    if old.get("skipped"):
+        notes.append(f"old-commit comparison: skipped ({old['skipped']})")
     return notes
 
 
@@ -832,28 +1204,64 @@ def table(header: list[str], rows: list[list[str]]) -> str:
     return "\n".join(lines)
 
 
+def _verdict(row: dict[str, Any]) -> str:
+    if row["passed"] is None:
+        return f"n/a ({row['note']})"
+    return "**pass**" if row["passed"] else "**FAIL**"
+
+
+def targets_table(results: dict[str, Any]) -> str | None:
+    rows = []
+    for row in results["targets"]:
+        sign = "≥" if row["kind"] == "min" else "≤"
+        value = "–" if row["ratio"] is None else f"{row['ratio']:.2f}×"
+        if row["id"] == PICKLE_TARGET:
+            value = "–" if row["ratio"] is None else ("yes" if row["passed"] else "no")
+            threshold = "all"
+        else:
+            threshold = f"{sign} {row['threshold']:g}×"
+        rows.append(
+            [row["target"], row["release"], row["measured"], value, threshold, _verdict(row)]
+        )
+    if not rows:
+        return None
+    met = sum(1 for r in results["targets"] if r["passed"])
+    failed = sum(1 for r in results["targets"] if r["passed"] is False)
+    open_ = len(results["targets"]) - met - failed
+    summary = f"{met} pass, {failed} fail, {open_} not measurable, of {len(rows)} rows."
+    extra = ""
+    pickled = results.get("pickle")
+    if pickled and pickled["failures"]:
+        names = sorted(pickled["failures"])
+        first = pickled["failures"][names[0]]
+        extra = f"\n\nNot picklable: {', '.join(names)} (first error: {first})."
+    header = ["target", "release", "measured", "ratio", "threshold", "verdict"]
+    return f"{summary}\n\n{table(header, rows)}{extra}"
+
+
 def format_table(results: dict[str, Any]) -> str | None:
     measured = _measured(results, "format")
     if not measured:
         return None
-    header = ["format"]
-    for release, _ in measured:
-        header += [
-            f"{release} dict",
-            f"{release} typed",
-            f"{release} Jinja",
-            f"{release} Jinja ÷ dict",
-        ]
+    header = ["release", "case", "dict", "typed", "Jinja", "Jinja ÷ dict", "Jinja ÷ typed"]
     rows = []
-    for case in FORMAT_CASES:
-        row = [case]
-        for _, data in measured:
-            r = data[case]
-            speed = show_ratio(ratio(r["jinja_ns"], r["dict_ns"]))
+    for release, data in measured:
+        for case, r in data.items():
+            dict_speed = show_ratio(ratio(r["jinja_ns"], r["dict_ns"]))
+            typed_speed = show_ratio(ratio(r["jinja_ns"], r["typed_ns"]))
             if r["matches_template"] is False:
-                speed += " (prompt differs!)"
-            row += [human(r["dict_ns"]), human(r["typed_ns"]), human(r["jinja_ns"]), speed]
-        rows.append(row)
+                dict_speed += " (prompt differs!)"
+            rows.append(
+                [
+                    release,
+                    case,
+                    human(r["dict_ns"]),
+                    human(r["typed_ns"]),
+                    human(r["jinja_ns"]),
+                    dict_speed,
+                    typed_speed,
+                ]
+            )
     return table(header, rows)
 
 
@@ -861,48 +1269,94 @@ def parse_table(results: dict[str, Any]) -> str | None:
     measured = _measured(results, "parse")
     if not measured:
         return None
-    header = ["parse"]
-    for release, _ in measured:
-        header += [f"{release} time", f"{release} check"]
-    cases = list(parse_cases("3.2"))
     rows = []
-    for case in cases:
-        row = [case]
-        for _, data in measured:
-            row += [human(data[case]["ns"]), data[case]["check"]]
-        rows.append(row)
-    growth = ["growth 1,000 ÷ 100 citations"]
-    for _, data in measured:
-        growth += [
-            show_ratio(ratio(data["RAG, 1000 citations"]["ns"], data["RAG, 100 citations"]["ns"])),
-            "",
-        ]
-    rows.append(growth)
-    return table(header, rows)
+    for release, data in measured:
+        for case, r in data.items():
+            per_char = human(r["ns"] / r["output_chars"])
+            rows.append([release, case, human(r["ns"]), per_char, r["check"]])
+        small, large = growth_cases(RELEASES[release])
+        growth = show_ratio(ratio(data[large]["ns"], data[small]["ns"]))
+        length = show_ratio(ratio(data[large]["output_chars"], data[small]["output_chars"]))
+        rows.append([release, f"growth {large} ÷ {small}", growth, f"(text {length})", ""])
+    return table(["release", "parse", "time", "per char", "check"], rows)
 
 
 def stream_table(results: dict[str, Any]) -> str | None:
     measured = _measured(results, "stream")
     if not measured:
         return None
-    small, large = measured[0][1]["sizes"]
-    header = ["streaming"] + [f"{release} total (per char)" for release, _ in measured]
     rows = []
-    for size in (small, large):
-        for key, label in (
-            ("batch_ns", "one batch parse"),
-            ("chunk50_ns", "50-char chunks"),
-            ("char_ns", "1 char at a time"),
-        ):
-            row = [f"{size // 1000} KB, {label}"]
-            for _, data in measured:
-                r = data[str(size)]
-                row.append(f"{human(r[key])} ({human(r[key] / r['chars'])})")
-            rows.append(row)
-    growth = [f"growth {large // 1000} KB ÷ {small // 1000} KB, 1 char at a time"]
-    for _, data in measured:
-        growth.append(show_ratio(ratio(data[str(large)]["char_ns"], data[str(small)]["char_ns"])))
-    rows.append(growth)
+    for release, data in measured:
+        chars = data["chars"]
+        batch = data["batch_ns"]
+        kind = "RAG" if RELEASES[release].family == "granite3" else "prose + tool calls"
+        cells = [release, f"{chars // 1000} KB, {kind}"]
+        for key in ("batch_ns", "chunk50_ns", "chunk4_ns", "char_ns"):
+            cells.append(f"{human(data[key] / chars)} ({show_ratio(ratio(data[key], batch))})")
+        linear = data["linearity"]
+        small, large = sorted(linear, key=int)
+        growth = ratio(linear[large]["char_ns"], linear[small]["char_ns"])
+        cells.append(f"{show_ratio(growth)} ({int(small) // 1000} → {int(large) // 1000} KB)")
+        cells.append("yes" if data["equals_batch"] else "**no**")
+        rows.append(cells)
+    header = [
+        "release",
+        "answer",
+        "batch parse",
+        "50-char chunks",
+        "4-char chunks",
+        "1-char chunks",
+        "growth, 10× the text, 1-char",
+        "4-char stream = batch",
+    ]
+    return "Cost per character (× a batch parse of the same text).\n\n" + table(header, rows)
+
+
+def first_prompt_table(results: dict[str, Any]) -> str | None:
+    measured = _measured(results, "firstprompt")
+    if not measured:
+        return None
+    rows = [
+        [
+            release,
+            human(d["library_ns"]),
+            human(d["jinja_ns"]),
+            show_ratio(ratio(d["library_ns"], d["jinja_ns"])),
+            str(d["runs"]),
+        ]
+        for release, d in measured
+    ]
+    header = [
+        "release",
+        "library: import, `get_formatter`, format a small chat",
+        "`import jinja2`, compile the template, render",
+        "ratio",
+        "runs each",
+    ]
+    return table(header, rows)
+
+
+def old_table(results: dict[str, Any]) -> str | None:
+    old = results.get("old")
+    if not old or old.get("skipped"):
+        return None
+    rows = []
+    for release, row in old["releases"].items():
+        if "new_ns" not in row:
+            rows.append([release, "–", "–", "–", row.get("skipped", "")])
+            continue
+        found = row["citations_found"]
+        rows.append(
+            [
+                release,
+                human(row["old_ns"]),
+                human(row["new_ns"]),
+                show_ratio(ratio(row["old_ns"], row["new_ns"])),
+                f"citations found: {found.get('old_ns')} / {found.get('new_ns')}; "
+                f"{row['samples']} parses each",
+            ]
+        )
+    header = ["release", OLD_COMMIT, "now", f"{OLD_COMMIT} ÷ now", "notes"]
     return table(header, rows)
 
 
@@ -912,15 +1366,16 @@ def coldstart_table(results: dict[str, Any]) -> str | None:
         return None
     rows = []
     previous = None
+    versions = set(cold["releases"])
     for name, description in cold["stages"].items():
-        if name in workloads.RELEASES or name.startswith(("resolve ", "get ")):
+        if name in versions or name.startswith(("resolve ", "get ")):
             release = name.split(" ")[-1]
             description = f"{release}: {description}"
         step = "" if previous is None else f"{(cold[name] - previous) / 1e6:+.1f} ms"
         over = f"{(cold[name] - cold['pydantic']) / 1e6:+.1f} ms" if name != "python" else ""
         rows.append([description, human(cold[name]), step, over])
         # After a release's last stage, the next release starts again from "types".
-        previous = cold["types"] if name in workloads.RELEASES else cold[name]
+        previous = cold["types"] if name in versions else cold[name]
     header = [
         f"cold start (fresh process, median of {cold['runs']})",
         "time",
@@ -934,126 +1389,35 @@ def roundtrip_table(results: dict[str, Any]) -> str | None:
     measured = _measured(results, "roundtrip")
     if not measured:
         return None
-    header = ["typed request passed in"] + [
-        f"{release}: time per call; request validations / serialisations per call"
-        for release, _ in measured
-    ]
     rows = []
-    for case, by_kind in measured[0][1]["cases"].items():
-        for kind in by_kind:
-            row = [f"{case}, `{kind}`"]
-            for _, data in measured:
-                cell = data["cases"][case].get(kind)
-                if cell is None:
-                    row.append("–")
-                    continue
+    for release, data in measured:
+        for case, by_kind in data["cases"].items():
+            for kind, cell in by_kind.items():
                 counts = ", ".join(f"{k} × {v}" for k, v in sorted(cell["counts"].items()))
-                row.append(f"{human(cell['ns'])}; {counts or 'none'}")
-            rows.append(row)
+                rows.append([release, f"{case}, `{kind}`", human(cell["ns"]), counts or "none"])
+    header = ["release", "typed request passed in", "time per call", "validations per call"]
     return table(header, rows)
-
-
-def targets_table(results: dict[str, Any]) -> str | None:
-    rows = []
-    fmt = _measured(results, "format")
-    if fmt and all(d[c]["jinja_ns"] for _, d in fmt for c in FORMAT_CASES):
-        cases = [c for c in FORMAT_CASES if not c.startswith("small")]
-        for key, label in (("dict_ns", "dict requests"), ("typed_ns", "typed requests")):
-            ratios = {
-                f"{rel} {c.split(' ')[0]}": ratio(d[c]["jinja_ns"], d[c][key])
-                for rel, d in fmt
-                for c in cases
-            }
-            rows.append(
-                [
-                    f"format ≥ 5× faster than the compiled template (RAG, tools; {label})",
-                    ", ".join(f"{k}: {show_ratio(v)}" for k, v in ratios.items()),
-                    _verdict(all(v is not None and v >= 5 for v in ratios.values())),
-                ]
-            )
-    parse = _measured(results, "parse")
-    if parse:
-        growth = {
-            rel: ratio(d["RAG, 1000 citations"]["ns"], d["RAG, 100 citations"]["ns"])
-            for rel, d in parse
-        }
-        met = all(v is not None and v <= 11 for v in growth.values())
-        rows.append(
-            [
-                "parse linear: 1,000 citations ≤ ~10× the cost of 100",
-                ", ".join(f"{k}: {show_ratio(v)}" for k, v in growth.items()),
-                _verdict(met),
-            ]
-        )
-    cold = results.get("coldstart")
-    if cold:
-        over = {r: cold[r] - cold["pydantic"] for r in results["releases"] if r in cold}
-        rows.append(
-            [
-                "cold start overhead beyond importing pydantic < 50 ms",
-                ", ".join(f"{k}: +{human(v)}" for k, v in over.items()),
-                _verdict(all(v < 50_000_000 for v in over.values())),
-            ]
-        )
-    trips = _measured(results, "roundtrip")
-    if trips:
-        total: dict[str, int] = {}
-        for rel, d in trips:
-            for by_kind in d["cases"].values():
-                for kind, cell in by_kind.items():
-                    key = f"{rel} `{kind}`"
-                    # Checking the plain type's free-form chat_template_kwargs as Granite 3
-                    # options validates data never validated before: not a round trip.
-                    whole = {
-                        name: n
-                        for name, n in cell["counts"].items()
-                        if not name.split(".")[0].endswith(("Kwargs", "Controls"))
-                    }
-                    total[key] = total.get(key, 0) + sum(whole.values())
-        rows.append(
-            [
-                "no per-call pydantic round trip of the whole request for a typed request",
-                ", ".join(f"{k}: {v}" for k, v in total.items())
-                + f" (validations or serialisations of the request, its messages or "
-                f"documents, over {len(trips[0][1]['cases'])} calls; the options-only "
-                "checks are listed in the round-trip table)",
-                _verdict(all(v == 0 for v in total.values())),
-            ]
-        )
-    stream = _measured(results, "stream")
-    if stream:
-        growth = {}
-        for rel, d in stream:
-            small, large = d["sizes"]
-            growth[rel] = ratio(d[str(large)]["char_ns"], d[str(small)]["char_ns"])
-        rows.append(
-            [
-                "streaming linear: 10× the text ≈ 10× the time, not ~100× (1 char at a time)",
-                ", ".join(f"{k}: {show_ratio(v)}" for k, v in growth.items()),
-                _verdict(all(v is not None and v < 20 for v in growth.values())),
-            ]
-        )
-    return table(["target", "measured", "verdict"], rows) if rows else None
-
-
-def _verdict(met: bool) -> str:
-    return "**met**" if met else "**not met**"
 
 
 def report(results: dict[str, Any]) -> str:
     m = results["machine"]
+    load = m.get("load_average")
     parts = [
-        f"Mode: **{results['mode']}**. Machine: `{m['platform']}`, {m['cpus']} CPUs, "
-        f"{m['implementation']} {m['python']}, pydantic {m['pydantic']}, jinja2 {m['jinja2']}.",
+        f"Mode: **{results['mode']}**, {results['seconds']:.0f} s. Machine: `{m['platform']}`, "
+        f"{m['cpus']} CPUs"
+        + (f" (load average {load[0]:.1f} at the start)" if load else "")
+        + f", {m['implementation']} {m['python']}, pydantic {m['pydantic']}, "
+        f"jinja2 {m['jinja2']}.",
     ]
     sections = [
         ("Targets", targets_table(results)),
         ("Format latency (median per call)", format_table(results)),
         ("Parse latency (median per call, typed request passed in)", parse_table(results)),
-        ("Streaming (one whole stream, median)", stream_table(results)),
-        ("Cold start", coldstart_table(results)),
+        (f"1,000-citation parse against {OLD_COMMIT}", old_table(results)),
+        ("Streaming", stream_table(results)),
+        ("First prompt in a fresh process", first_prompt_table(results)),
+        ("Cold start stages", coldstart_table(results)),
         ("Pydantic round trips", roundtrip_table(results)),
-        ("Granite 4.0 and 4.1 (median per call)", granite4_table(results)),
     ]
     for title, body in sections:
         if body:
@@ -1081,37 +1445,40 @@ def write_doc(text: str, doc: Path = DOC) -> None:
 def profile_case(case: str, settings: Settings, limit: int = 30) -> str:
     """cProfile one case and return the top functions by own time.
 
-    ``format:RELEASE:small|rag|tools``, ``parse:RELEASE:plain|reasoning|tool|rag-N``,
-    ``stream:RELEASE:char|chunk``.
+    ``format:RELEASE:small|rag|tools|agent``, ``parse:RELEASE:plain|reasoning|tool|rag-N``
+    (3.x) or ``parse:RELEASE:plain|tool|calls-N`` (4.x), ``stream:RELEASE:char|chunk4|chunk``.
     """
-    kind, release, what = case.split(":")
+    kind, version, what = case.split(":")
+    if version not in RELEASES:
+        raise SystemExit(f"unknown release {version!r}; one of {', '.join(RELEASES)}")
+    release = RELEASES[version]
     formatter, reason = load_formatter(release)
     if formatter is None:
-        raise SystemExit(f"Granite {release} is not available: {reason}")
+        raise SystemExit(f"Granite {version} is not available: {reason}")
     fn: Callable[[], object]
     if kind == "format":
-        make = {"small": workloads.small_chat_request, "rag": workloads.rag_request}.get(
-            what, workloads.tools_request
-        )
-        request = make()
+        makes = {key: make for key, make in format_cases(release.family).values()}
+        if what not in makes:
+            raise SystemExit(f"unknown format case {what!r}; one of {', '.join(makes)}")
+        request = makes[what]()
         fn = lambda: [formatter.format(request, today=TODAY) for _ in range(200)]  # noqa: E731
     elif kind == "parse":
         names = {"plain": "plain answer", "reasoning": "reasoning answer"}
         names.update({"tool": "tool-call answer"})
         names.update({f"rag-{n}": f"RAG, {n} citations" for n in CITATION_COUNTS})
+        names.update({f"calls-{n}": f"{n} tool calls" for n in GRANITE4_TOOL_CALLS})
+        cases = parse_cases(release)
+        names = {k: v for k, v in names.items() if v in cases}
         if what not in names:
             raise SystemExit(f"unknown parse case {what!r}; one of {', '.join(names)}")
-        text, make, _, _ = parse_cases(release)[names[what]]
+        text, make, _, _ = cases[names[what]]
         typed = typed_request(formatter, make())
         loops = max(1, 200_000 // len(text))
         fn = lambda: [formatter.parse(text, typed) for _ in range(loops)]  # noqa: E731
     elif kind == "stream":
-        make_parser = stream_api(formatter)
-        if make_parser is None:
-            raise SystemExit("no stream_parser")
-        typed = typed_request(formatter, workloads.rag_request())
-        text = workloads.stream_answer(release, settings.stream_sizes[0])
-        fn = _stream(make_parser, typed, text, 1 if what == "char" else 50)
+        typed = typed_request(formatter, rag_request(release.family))
+        text = stream_text(release, settings.stream_size)
+        fn = _stream(formatter, typed, text, {"char": 1, "chunk4": 4}.get(what, 50))
     else:
         raise SystemExit(f"unknown case {case!r}")
     fn()
@@ -1136,8 +1503,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--release",
         action="append",
-        choices=sorted([*workloads.RELEASES, *workloads.GRANITE4_RELEASES]),
-        help="measure only this release (repeatable; default: all)",
+        choices=list(RELEASES),
+        help="measure only this release (repeatable; default: every bundled release)",
     )
     parser.add_argument(
         "--only",
@@ -1151,8 +1518,8 @@ def main(argv: list[str] | None = None) -> int:
     if args.profile:
         sys.stdout.write(profile_case(args.profile, settings))
         return 0
-    releases = args.release or [*workloads.RELEASES, *workloads.GRANITE4_RELEASES]
-    results = run(releases, settings, tuple(args.only or SECTIONS))
+    versions = args.release or list(RELEASES)
+    results = run(versions, settings, tuple(args.only or SECTIONS))
     text = report(results)
     sys.stdout.write(text)
     if args.json:

@@ -22,8 +22,6 @@ from dataclasses import dataclass, field
 from typing import Any
 
 __all__ = [
-    "GRANITE4_RELEASES",
-    "RELEASES",
     "RagAnswer",
     "documents",
     "granite4_agent_request",
@@ -41,12 +39,6 @@ __all__ = [
     "tools",
     "tools_request",
 ]
-
-#: The bundled releases: label -> model name resolved by ``get_formatter``.
-RELEASES = {
-    "3.2": "granite-3.2-8b-instruct",
-    "3.3": "granite-3.3-8b-instruct",
-}
 
 _VOCABULARY = (
     "the system records every reading from the sensors and stores the values in a "
@@ -373,12 +365,6 @@ def stream_answer(release: str, size: int) -> str:
 # Granite 4 has no reasoning, citation or hallucination syntax: its requests carry tools
 # and documents as JSON lines in the system turn, and its answers call tools with
 # ``<tool_call>{"name": ..., "arguments": ...}</tool_call>`` blocks.
-
-#: The Granite 4 releases: label -> model name resolved by ``get_formatter``.
-GRANITE4_RELEASES = {
-    "4.0": "granite-4.0-h-small",
-    "4.1": "granite-4.1-8b",
-}
 
 
 def granite4_documents_request() -> dict[str, Any]:
