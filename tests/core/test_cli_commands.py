@@ -8,10 +8,11 @@ import json
 import shlex
 
 import pytest
-from conftest import toy_plugin
 
 from granite_formatters import cli
 from granite_formatters.plugins import PluginHost
+
+from support.toy_plugins import toy_plugin
 
 HINT = (
     "provided by the example plugin in examples/granite-formatters-granite31 of the "

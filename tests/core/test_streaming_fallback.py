@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import pytest
-from conftest import EchoOutput
 
 from granite_formatters.processors import Formatter
 from granite_formatters.streaming import BufferedStreamParser, Delta, ToolCallDelta
 from granite_formatters.types import AssistantMessage, ToolCall
+
+from support.toy_plugins import EchoOutput
 
 
 def test_default_stream_parser_buffers_and_parses_on_close() -> None:
@@ -59,7 +60,7 @@ def test_empty_output_gives_only_the_role_and_finish_reason() -> None:
 
 
 def test_formatter_stream_parser_delegates_to_the_output_processor() -> None:
-    from conftest import EchoInput
+    from support.toy_plugins import EchoInput
 
     formatter = Formatter("m", EchoInput(), EchoOutput())
     parser = formatter.stream_parser({"messages": [{"role": "user", "content": "x"}]})
