@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import argparse
 import contextlib
 import io
 import json
@@ -103,7 +104,7 @@ def help_page(*argv: str) -> str:
 
 def subcommands() -> list[str]:
     parser = cli.build_parser()
-    (action,) = [a for a in parser._actions if isinstance(a, cli.argparse._SubParsersAction)]
+    (action,) = [a for a in parser._actions if isinstance(a, argparse._SubParsersAction)]
     return list(action.choices)
 
 

@@ -15,7 +15,9 @@ def test_default_stream_parser_buffers_and_parses_on_close() -> None:
     parser = EchoOutput().stream_parser()
     assert isinstance(parser, BufferedStreamParser)
     assert parser.feed("ab") == [] and parser.feed("c") == []
-    assert parser.message is None
+    # Read into a name: mypy would keep `parser.message` narrowed to None past close().
+    before_close = parser.message
+    assert before_close is None
     assert parser.close() == [Delta(content="ABC", role="assistant", finish_reason="stop")]
     assert parser.message == AssistantMessage(content="ABC")
     assert parser.close() == []
