@@ -809,7 +809,7 @@ def oracle_request(case: dict[str, Any]) -> dict[str, Any]:
     one deliberate departure from the template): the oracle gets them folded into the
     content; everything else goes to the template unchanged.
     """
-    request = case["request"]
+    request: dict[str, Any] = case["request"]
     if case.get("strict", True) is False:
         return request
     return oracle.with_tool_calls_rendered(request)

@@ -1,61 +1,27 @@
-"""Fixtures for the core tests: toy processors, toy plugins and fake installed distributions."""
+"""Fixtures for the core tests: plugin hosts and fake installed distributions.
+
+The toy processors and plugins are in ``support.toy_plugins``; they are re-exported here
+because plugin sources in the tests name them as ``conftest:EchoInput`` and import them
+with ``from conftest import EchoInput`` (and ``test_testing_kit.py`` still imports
+``toy_plugin`` from here).
+"""
 
 from __future__ import annotations
 
-import datetime
 import sys
 import textwrap
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 import pytest
 
-from granite_formatters import hookimpl, plugins
+from granite_formatters import plugins
 from granite_formatters.plugins import PluginHost
-from granite_formatters.processors import InputProcessor, OutputProcessor, RequestLike
-from granite_formatters.types import AssistantMessage
 
-
-class EchoInput(InputProcessor):
-    """Renders the last message's content, so tests can see which formatter ran."""
-
-    def __init__(self, tag: str = "echo") -> None:
-        self.tag = tag
-
-    def transform(
-        self,
-        chat_completion: RequestLike,
-        add_generation_prompt: bool = True,
-        *,
-        today: datetime.date | None = None,
-        special_tokens: str | None = None,
-        strict: bool = True,
-    ) -> str:
-        return f"[{self.tag}]"
-
-
-class EchoOutput(OutputProcessor):
-    def transform(
-        self, model_output: str, chat_completion: RequestLike | None = None
-    ) -> AssistantMessage:
-        return AssistantMessage(content=model_output.upper())
-
-
-def toy_plugin(*registrations: dict[str, Any]) -> object:
-    """A plugin object whose hook registers the given models."""
-
-    class Plugin:
-        @hookimpl
-        def register_formatters(self, register: Any) -> None:
-            for item in registrations:
-                item = dict(item)
-                model_id = item.pop("model_id")
-                item.setdefault("input_processor", EchoInput)
-                item.setdefault("output_processor", EchoOutput)
-                register(model_id, **item)
-
-    return Plugin()
+from support.toy_plugins import EchoInput as EchoInput
+from support.toy_plugins import EchoOutput as EchoOutput
+from support.toy_plugins import MakeDist
+from support.toy_plugins import toy_plugin as toy_plugin
 
 
 @pytest.fixture
@@ -70,9 +36,6 @@ def default_host(monkeypatch: pytest.MonkeyPatch) -> Iterator[PluginHost]:
     fresh = PluginHost(environ={plugins.ENV_LOAD: ""})
     monkeypatch.setattr(plugins, "_default_host", fresh)
     yield fresh
-
-
-MakeDist = Callable[..., str]
 
 
 @pytest.fixture
@@ -105,26 +68,3 @@ def make_dist(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[MakeD
     yield make
     for module in made:
         sys.modules.pop(module, None)
-
-
-GOOD_PLUGIN = """
-from granite_formatters import hookimpl
-from granite_formatters.processors import InputProcessor, OutputProcessor
-from granite_formatters.types import AssistantMessage
-
-class In(InputProcessor):
-    def transform(self, chat_completion, add_generation_prompt=True, *, today=None, special_tokens=None, strict=True):
-        return "{tag}"
-
-class Out(OutputProcessor):
-    def transform(self, model_output, chat_completion=None):
-        return AssistantMessage(content=model_output)
-
-@hookimpl
-def register_formatters(register):
-    register("{model}", input_processor=In, output_processor=Out, aliases={aliases!r})
-"""
-
-
-def good_plugin(model: str, tag: str = "ok", aliases: tuple[str, ...] = ()) -> str:
-    return GOOD_PLUGIN.format(model=model, tag=tag, aliases=list(aliases))

@@ -9,10 +9,11 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import toy_plugin
 
 from granite_formatters import cli
 from granite_formatters.plugins import PluginHost
+
+from support.toy_plugins import toy_plugin
 
 
 def run(*argv: str, stdin: str = "") -> tuple[int, str, str]:

@@ -2,16 +2,18 @@
 
 from __future__ import annotations
 
+import argparse
 import contextlib
 import io
 import json
 import shlex
 
 import pytest
-from conftest import toy_plugin
 
 from granite_formatters import cli
 from granite_formatters.plugins import PluginHost
+
+from support.toy_plugins import toy_plugin
 
 HINT = (
     "provided by the example plugin in examples/granite-formatters-granite31 of the "
@@ -102,7 +104,7 @@ def help_page(*argv: str) -> str:
 
 def subcommands() -> list[str]:
     parser = cli.build_parser()
-    (action,) = [a for a in parser._actions if isinstance(a, cli.argparse._SubParsersAction)]
+    (action,) = [a for a in parser._actions if isinstance(a, argparse._SubParsersAction)]
     return list(action.choices)
 
 

@@ -4,7 +4,6 @@
 from __future__ import annotations
 
 import pytest
-from conftest import toy_plugin
 
 from granite_formatters.errors import (
     AmbiguousModelError,
@@ -13,6 +12,8 @@ from granite_formatters.errors import (
     UnknownModelError,
 )
 from granite_formatters.plugins import PluginHost
+
+from support.toy_plugins import toy_plugin
 
 HUGE = 4_000_000
 

@@ -11,7 +11,6 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 import pytest
-from conftest import EchoInput, EchoOutput, toy_plugin
 
 import granite_formatters
 from granite_formatters.plugins import PluginHost
@@ -23,6 +22,8 @@ from granite_formatters.processors import (
     declared_message_type,
 )
 from granite_formatters.types import AssistantMessage
+
+from support.toy_plugins import EchoInput, EchoOutput, toy_plugin
 
 MESSAGES = [{"role": "user", "content": "Hi"}]
 

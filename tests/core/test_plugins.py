@@ -6,12 +6,13 @@ import threading
 from typing import Any
 
 import pytest
-from conftest import MakeDist, good_plugin, toy_plugin
 
 import granite_formatters
 from granite_formatters import hookimpl
 from granite_formatters.errors import PluginLoadError, PluginWarning, UnknownModelError
 from granite_formatters.plugins import ENV_DISABLE, ENV_LOAD, ENV_STRICT, PluginHost
+
+from support.toy_plugins import MakeDist, good_plugin, toy_plugin
 
 MESSAGES = {"messages": [{"role": "user", "content": "x"}]}
 
@@ -192,7 +193,7 @@ def test_plugin_given_as_module_like_object_with_function_hook() -> None:
 
     @hookimpl
     def register_formatters(register: object) -> None:
-        from conftest import EchoInput, EchoOutput
+        from support.toy_plugins import EchoInput, EchoOutput
 
         register("ns-model", input_processor=EchoInput, output_processor=EchoOutput)  # type: ignore[operator]
 

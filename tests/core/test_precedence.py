@@ -13,10 +13,11 @@ import warnings
 from typing import Any
 
 import pytest
-from conftest import MakeDist, good_plugin, toy_plugin
 
 from granite_formatters.errors import PluginLoadError, PluginWarning, UnknownModelError
 from granite_formatters.plugins import ENV_LOAD, ENV_OVERRIDE, ENV_STRICT, PluginHost
+
+from support.toy_plugins import MakeDist, good_plugin, toy_plugin
 
 MESSAGES = {"messages": [{"role": "user", "content": "x"}]}
 G33 = "granite-formatters-granite33"
@@ -54,7 +55,7 @@ def rendered(host: PluginHost, name: str) -> str:
 
 
 def taker(model_id: str, **extra: Any) -> object:
-    from conftest import EchoInput
+    from support.toy_plugins import EchoInput
 
     return toy_plugin(
         {"model_id": model_id, "input_processor": lambda: EchoInput("taker"), **extra}
@@ -297,7 +298,7 @@ def test_base_exceptions_from_a_plugin_are_isolated(
 def test_a_processor_raising_system_exit_is_a_plugin_load_error(host: PluginHost) -> None:
     import importlib
 
-    from conftest import toy_plugin as _toy  # noqa: F401 - conftest is importable
+    import conftest  # noqa: F401 - conftest is importable
 
     module = importlib.import_module("types").ModuleType("exits_mod")
     exec(EXIT_IN_PROCESSOR, module.__dict__)

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import pytest
-from conftest import EchoInput, EchoOutput, toy_plugin
 
 from granite_formatters.errors import (
     AmbiguousModelError,
@@ -14,6 +13,8 @@ from granite_formatters.errors import (
 from granite_formatters.plugins import PluginHost
 from granite_formatters.records import FormatterSpec, PluginInfo
 from granite_formatters.registry import ModelRegistry
+
+from support.toy_plugins import EchoInput, EchoOutput, toy_plugin
 
 
 def spec(model_id: str, plugin: str = "p", **kw: object) -> FormatterSpec:

@@ -3,18 +3,21 @@
 from __future__ import annotations
 
 import pytest
-from conftest import EchoOutput
 
 from granite_formatters.processors import Formatter
 from granite_formatters.streaming import BufferedStreamParser, Delta, ToolCallDelta
 from granite_formatters.types import AssistantMessage, ToolCall
+
+from support.toy_plugins import EchoOutput
 
 
 def test_default_stream_parser_buffers_and_parses_on_close() -> None:
     parser = EchoOutput().stream_parser()
     assert isinstance(parser, BufferedStreamParser)
     assert parser.feed("ab") == [] and parser.feed("c") == []
-    assert parser.message is None
+    # Read into a name: mypy would keep `parser.message` narrowed to None past close().
+    before_close = parser.message
+    assert before_close is None
     assert parser.close() == [Delta(content="ABC", role="assistant", finish_reason="stop")]
     assert parser.message == AssistantMessage(content="ABC")
     assert parser.close() == []
@@ -59,7 +62,7 @@ def test_empty_output_gives_only_the_role_and_finish_reason() -> None:
 
 
 def test_formatter_stream_parser_delegates_to_the_output_processor() -> None:
-    from conftest import EchoInput
+    from support.toy_plugins import EchoInput
 
     formatter = Formatter("m", EchoInput(), EchoOutput())
     parser = formatter.stream_parser({"messages": [{"role": "user", "content": "x"}]})

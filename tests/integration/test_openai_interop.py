@@ -366,7 +366,7 @@ def test_openai_tool_call_message_with_null_content_formats() -> None:
 
 def test_a_non_string_top_level_key_is_an_invalid_request() -> None:
     with pytest.raises(InvalidRequestError) as info:
-        coerce_request({"messages": [USER], 1: "x"}, ChatCompletion)  # type: ignore[dict-item]
+        coerce_request({"messages": [USER], 1: "x"}, ChatCompletion)
     assert info.value.field == "1"
     assert str(info.value) == "1: request keys must be strings; got the int key 1"
     with pytest.raises(InvalidRequestError) as info:

@@ -4,17 +4,20 @@ from __future__ import annotations
 
 import json
 import re
+from typing import Any
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from granite_formatters import get_formatter
+from granite_formatters.granite3 import Granite3AssistantMessage
 from granite_formatters.granite3 import _spans as spans
 from granite_formatters.granite3._spans import ContextLocator
+from granite_formatters.types import AssistantMessage
 
-G32 = get_formatter("granite-3.2-8b-instruct")
-G33 = get_formatter("granite-3.3-8b-instruct")
+G32 = get_formatter("granite-3.2-8b-instruct", Granite3AssistantMessage)
+G33 = get_formatter("granite-3.3-8b-instruct", Granite3AssistantMessage)
 
 
 @pytest.mark.parametrize("digit", ["²", "①", "₀", "٣"])
@@ -28,25 +31,25 @@ def test_non_ascii_digits_name_no_document(digit: str) -> None:
     assert f"citation 1: the request has no document {digit!r}" in message.notes
 
 
-def _serialises(message: object) -> dict[str, object]:
-    data = json.loads(message.model_dump_json())  # type: ignore[attr-defined]
-    json.dumps(message.to_openai()).encode("utf-8")  # type: ignore[attr-defined]
-    json.dumps(message.to_openai(), ensure_ascii=False).encode("utf-8")  # type: ignore[attr-defined]
-    return data  # type: ignore[no-any-return]
+def _serialises(message: AssistantMessage) -> dict[str, Any]:
+    data: dict[str, Any] = json.loads(message.model_dump_json())
+    json.dumps(message.to_openai()).encode("utf-8")
+    json.dumps(message.to_openai(), ensure_ascii=False).encode("utf-8")
+    return data
 
 
 def test_lone_surrogate_in_tool_arguments_is_replaced() -> None:
     # Item 5: a \\ud83d escape decoded to a lone surrogate that pydantic cannot encode.
     message = G33.parse('<|tool_call|>[{"name": "f", "arguments": {"text": "smile \\ud83d"}}]')
     data = _serialises(message)
-    assert data["tool_calls"][0]["arguments"] == {"text": "smile \ufffd"}  # type: ignore[index]
+    assert data["tool_calls"][0]["arguments"] == {"text": "smile \ufffd"}
     assert "replaced lone surrogates in a tool call with U+FFFD" in message.notes
 
 
 def test_lone_surrogate_in_cite_tag_is_replaced() -> None:
     message = G33.parse('Hi.<|start_of_cite|>{"document_id": "\\udc00"}<|end_of_cite|>')
     data = _serialises(message)
-    assert [c["doc_id"] for c in data["citations"]] == ["\ufffd"]  # type: ignore[index]
+    assert [c["doc_id"] for c in data["citations"]] == ["\ufffd"]
     assert "citation 0: replaced lone surrogates in its document id" in message.notes
 
 
@@ -63,7 +66,7 @@ def test_arguments_too_deep_are_kept_as_their_string(depth: int) -> None:
     output = '<|tool_call|>[{"name": "f", "arguments": ' + json.dumps(nested) + "}]"
     message = G33.parse(output)
     data = _serialises(message)
-    assert data["tool_calls"][0]["arguments"] == nested  # type: ignore[index]
+    assert data["tool_calls"][0]["arguments"] == nested
     assert any("nested deeper than 64 levels" in note for note in message.notes)
 
 
@@ -116,7 +119,9 @@ def test_bytes_split_inside_a_character_decode_like_the_batch() -> None:
     data = "café – 東京".encode()
     for cut in range(len(data) + 1):
         parser = G33.stream_parser()
-        deltas = parser.feed(data[:cut]) + parser.feed(data[cut:]) + parser.close()
+        # StreamParser.feed is annotated `str` but takes bytes too (docs/api.md, "feed accepts
+        # str or bytes"); the annotation in the core is to be widened.
+        deltas = parser.feed(data[:cut]) + parser.feed(data[cut:]) + parser.close()  # type: ignore[arg-type]
         assert parser.message is not None
         assert parser.message.content == "café – 東京"
         assert "".join(d.content or "" for d in deltas) == "café – 東京"
@@ -124,7 +129,7 @@ def test_bytes_split_inside_a_character_decode_like_the_batch() -> None:
 
 def test_truncated_bytes_are_replaced_at_close() -> None:
     parser = G33.stream_parser()
-    parser.feed(b"ok " + "é".encode()[:1])
+    parser.feed(b"ok " + "é".encode()[:1])  # type: ignore[arg-type]  # bytes: see above
     parser.close()
     assert parser.message is not None and parser.message.content == "ok \ufffd"
 
@@ -173,7 +178,9 @@ RAG33 = {
 
 
 @pytest.mark.parametrize("request_", [None, RAG33])
-def test_unknown_plugin_section_and_text_after_it_stay_in_content(request_: object) -> None:
+def test_unknown_plugin_section_and_text_after_it_stay_in_content(
+    request_: dict[str, Any] | None,
+) -> None:
     message = G33.parse("Hello <|start_of_plugin|>X<|end_of_plugin|> world.", request_)
     assert message.content == "Hello X world."
     assert "a section of unknown kind is kept in the content: 'X'" in message.notes

@@ -3,20 +3,22 @@
 from __future__ import annotations
 
 import json
+from typing import Any
 
 import pytest
 
 from granite_formatters import get_formatter
+from granite_formatters.granite3 import Granite3AssistantMessage
 from granite_formatters.streaming import Delta
 
-G33 = get_formatter("granite-3.3-8b-instruct")
+G33 = get_formatter("granite-3.3-8b-instruct", Granite3AssistantMessage)
 TOOLS = {"messages": [{"role": "user", "content": "q"}], "tools": [{"name": "f"}]}
 
 
-def _run(output: str, request: object = None, **close: object) -> list[Delta]:
+def _run(output: str, request: dict[str, Any] | None = None, **close: object) -> list[Delta]:
     parser = G33.stream_parser(request)
     deltas = [d for i in range(0, len(output), 4) for d in parser.feed(output[i : i + 4])]
-    return deltas + parser.close(**close)  # type: ignore[arg-type]
+    return deltas + parser.close(**close)
 
 
 def test_first_delta_has_the_role_and_last_the_finish_reason() -> None:
@@ -56,12 +58,12 @@ def test_a_second_close_gives_nothing() -> None:
 
 
 def test_stop_reason_is_what_the_caller_passes() -> None:
-    assert G33.parse("Hi.").stop_reason is None  # type: ignore[attr-defined]
+    assert G33.parse("Hi.").stop_reason is None
     processor = G33.output_processor
     assert processor.transform("Hi.", stop_reason="</s>").stop_reason == "</s>"  # type: ignore[call-arg,attr-defined]
     parser = G33.stream_parser()
     parser.feed("Hi.")
-    parser.close(stop_reason="<|end_of_text|>")  # type: ignore[call-arg]
+    parser.close(stop_reason="<|end_of_text|>")
     assert parser.message is not None
-    assert parser.message.stop_reason == "<|end_of_text|>"  # type: ignore[attr-defined]
+    assert parser.message.stop_reason == "<|end_of_text|>"
     json.dumps(parser.message.to_openai())

@@ -9,14 +9,19 @@ skipped with the reason.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import attrs
 
 from granite_formatters import UnknownModelError, get_formatter
 
-USER = [{"role": "user", "content": "What's the weather like in Zürich right now?"}]
-TOOLS = [
+if TYPE_CHECKING:
+    from openai.types.chat import ChatCompletionMessageParam, ChatCompletionToolParam
+
+USER: list[ChatCompletionMessageParam] = [
+    {"role": "user", "content": "What's the weather like in Zürich right now?"}
+]
+TOOLS: list[ChatCompletionToolParam] = [
     {
         "type": "function",
         "function": {
@@ -35,7 +40,9 @@ DOCS = [
     {"doc_id": "overview", "text": "Granite is a family of language models developed by IBM Research. The models are released under the Apache 2.0 license."},
     {"doc_id": "sizes", "text": "The 8b model has 8 billion parameters. Both sizes support 128K tokens — about 300 pages."},
 ]  # fmt: skip
-RAG_USER = [{"role": "user", "content": "Tell me about Granite — briefly."}]
+RAG_USER: list[ChatCompletionMessageParam] = [
+    {"role": "user", "content": "Tell me about Granite — briefly."}
+]
 RAG_CONTROLS = {"controls": {"citations": True}}
 PLAIN_ANSWER = (
     "Hello! I can't check live weather, but Zürich in spring is usually mild — around 15 °C. 🌤️"
@@ -43,7 +50,7 @@ PLAIN_ANSWER = (
 TOOL_ANSWER = "It is 18 °C and sunny in Zürich right now ☀️."
 
 
-def second_turn(call_id: str) -> list[dict[str, Any]]:
+def second_turn(call_id: str) -> list[ChatCompletionMessageParam]:
     """The conversation after the tool call: the assistant's call and the tool's result."""
     return [
         *USER,
@@ -68,10 +75,10 @@ def second_turn(call_id: str) -> list[dict[str, Any]]:
 @attrs.frozen
 class Case:
     name: str
-    messages: list[dict[str, Any]]
+    messages: list[ChatCompletionMessageParam]
     output: str
     extra: dict[str, Any] = attrs.field(factory=dict)
-    tools: list[dict[str, Any]] | None = None
+    tools: list[ChatCompletionToolParam] | None = None
     content: str | None = None
     reasoning: str | None = None
     tool_call: tuple[str, dict[str, Any]] | None = None

@@ -195,7 +195,7 @@ class FakeBackend:
 
     def last_request(self, prompt: str) -> dict[str, Any]:
         with self.lock:
-            for _kind, body in reversed(self.requests):
+            for _kind, body in self.requests[::-1]:
                 if body.get("prompt") == prompt:
                     return body
         raise AssertionError("the backend never received that prompt")

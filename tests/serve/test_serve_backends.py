@@ -18,7 +18,7 @@ from granite_formatters.serve.params import GenerationParams
 from .conftest import KINDS
 from .servers import wire_events
 
-TEXT = st.text(st.characters(codec="utf-8", exclude_categories=("Cs",)), max_size=60)
+TEXT = st.text(st.characters(codec="utf-8", exclude_categories=["Cs"]), max_size=60)
 
 
 class Body(httpx.AsyncByteStream):

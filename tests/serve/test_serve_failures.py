@@ -10,6 +10,7 @@ from typing import Any
 import httpx
 import openai
 import pytest
+from openai.types.chat import ChatCompletionMessageParam
 
 from granite_formatters import get_formatter
 
@@ -106,12 +107,15 @@ def test_unknown_model_is_404(proxy_factory: Any, fake_backend: Any) -> None:
 def test_backend_error_status_is_502(proxy_factory: Any, fake_backend: Any, kind: str) -> None:
     fake, _ = fake_backend
     proxy = proxy_factory(kind)
-    request = {"messages": [{"role": "user", "content": f"fail with 500 ({kind})"}]}
+    messages: list[ChatCompletionMessageParam] = [
+        {"role": "user", "content": f"fail with 500 ({kind})"}
+    ]
+    request = {"messages": messages}
     fake.script(prompt_for(request), Script("never sent", fault="status500"))
     client = client_for(proxy.port)
     for stream in (False, True):
         with pytest.raises(openai.APIStatusError) as info:
-            client.chat.completions.create(model=MODEL, messages=request["messages"], stream=stream)
+            client.chat.completions.create(model=MODEL, messages=messages, stream=stream)
         assert info.value.status_code == 502
         assert "HTTP 500" in error_of(info.value)["message"]
     assert_alive(proxy, fake)
@@ -195,8 +199,12 @@ def test_backend_timeouts_are_504(proxy_factory: Any, fake_backend: Any, kind: s
     fake, _ = fake_backend
     proxy = proxy_factory(kind, read_timeout=0.5)
     client = client_for(proxy.port)
-    hang_headers = [{"role": "user", "content": f"hang before answering ({kind})"}]
-    hang_body = [{"role": "user", "content": f"hang after one event ({kind})"}]
+    hang_headers: list[ChatCompletionMessageParam] = [
+        {"role": "user", "content": f"hang before answering ({kind})"}
+    ]
+    hang_body: list[ChatCompletionMessageParam] = [
+        {"role": "user", "content": f"hang after one event ({kind})"}
+    ]
     fake.script(prompt_for({"messages": hang_headers}), Script("x", fault="hang_headers"))
     fake.script(
         prompt_for({"messages": hang_body}), Script(PLAIN_ANSWER, cut="chars", fault="hang_body")
@@ -225,7 +233,9 @@ def test_client_disconnect_cancels_the_backend_request(
 ) -> None:
     fake, _ = fake_backend
     proxy = proxy_factory(kind)
-    messages = [{"role": "user", "content": f"talk slowly ({kind})"}]
+    messages: list[ChatCompletionMessageParam] = [
+        {"role": "user", "content": f"talk slowly ({kind})"}
+    ]
     fake.script(
         prompt_for({"messages": messages}), Script("word " * 2000, cut="pieces", fault="slow")
     )

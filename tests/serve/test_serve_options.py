@@ -8,6 +8,7 @@ from typing import Any
 import httpx
 import openai
 import pytest
+from openai.types.chat import ChatCompletionMessageParam
 
 from granite_formatters import get_formatter, list_models
 
@@ -30,7 +31,7 @@ def test_sampling_parameters_reach_the_backend_under_its_names(
 ) -> None:
     fake, _ = fake_backend
     proxy = proxy_factory(kind)
-    messages = [{"role": "user", "content": f"sampling ({kind})"}]
+    messages: list[ChatCompletionMessageParam] = [{"role": "user", "content": f"sampling ({kind})"}]
     prompt = prompt_for({"messages": messages})
     fake.script(prompt, Script(PLAIN_ANSWER))
     client = client_for(proxy.port)
@@ -99,7 +100,9 @@ def test_token_limit_finish_reason_is_length(
     fake, _ = fake_backend
     proxy = proxy_factory(kind)
     case = G33[1]
-    messages = [{"role": "user", "content": f"cut short ({kind})"}]
+    messages: list[ChatCompletionMessageParam] = [
+        {"role": "user", "content": f"cut short ({kind})"}
+    ]
     request = {**case.request(), "messages": messages}
     cut = case.output[:39]  # "<think>The user asks about live weather"
     fake.script(prompt_for(request), Script(cut, finish="length"))
@@ -108,7 +111,9 @@ def test_token_limit_finish_reason_is_length(
         model=MODEL, messages=messages, extra_body=case.extra, max_tokens=10
     )
     assert answer.choices[0].finish_reason == "length"
-    assert answer.choices[0].message.model_extra["reasoning_content"] == cut[len("<think>") :]
+    extra = answer.choices[0].message.model_extra
+    assert extra is not None
+    assert extra["reasoning_content"] == cut[len("<think>") :]
     with client.chat.completions.create(
         model=MODEL, messages=messages, extra_body=case.extra, max_tokens=10, stream=True
     ) as stream:
@@ -120,7 +125,7 @@ def test_token_limit_finish_reason_is_length(
 def test_logprobs_with_the_openai_backend(proxy_factory: Any, fake_backend: Any) -> None:
     fake, _ = fake_backend
     proxy = proxy_factory("openai")
-    messages = [{"role": "user", "content": "logprobs please"}]
+    messages: list[ChatCompletionMessageParam] = [{"role": "user", "content": "logprobs please"}]
     prompt = prompt_for({"messages": messages})
     fake.script(prompt, Script(PLAIN_ANSWER, cut="pieces"))
     client = client_for(proxy.port)
@@ -128,10 +133,12 @@ def test_logprobs_with_the_openai_backend(proxy_factory: Any, fake_backend: Any)
         model=MODEL, messages=messages, logprobs=True, top_logprobs=2
     )
     assert fake.last_request(prompt)["logprobs"] == 2
-    tokens = answer.choices[0].logprobs.content
+    logprobs = answer.choices[0].logprobs
+    assert logprobs is not None and logprobs.content is not None
+    tokens = logprobs.content
     assert "".join(t.token for t in tokens) == PLAIN_ANSWER
     assert all(t.logprob == -0.25 and [a.token for a in t.top_logprobs][1] == "?" for t in tokens)
-    got = []
+    got: list[str] = []
     with client.chat.completions.create(
         model=MODEL, messages=messages, logprobs=True, stream=True
     ) as stream:
@@ -156,7 +163,9 @@ def test_model_map(proxy_factory: Any, fake_backend: Any) -> None:
     )
     listed = client_for(proxy.port).models.list()
     assert [m.id for m in listed.data] == ["granite3.3:8b", "granite3.2"]
-    messages = [{"role": "user", "content": "which backend model?"}]
+    messages: list[ChatCompletionMessageParam] = [
+        {"role": "user", "content": "which backend model?"}
+    ]
     prompt = prompt_for({"messages": messages})
     fake.script(prompt, Script(PLAIN_ANSWER))
     answer = client_for(proxy.port).chat.completions.create(
@@ -179,7 +188,8 @@ def test_tool_choice_none_hides_the_tools(proxy_factory: Any, fake_backend: Any)
     fake, _ = fake_backend
     proxy = proxy_factory("openai")
     case = G33[2]
-    messages = [{"role": "user", "content": "no tools this time"}]
+    assert case.tools is not None
+    messages: list[ChatCompletionMessageParam] = [{"role": "user", "content": "no tools this time"}]
     prompt = prompt_for({"messages": messages})
     fake.script(prompt, Script(PLAIN_ANSWER))
     answer = client_for(proxy.port).chat.completions.create(
@@ -195,7 +205,7 @@ def test_one_log_line_per_request_without_the_prompt(
     fake, _ = fake_backend
     proxy = proxy_factory("openai")
     secret = "my secret question about Zürich"
-    messages = [{"role": "user", "content": secret}]
+    messages: list[ChatCompletionMessageParam] = [{"role": "user", "content": secret}]
     fake.script(prompt_for({"messages": messages}), Script(PLAIN_ANSWER, cut="pieces"))
     client = client_for(proxy.port)
     with caplog.at_level(logging.DEBUG, logger="granite_formatters.serve"):
@@ -218,7 +228,7 @@ def test_prompt_logging_is_opt_in(
 ) -> None:
     fake, _ = fake_backend
     proxy = proxy_factory("openai", log_prompts=True)
-    messages = [{"role": "user", "content": "log this prompt"}]
+    messages: list[ChatCompletionMessageParam] = [{"role": "user", "content": "log this prompt"}]
     fake.script(prompt_for({"messages": messages}), Script(PLAIN_ANSWER))
     with caplog.at_level(logging.DEBUG, logger="granite_formatters.serve"):
         client_for(proxy.port).chat.completions.create(model=MODEL, messages=messages)
@@ -232,7 +242,9 @@ def test_backend_connections_are_reused(proxy_factory: Any, fake_backend: Any, k
     """The proxy reads each backend stream to its end, so keep-alive works."""
     fake, _ = fake_backend
     proxy = proxy_factory(kind)
-    messages = [{"role": "user", "content": f"keep-alive ({kind})"}]
+    messages: list[ChatCompletionMessageParam] = [
+        {"role": "user", "content": f"keep-alive ({kind})"}
+    ]
     fake.script(prompt_for({"messages": messages}), Script(PLAIN_ANSWER))
     client = client_for(proxy.port)
     with fake.lock:

@@ -26,7 +26,7 @@ def comparable(message: Any) -> dict[str, Any]:
     checking that all generated ids of the message share one prefix and count up.
     Ids the model gave are kept as they are.
     """
-    data = message.model_dump()
+    data: dict[str, Any] = message.model_dump()
     prefixes: set[str] = set()
     counters: list[int] = []
     for call in data.get("tool_calls", []):

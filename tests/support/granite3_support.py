@@ -245,7 +245,7 @@ def valid_requests(draw: st.DrawFn, release: str, with_tokens: bool = False) -> 
             request.setdefault("extra_body", {})["documents"] = document_list
         else:
             options["documents"] = document_list
-    if options or draw(st.booleans()):
+    if bool(options) or draw(st.booleans()):
         if draw(st.booleans()):
             request["chat_template_kwargs"] = options
         else:

@@ -287,7 +287,7 @@ def test_bad_requests_raise_but_bad_output_does_not() -> None:
         TOY.transform("x", "{not json")
     for output in ["", "<t>", "</t>", "# Refs:", "<c>1</c>", "# Flags:\n1. Risk low: ?"]:
         check_consistent(TOY.transform(output, REQUEST), output)
-    assert TOY.transform(b"bytes <t>x</t>".decode()).content == "bytes"  # type: ignore[arg-type]
+    assert TOY.transform(b"bytes <t>x</t>".decode()).content == "bytes"
     assert TOY.transform(None).content == ""  # type: ignore[arg-type]
 
 

@@ -64,7 +64,7 @@ class Name(str):
 
 
 def test_tojson_is_transformers_tojson() -> None:
-    value = {"b": "é <b>&'\"", "a": [1, 2.5, None, True, {}, []], "c": {"d": -0.0}}
+    value: dict[str, Any] = {"b": "é <b>&'\"", "a": [1, 2.5, None, True, {}, []], "c": {"d": -0.0}}
     assert tojson(value) == (
         '{"b": "é <b>&\'\\"", "a": [1, 2.5, null, true, {}, []], "c": {"d": -0.0}}'
     )

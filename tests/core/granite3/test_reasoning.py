@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
@@ -67,7 +69,7 @@ def test_earliest_start_marker_wins() -> None:
 
 
 def test_tags_removed_from_the_content_and_stray_ends() -> None:
-    options = {
+    options: dict[str, Any] = {
         "starts": ("<think>",),
         "ends": ("</think>",),
         "content_drops": ("<response>", "</response>"),
@@ -84,7 +86,7 @@ def test_tags_removed_from_the_content_and_stray_ends() -> None:
 
 
 def test_stoppers_end_marker_processing() -> None:
-    options = {
+    options: dict[str, Any] = {
         "starts": ("<think>",),
         "ends": ("</think>",),
         "content_drops": ("<response>",),
