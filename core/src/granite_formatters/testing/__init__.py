@@ -316,11 +316,12 @@ class FormatterContractTests:
     def test_names_resolve(self) -> None:
         import granite_formatters
 
+        plugin_name = self._required("plugin_name", '"your-distribution-name"')
         names = self._required("names", '[("name people use", "expected-model-id"), ...]')
         for name, expected in names:
             resolution = granite_formatters.resolve_model(name)
             assert resolution.model.model_id == expected, (name, resolution)
-            assert resolution.model.plugin.name == self.plugin_name
+            assert resolution.model.plugin.name == plugin_name
 
     def test_golden_prompts(self) -> None:
         import granite_formatters

@@ -19,6 +19,7 @@ chat-completions body to the template: text parts joined with newlines,
 from __future__ import annotations
 
 import datetime
+import functools
 import json
 from collections.abc import Callable, Mapping
 from typing import Any
@@ -80,7 +81,10 @@ class _Namespace(jinja2.utils.Namespace):
         super().__setitem__(name, value)
 
 
-def _environment(now: datetime.datetime) -> ImmutableSandboxedEnvironment:
+@functools.lru_cache(maxsize=16)
+def _compiled(template: str) -> jinja2.Template:
+    """``template`` compiled once (the clock is a render variable, not baked in)."""
+
     def raise_exception(message: str) -> None:
         raise jinja2.exceptions.TemplateError(message)
 
@@ -106,10 +110,9 @@ def _environment(now: datetime.datetime) -> ImmutableSandboxedEnvironment:
     )
     environment.filters["tojson"] = tojson
     environment.globals["raise_exception"] = raise_exception
-    environment.globals["strftime_now"] = now.strftime
     environment.globals["dict"] = _Dict()
     environment.globals["namespace"] = _Namespace
-    return environment
+    return environment.from_string(template)
 
 
 def _text(content: Any) -> Any:
@@ -148,9 +151,10 @@ def render(
     options = {key: value for key, value in options.items() if value is not None}
     variables: dict[str, Any] = {**special_tokens_map, **options}
     now = datetime.datetime.combine(today, datetime.time(0, 0))
-    compiled = _environment(now).from_string(template)
-    return compiled.render(
+    return _compiled(template).render(
         variables,
+        # transformers' strftime_now reads the clock; here it reads the pinned one.
+        strftime_now=now.strftime,
         messages=[_template_message(message) for message in request["messages"]],
         tools=request.get("tools"),
         documents=documents,
