@@ -102,6 +102,21 @@ def test_the_testing_page_documents_the_kit() -> None:
     for field in testing.GoldenCase.__attrs_attrs__:
         key = "date" if field.name == "today" else field.name
         assert key in text, field.name
+    assert "load_golden_cases(requests, prompts=folder)" in text
+    assert "`render_chat_template(template, request, add_generation_prompt=True, *, today," in text
+
+
+def test_the_testing_page_documents_the_granite3_input_contract() -> None:
+    from granite_formatters.testing.granite3 import Granite3InputContractTests
+
+    text = TESTING.read_text(encoding="utf-8")
+    assert "## Granite 3 input contract: `Granite3InputContractTests`" in text
+    for name, value in vars(Granite3InputContractTests).items():
+        if name.startswith("test_"):
+            assert f"`{name}`" in text, name
+        elif not name.startswith("_") and not callable(value) and not isinstance(value, property):
+            assert f"| `{name}` |" in text, name
+    assert "`reference_template()`" in text
 
 
 # ----------------------------------------------------------------------------- the steps

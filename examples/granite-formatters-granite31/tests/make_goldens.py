@@ -202,6 +202,18 @@ def missing_shared_reason() -> str:
     )
 
 
+def require_shared() -> Path:
+    """For the tests: the reference folder; skips the test without it (fails it in CI)."""
+    import pytest
+
+    shared = find_shared()
+    if shared is None:
+        if os.environ.get("CI"):  # in CI the oracle is required, not optional
+            pytest.fail("CI is set, and " + missing_shared_reason(), pytrace=False)
+        pytest.skip(missing_shared_reason())
+    return shared
+
+
 def load_renderer(shared: Path) -> Any:
     """``tools/render_chat_template.py`` of the reference folder, imported by path."""
     path = shared / "tools" / "render_chat_template.py"

@@ -1,7 +1,10 @@
-"""The contract every granite-formatters plugin should pass, from the core's test kit.
+"""The contracts from the core's test kit: every plugin's, and every Granite 3 input processor's.
 
 The plugin must be installed (``pip install .`` or from its wheel): the kit checks it
-as users will see it, through its entry point.
+as users will see it, through its entry point. The Granite 3 input contract compares
+every golden prompt with the official 3.1 template's render, found in the reference
+folder (see make_goldens.py); without that folder the comparison is skipped, except in
+CI, where it fails.
 """
 
 from __future__ import annotations
@@ -11,6 +14,11 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 from granite_formatters.testing import FormatterContractTests, load_golden_cases
+from granite_formatters.testing.granite3 import Granite3InputContractTests
+
+from granite_formatters_granite31.input import Granite31InputProcessor
+
+import make_goldens  # tests/make_goldens.py (tests/ is on sys.path)
 
 GOLDEN = Path(__file__).parent / "golden"
 
@@ -73,3 +81,22 @@ class TestGranite31Contract(FormatterContractTests):
             "Paris is the capital.",
         ),
     ]
+
+
+SHARED = make_goldens.find_shared()
+
+
+class TestGranite31InputContract(Granite3InputContractTests):
+    processor_class = Granite31InputProcessor
+    release_name = "Granite 3.1"
+    model_id = "granite-3.1-8b-instruct"
+    golden_cases = TestGranite31Contract.golden_cases
+    # The official template of ibm-granite/granite-3.1-8b-instruct, the reference render.
+    chat_template = SHARED / "chat-templates" / make_goldens.TEMPLATE if SHARED else None
+    min_golden_cases = 24  # every case of make_goldens.CASES
+    thinking_mode = False  # Granite 3.1 refuses thinking=true
+
+    def reference_template(self) -> str:
+        if self.chat_template is None:
+            make_goldens.require_shared()
+        return super().reference_template()

@@ -22,6 +22,15 @@ provides:
     honour the interfaces.
 
 Golden cases can be written by hand or loaded from a folder with :func:`load_golden_cases`.
+
+:class:`granite_formatters.testing.granite3.Granite3InputContractTests`
+    The checks every Granite 3-family input processor must pass (golden prompts, the
+    official template's render of them, refusals naming their field, the special-token
+    policy, sanitising), for a plugin whose processor subclasses
+    :class:`~granite_formatters.granite3.Granite3InputProcessor`.
+:func:`render_chat_template`
+    A chat template rendered exactly as transformers renders it (needs jinja2), the
+    reference the Granite 3 contract compares golden prompts with.
 """
 
 from __future__ import annotations
@@ -30,18 +39,18 @@ import datetime
 import inspect
 import json
 import warnings
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any, ClassVar
 
 import attrs
 import pytest
 
-from . import plugins as _plugins
-from .errors import DroppedInputWarning
-from .plugins import PluginHost
-from .processors import InputProcessor, OutputProcessor
-from .types import AssistantMessage
+from .. import plugins as _plugins
+from ..errors import DroppedInputWarning
+from ..plugins import PluginHost
+from ..processors import InputProcessor, OutputProcessor
+from ..types import AssistantMessage
 
 __all__ = [
     "FUZZ_MARKERS",
@@ -51,6 +60,7 @@ __all__ = [
     "isolated_host_factory",
     "load_golden_cases",
     "register_test_plugin",
+    "render_chat_template",
 ]
 
 
@@ -67,33 +77,98 @@ class GoldenCase:
     strict: bool = True
 
 
-def load_golden_cases(folder: str | Path) -> list[GoldenCase]:
-    """Load ``<name>.json`` / ``<name>.prompt.txt`` pairs from ``folder``.
+def load_golden_cases(folder: str | Path, *, prompts: str | Path | None = None) -> list[GoldenCase]:
+    """Load golden cases: ``<name>.json`` requests with their ``<name>.prompt.txt`` prompts.
 
     Each JSON file holds ``{"request": {...}, "date": "YYYY-MM-DD",
     "add_generation_prompt": true}`` and optionally ``"special_tokens": "keep"`` (the
     policy to format with) and ``"strict": false`` (a template-compatible mode case);
-    the prompt file holds the exact expected prompt (UTF-8,
-    nothing appended).
+    the prompt file holds the exact expected prompt (UTF-8, nothing appended).
+
+    Without ``prompts`` both files are in ``folder``, and every request must have its
+    prompt. With ``prompts`` (a folder of one release's expected prompts, beside a
+    folder of requests shared by several releases) the requests come from ``folder`` and
+    the prompts from ``prompts``; only the requests that have a prompt there are loaded,
+    and a prompt without a request raises :class:`ValueError`. Cases come in name order.
     """
-    cases: list[GoldenCase] = []
-    for path in sorted(Path(folder).glob("*.json")):
-        data = json.loads(path.read_text(encoding="utf-8"))
-        prompt_path = path.with_name(path.stem + ".prompt.txt")
-        prompt = prompt_path.read_bytes().decode("utf-8")
-        date = data.get("date")
-        cases.append(
-            GoldenCase(
-                name=path.stem,
-                request=data["request"],
-                prompt=prompt,
-                today=datetime.date.fromisoformat(date) if date else None,
-                add_generation_prompt=data.get("add_generation_prompt", True),
-                special_tokens=data.get("special_tokens"),
-                strict=data.get("strict", True),
+    requests = Path(folder)
+    if prompts is None:
+        names = [path.stem for path in sorted(requests.glob("*.json"))]
+        prompt_dir = requests
+    else:
+        prompt_dir = Path(prompts)
+        names = sorted(path.name[: -len(".prompt.txt")] for path in prompt_dir.glob("*.prompt.txt"))
+        orphans = [name for name in names if not (requests / f"{name}.json").is_file()]
+        if orphans:
+            listed = ", ".join(f"{name}.prompt.txt" for name in orphans)
+            raise ValueError(
+                f"golden prompts without a request in {requests}: {listed} "
+                f"(add <name>.json there or delete the prompt from {prompt_dir})"
             )
+    return [_load_case(name, requests, prompt_dir) for name in names]
+
+
+def _load_case(name: str, requests: Path, prompts: Path) -> GoldenCase:
+    data = json.loads((requests / f"{name}.json").read_text(encoding="utf-8"))
+    prompt = (prompts / f"{name}.prompt.txt").read_bytes().decode("utf-8")
+    date = data.get("date")
+    return GoldenCase(
+        name=name,
+        request=data["request"],
+        prompt=prompt,
+        today=datetime.date.fromisoformat(date) if date else None,
+        add_generation_prompt=data.get("add_generation_prompt", True),
+        special_tokens=data.get("special_tokens"),
+        strict=data.get("strict", True),
+    )
+
+
+def render_chat_template(
+    template: str,
+    request: Mapping[str, Any],
+    add_generation_prompt: bool = True,
+    *,
+    today: datetime.date,
+    special_tokens_map: Mapping[str, str] | None = None,
+) -> str:
+    """``template`` (a Hugging Face chat template's text) rendered for ``request``.
+
+    The render is the one transformers' ``apply_chat_template`` gives (same jinja2
+    sandbox, filters and globals, ``strftime_now`` pinned to midnight of ``today``),
+    for the template variables vLLM makes of ``request``, an OpenAI chat-completions
+    body (text parts joined with newlines, ``extra_body`` merged,
+    ``chat_template_kwargs`` passed as variables). ``special_tokens_map`` is the
+    tokenizer's (``bos_token``, ...), passed as variables too (template options win
+    over it). Needs jinja2
+    (>= 3.1); without it this raises :class:`ImportError` saying so.
+    """
+    try:
+        from . import _chat_template
+    except ImportError as missing:
+        raise ImportError(
+            "render_chat_template needs jinja2 (>= 3.1) to render the official chat "
+            "template: python3 -m pip install jinja2"
+        ) from missing
+    return _chat_template.render(
+        template,
+        request,
+        add_generation_prompt=add_generation_prompt,
+        today=today,
+        special_tokens_map=special_tokens_map or {},
+    )
+
+
+def _required(test: object, contract: str, attribute: str, example: str) -> Any:
+    """``test``'s class attribute ``attribute``; fails the test, saying what to set, when
+    it is empty (a contract test must never pass without checking anything)."""
+    value = getattr(test, attribute)
+    if not value:
+        pytest.fail(
+            f"{contract} subclass {type(test).__name__} has no {attribute}: "
+            f"set {attribute} = {example}",
+            pytrace=False,
         )
-    return cases
+    return value
 
 
 # -- fixtures ---------------------------------------------------------------------------
@@ -198,6 +273,9 @@ class FormatterContractTests:
     ``fuzz_examples``
         how many fuzzed outputs ``parse`` must survive (default 200).
 
+    ``plugin_name``, ``model_ids``, ``names``, ``golden_cases`` and ``output_samples``
+    are required: a test whose attribute is left empty fails, saying what to set.
+
     The tests run against the plugins installed in the environment (your plugin must be
     installed, as it will be for users), with the process-wide host reset around them.
     """
@@ -215,35 +293,44 @@ class FormatterContractTests:
     def _installed_plugins(self, isolated_host_factory: Callable[..., PluginHost]) -> PluginHost:
         return isolated_host_factory(entry_points=True)
 
+    def _required(self, attribute: str, example: str) -> Any:
+        return _required(self, "FormatterContractTests", attribute, example)
+
     def _model(self) -> str:
         if self.golden_model:
             return self.golden_model
-        if not self.model_ids:
-            pytest.fail("FormatterContractTests needs model_ids")
-        return self.model_ids[0]
+        model_ids: Sequence[str] = self._required("model_ids", '["your-model-id", ...]')
+        return model_ids[0]
 
     def test_plugin_is_registered_without_problems(self) -> None:
         import granite_formatters
 
+        plugin_name = self._required("plugin_name", '"your-distribution-name"')
+        model_ids = self._required("model_ids", '["your-model-id", ...]')
         plugins = {p.name: p for p in granite_formatters.list_plugins()}
-        assert self.plugin_name in plugins, f"{self.plugin_name} is not installed or not found"
-        info = plugins[self.plugin_name]
-        assert info.errors == (), f"{self.plugin_name} has problems: {info.errors}"
-        assert set(self.model_ids) <= set(info.models)
+        assert plugin_name in plugins, f"{plugin_name} is not installed or not found"
+        info = plugins[plugin_name]
+        assert info.errors == (), f"{plugin_name} has problems: {info.errors}"
+        assert set(model_ids) <= set(info.models)
 
     def test_names_resolve(self) -> None:
         import granite_formatters
 
-        for name, expected in self.names:
+        plugin_name = self._required("plugin_name", '"your-distribution-name"')
+        names = self._required("names", '[("name people use", "expected-model-id"), ...]')
+        for name, expected in names:
             resolution = granite_formatters.resolve_model(name)
             assert resolution.model.model_id == expected, (name, resolution)
-            assert resolution.model.plugin.name == self.plugin_name
+            assert resolution.model.plugin.name == plugin_name
 
     def test_golden_prompts(self) -> None:
         import granite_formatters
 
+        cases: Sequence[GoldenCase] = self._required(
+            "golden_cases", "[GoldenCase(...), ...] or load_golden_cases(folder)"
+        )
         formatter = granite_formatters.get_formatter(self._model())
-        for case in self.golden_cases:
+        for case in cases:
             with warnings.catch_warnings():
                 # A template-compatible case may leave input out, with a warning.
                 warnings.simplefilter("ignore", DroppedInputWarning)
@@ -259,15 +346,18 @@ class FormatterContractTests:
     def test_output_samples(self) -> None:
         import granite_formatters
 
+        samples = self._required(
+            "output_samples", '[("raw model output", request or None, "expected content"), ...]'
+        )
         formatter = granite_formatters.get_formatter(self._model())
-        for output, request, content in self.output_samples:
+        for output, request, content in samples:
             message = formatter.parse(output, request)
             assert message.content == content
 
     def test_processors_honour_the_interfaces(self) -> None:
         import granite_formatters
 
-        for model_id in self.model_ids:
+        for model_id in self._required("model_ids", '["your-model-id", ...]'):
             formatter = granite_formatters.get_formatter(model_id)
             assert formatter.model_id == model_id
             assert isinstance(formatter.input_processor, InputProcessor)
