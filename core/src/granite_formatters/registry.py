@@ -30,7 +30,7 @@ import importlib
 import re
 import threading
 from collections.abc import Iterable, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import attrs
 
@@ -38,7 +38,9 @@ from .errors import AmbiguousModelError, PluginLoadError, UnknownModelError, quo
 from .names import normalize_model_name
 from .processors import Formatter, InputProcessor, OutputProcessor
 from .records import Conflict, FormatterSpec, ModelInfo, PluginInfo, Resolution
-from .types import AssistantMessage
+
+if TYPE_CHECKING:
+    from .types import AssistantMessage
 
 __all__ = ["REFUSED_VARIANTS", "ModelRegistry"]
 

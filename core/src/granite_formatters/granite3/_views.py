@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any, Protocol
 
-from ..types import OPENAI_REQUEST_PARAMETERS
+from ..plaindicts import has_plain_keys, is_optional_str, is_plain_tool
 from ._controls import controls_problem
 
 
@@ -93,38 +93,13 @@ class PlainRequest:
         self.chat_template_kwargs = chat_template_kwargs
 
 
-_REQUEST_KEYS = frozenset({"messages", "tools", "documents", "chat_template_kwargs"})
 _OPTIONAL_MESSAGE_STRINGS = ("tool_call_id", "name", "reasoning_content")
 _NO_OPTIONS = PlainKwargs(False, None)
 
 
-def _optional_str(value: Any) -> bool:
-    return value is None or type(value) is str
-
-
-def _plain_tool(tool: Any) -> bool:
-    """A tool in one of the two shapes validation accepts, with exact types only:
-    ``{"type": "function", "function": {"name": str, ...}}`` or ``{"name": str, ...}``."""
-    if type(tool) is not dict or any(type(key) is not str for key in tool):
-        return False
-    if "function" in tool:
-        function = tool["function"]
-        return (
-            tool.get("type", "function") == "function"
-            and type(function) is dict
-            and type(function.get("name")) is str
-        )
-    return type(tool.get("name")) is str
-
-
 def plain_request(data: dict[str, Any]) -> PlainRequest | None:
     """A :class:`PlainRequest` for a plain, valid request dict, or ``None``."""
-    for key in data:
-        if key not in _REQUEST_KEYS and (
-            key == "extra_body" or key not in OPENAI_REQUEST_PARAMETERS
-        ):
-            return None
-    if not _optional_str(data.get("model")):
+    if not has_plain_keys(data):
         return None
     raw_messages = data.get("messages")
     if type(raw_messages) is not list or not raw_messages:
@@ -143,7 +118,7 @@ def plain_request(data: dict[str, Any]) -> PlainRequest | None:
         ):
             return None  # (objects such as the openai package's are read by validation)
         for name in _OPTIONAL_MESSAGE_STRINGS:
-            if name in raw and not _optional_str(raw[name]):
+            if name in raw and not is_optional_str(raw[name]):
                 return None
         messages.append(PlainMessage(role, content, calls))
     tools = data.get("tools")
@@ -151,7 +126,7 @@ def plain_request(data: dict[str, Any]) -> PlainRequest | None:
         if type(tools) is not list:
             return None
         for tool in tools:
-            if not _plain_tool(tool):
+            if not is_plain_tool(tool):
                 return None
     documents: list[PlainDocument] | None = None
     raw_documents = data.get("documents")
@@ -164,7 +139,7 @@ def plain_request(data: dict[str, Any]) -> PlainRequest | None:
                 return None
             text = raw.get("text")
             doc_id = raw.get("doc_id")
-            if type(text) is not str or not _optional_str(raw.get("title")):
+            if type(text) is not str or not is_optional_str(raw.get("title")):
                 return None
             if doc_id is not None and type(doc_id) is not str and type(doc_id) is not int:
                 return None

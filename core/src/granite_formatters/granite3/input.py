@@ -30,21 +30,19 @@ import json
 import marshal
 import warnings
 from collections.abc import Iterable, Mapping, Sequence
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from ..errors import DroppedInputWarning, InvalidRequestError, quote
 from ..jsonwriter import JSONNestingError, tojson
-from ..processors import InputProcessor, RequestLike
+from ..processors import InputProcessor
 from ..special_tokens import (
     SPECIAL_TOKEN_POLICIES,
     SpecialTokenPolicy,
     find_special_token_in_json,
     remove_special_tokens_in_json,
 )
-from ..types import coerce_request
 from . import dates
 from ._controls import check_controls
-from ._sanitize import sanitize
 from ._turns import (
     DOCUMENT_ID_CLOSE,
     DOCUMENT_OPEN,
@@ -56,7 +54,10 @@ from ._turns import (
 from ._views import DocumentView, MessageView, RequestView, plain_request
 from .prompt_format import DocumentLayout, Granite3PromptFormat
 from .tokens import END_OF_ROLE, START_OF_ROLE, TOOL_CALL
-from .types import Granite3ChatCompletion
+
+if TYPE_CHECKING:
+    from ..processors import RequestLike
+    from .types import Granite3ChatCompletion
 
 __all__ = ["Granite3InputProcessor"]
 
@@ -261,6 +262,10 @@ class Granite3InputProcessor(InputProcessor):
             # anything else (and every invalid request) takes the validated path.
             request = plain_request(chat_completion)
         if request is None:
+            # The validated path (pydantic, imported here and not before).
+            from ..types import coerce_request
+            from .types import Granite3ChatCompletion
+
             request = coerce_request(chat_completion, Granite3ChatCompletion)
         return self._render(request, add_generation_prompt, today, special_tokens, strict)
 
@@ -272,6 +277,8 @@ class Granite3InputProcessor(InputProcessor):
 
         See :func:`granite_formatters.granite3.sanitize`.
         """
+        from ._sanitize import sanitize
+
         return sanitize(chat_completion, parts, special_tokens=cls.prompt_format.special_tokens)
 
     def render(
