@@ -15,14 +15,19 @@ request is invalid, only that the full path must judge it.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Protocol
 
 __all__ = [
     "OPENAI_REQUEST_PARAMETERS",
     "REQUEST_FIELDS",
+    "DocumentView",
+    "MessageView",
+    "PlainDocument",
+    "PlainMessage",
+    "has_plain_keys",
     "is_optional_str",
     "is_plain_tool",
-    "has_plain_keys",
+    "plain_fields",
 ]
 
 #: Top-level request keys that belong to the OpenAI / vLLM chat-completions API and do
@@ -146,3 +151,116 @@ def is_plain_tool(tool: Any) -> bool:
             and type(function.get("name")) is str
         )
     return type(tool.get("name")) is str
+
+
+class MessageView(Protocol):
+    """What a renderer reads from a message (a ``ChatMessage`` or a :class:`PlainMessage`)."""
+
+    @property
+    def role(self) -> str: ...
+    @property
+    def content(self) -> str | None: ...
+    @property
+    def tool_calls(self) -> list[Any] | None: ...
+
+
+class DocumentView(Protocol):
+    """What a renderer reads from a document (a ``Document`` or a :class:`PlainDocument`)."""
+
+    @property
+    def text(self) -> str: ...
+    @property
+    def doc_id(self) -> str | int | None: ...
+
+
+class PlainMessage:
+    """A message read straight from a plain dict (see :func:`plain_fields`)."""
+
+    __slots__ = ("content", "role", "tool_calls")
+
+    def __init__(self, role: str, content: str, tool_calls: list[Any] | None) -> None:
+        self.role = role
+        self.content: str | None = content
+        self.tool_calls = tool_calls
+
+
+class PlainDocument:
+    """A document read straight from a plain dict (see :func:`plain_fields`)."""
+
+    __slots__ = ("doc_id", "text")
+
+    def __init__(self, text: str, doc_id: str | int | None) -> None:
+        self.text = text
+        self.doc_id = doc_id
+
+
+_OPTIONAL_MESSAGE_STRINGS = ("tool_call_id", "name", "reasoning_content")
+
+
+def plain_fields(
+    data: dict[str, Any],
+) -> tuple[list[PlainMessage], list[dict[str, Any]] | None, list[PlainDocument] | None] | None:
+    """The messages, tools and documents of a plain request dict, or ``None``.
+
+    ``None`` unless the top-level keys are plain (:func:`has_plain_keys`) and ``messages``
+    (a non-empty list), ``tools`` and ``documents`` hold exactly what the request model
+    would accept unchanged: each message a dict with a ``str`` role and content (not
+    content parts) and only ``str`` keys, ``tool_calls`` a list of dicts, ``tool_call_id``/``name``/
+    ``reasoning_content`` strings or null; each tool :func:`is_plain_tool`; each document
+    a dict of ``str`` keys with a ``str`` text, a ``str``/``int`` (not ``bool``) or
+    missing ``doc_id`` and a ``str`` or missing title. ``tools`` is the caller's list; the
+    format checks ``chat_template_kwargs`` itself.
+    """
+    if not has_plain_keys(data):
+        return None
+    raw_messages = data.get("messages")
+    if type(raw_messages) is not list or not raw_messages:
+        return None
+    messages: list[PlainMessage] = []
+    for raw in raw_messages:
+        if type(raw) is not dict:
+            return None
+        role = raw.get("role")
+        content = raw.get("content")
+        calls = raw.get("tool_calls")
+        if type(role) is not str or type(content) is not str:
+            return None
+        if calls is not None and (
+            type(calls) is not list or any(type(call) is not dict for call in calls)
+        ):
+            return None  # (objects such as the openai package's are read by validation)
+        if len(raw) > 2:  # (two keys: exactly role and content)
+            for key in raw:
+                if type(key) is not str:
+                    return None  # validation refuses it ("Keys should be strings")
+            for name in _OPTIONAL_MESSAGE_STRINGS:
+                if name in raw and not is_optional_str(raw[name]):
+                    return None
+        messages.append(PlainMessage(role, content, calls))
+    tools = data.get("tools")
+    if tools is not None:
+        if type(tools) is not list:
+            return None
+        for tool in tools:
+            if not is_plain_tool(tool):
+                return None
+    documents: list[PlainDocument] | None = None
+    raw_documents = data.get("documents")
+    if raw_documents is not None:
+        if type(raw_documents) is not list:
+            return None
+        documents = []
+        for raw in raw_documents:
+            if type(raw) is not dict:
+                return None
+            for key in raw:
+                if type(key) is not str:
+                    return None
+            text = raw.get("text")
+            doc_id = raw.get("doc_id")
+            if type(text) is not str or not is_optional_str(raw.get("title")):
+                return None
+            if doc_id is not None and type(doc_id) is not str and type(doc_id) is not int:
+                return None
+            documents.append(PlainDocument(text, doc_id))
+    return messages, tools, documents

@@ -28,13 +28,14 @@ import datetime
 import json
 import warnings
 from collections.abc import Mapping, Sequence
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar, Protocol
 
 import attrs
 
 from granite_formatters.errors import DroppedInputWarning, InvalidRequestError, quote
 from granite_formatters.jsonwriter import JSONNestingError, tojson
-from granite_formatters.processors import InputProcessor, RequestLike
+from granite_formatters.plaindicts import MessageView, PlainMessage, plain_fields
+from granite_formatters.processors import InputProcessor
 from granite_formatters.special_tokens import (
     SPECIAL_TOKEN_POLICIES,
     SpecialTokenPolicy,
@@ -42,7 +43,9 @@ from granite_formatters.special_tokens import (
     find_special_token_in_json,
     remove_special_tokens_in_json,
 )
-from granite_formatters.types import ChatCompletion, coerce_request
+
+if TYPE_CHECKING:
+    from granite_formatters.processors import RequestLike
 
 __all__ = [
     "GRANITE40_PROMPT_FORMAT",
@@ -215,6 +218,59 @@ def _raw_documents(raw: Mapping[str, Any]) -> Any:
     return found
 
 
+class _RequestView(Protocol):
+    """What the renderer reads: a validated ``ChatCompletion`` or a :class:`_PlainRequest`."""
+
+    @property
+    def messages(self) -> Sequence[MessageView]: ...
+    @property
+    def tools(self) -> list[dict[str, Any]] | None: ...
+    @property
+    def documents(self) -> Sequence[Any] | None: ...
+    @property
+    def chat_template_kwargs(self) -> dict[str, Any] | None: ...
+
+
+class _PlainRequest:
+    """A plain request dict read without validation (see :func:`_plain_request`)."""
+
+    __slots__ = ("chat_template_kwargs", "documents", "messages", "tools")
+
+    def __init__(
+        self,
+        messages: list[PlainMessage],
+        tools: list[dict[str, Any]] | None,
+        documents: list[Any] | None,
+        chat_template_kwargs: dict[str, Any] | None,
+    ) -> None:
+        self.messages = messages
+        self.tools = tools
+        self.documents = documents
+        self.chat_template_kwargs = chat_template_kwargs
+
+
+def _plain_request(data: dict[str, Any]) -> _PlainRequest | None:
+    """The request of a plain dict that validation would accept unchanged, or ``None``.
+
+    The fields are those of :func:`~granite_formatters.plaindicts.plain_fields`;
+    ``chat_template_kwargs`` is free-form in Granite 4 (the renderer judges each key), so
+    it needs only be a dict of ``str`` keys without ``documents`` (which validation moves).
+    Anything else takes the validated path, which renders the same or raises the error.
+    """
+    fields = plain_fields(data)
+    if fields is None:
+        return None
+    options = data.get("chat_template_kwargs")
+    if options is not None:
+        if type(options) is not dict or "documents" in options:
+            return None
+        for key in options:
+            if type(key) is not str:
+                return None
+    messages, tools, documents = fields
+    return _PlainRequest(messages, tools, documents, options)
+
+
 class Granite4InputProcessor(InputProcessor):
     """Renders chat requests as Granite 4 prompts; :attr:`prompt_format` picks the release."""
 
@@ -266,8 +322,18 @@ class Granite4InputProcessor(InputProcessor):
 
     def _request(
         self, chat_completion: RequestLike, problems: _Problems
-    ) -> tuple[ChatCompletion, Mapping[str, Any] | None]:
-        """The validated request, and the caller's raw mapping when there is one."""
+    ) -> tuple[_RequestView, Mapping[str, Any] | None]:
+        """The validated request, and the caller's raw mapping when there is one.
+
+        A plain dict of exactly the expected types is read without validation (and
+        without importing pydantic); anything else takes the validated path.
+        """
+        if type(chat_completion) is dict:
+            plain = _plain_request(chat_completion)
+            if plain is not None:
+                return plain, chat_completion
+        from granite_formatters.types import ChatCompletion, coerce_request
+
         if isinstance(chat_completion, ChatCompletion):
             return chat_completion, None
         data: Any = chat_completion
@@ -313,7 +379,7 @@ class Granite4InputProcessor(InputProcessor):
 
     def _render(
         self,
-        request: ChatCompletion,
+        request: _RequestView,
         raw: Mapping[str, Any] | None,
         add_generation_prompt: bool,
         policy: SpecialTokenPolicy,
