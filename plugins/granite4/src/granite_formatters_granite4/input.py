@@ -34,7 +34,7 @@ import attrs
 
 from granite_formatters.errors import DroppedInputWarning, InvalidRequestError, quote
 from granite_formatters.jsonwriter import JSONNestingError, tojson
-from granite_formatters.plaindicts import MessageView, PlainMessage, plain_fields
+from granite_formatters.plaindicts import MessageView, PlainDataMemo, PlainMessage, plain_fields
 from granite_formatters.processors import InputProcessor
 from granite_formatters.special_tokens import (
     SPECIAL_TOKEN_POLICIES,
@@ -281,6 +281,9 @@ class Granite4InputProcessor(InputProcessor):
             self.prompt_format = prompt_format  # type: ignore[misc]
         elif not isinstance(getattr(type(self), "prompt_format", None), Granite4PromptFormat):
             raise TypeError(f"{type(self).__name__} needs a Granite4PromptFormat")
+        # The JSON lines of recently rendered tool and document lists (usually sent again
+        # with every turn), keyed by the list's marshal bytes, the field and the policy.
+        self._blocks = PlainDataMemo()
 
     def transform(
         self,
@@ -435,12 +438,10 @@ class Granite4InputProcessor(InputProcessor):
 
         blocks: list[str] = []
         if tools:
-            blocks.append(_TOOLS_PREFIX + self._json_lines(tools, "tools", policy) + _TOOLS_SUFFIX)
+            blocks.append(_TOOLS_PREFIX + self._lines(tools, "tools", policy) + _TOOLS_SUFFIX)
         if documents:
             blocks.append(
-                _DOCUMENTS_PREFIX
-                + self._json_lines(documents, "documents", policy)
-                + _DOCUMENTS_SUFFIX
+                _DOCUMENTS_PREFIX + self._lines(documents, "documents", policy) + _DOCUMENTS_SUFFIX
             )
 
         out: list[str] = []
@@ -536,6 +537,12 @@ class Granite4InputProcessor(InputProcessor):
         found = find_special_token_in_json(value, tokens, field)
         where, token = found if found is not None else (field, tokens.search(text) or "")
         raise _special_token_error(token, where)
+
+    def _lines(self, items: Sequence[Any], field: str, policy: SpecialTokenPolicy) -> str:
+        """:meth:`_json_lines`, from the memo when the same list was rendered recently."""
+        return self._blocks.get(
+            items, (field, policy), lambda value: self._json_lines(value, field, policy)
+        )
 
     def _json_lines(self, items: Sequence[Any], field: str, policy: SpecialTokenPolicy) -> str:
         tokens = self.prompt_format.special_tokens
