@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import marshal
 from collections.abc import Callable
-from typing import Any, ClassVar, Protocol
+from typing import Any, ClassVar, Generic, Protocol, TypeVar
 
 __all__ = [
     "OPENAI_REQUEST_PARAMETERS",
@@ -27,6 +27,7 @@ __all__ = [
     "PlainDataMemo",
     "PlainDocument",
     "PlainMessage",
+    "PlainRequest",
     "has_plain_keys",
     "is_optional_str",
     "is_plain_tool",
@@ -195,6 +196,29 @@ class PlainDocument:
     def __init__(self, text: str, doc_id: str | int | None) -> None:
         self.text = text
         self.doc_id = doc_id
+
+
+#: What a format reads from ``chat_template_kwargs`` (its own view of the options).
+K = TypeVar("K")
+
+
+class PlainRequest(Generic[K]):
+    """A plain request dict read without validation: :func:`plain_fields` and the
+    format's own view of ``chat_template_kwargs``."""
+
+    __slots__ = ("chat_template_kwargs", "documents", "messages", "tools")
+
+    def __init__(
+        self,
+        messages: list[PlainMessage],
+        tools: list[dict[str, Any]] | None,
+        documents: list[PlainDocument] | None,
+        chat_template_kwargs: K,
+    ) -> None:
+        self.messages = messages
+        self.tools = tools
+        self.documents = documents
+        self.chat_template_kwargs = chat_template_kwargs
 
 
 _OPTIONAL_MESSAGE_STRINGS = ("tool_call_id", "name", "reasoning_content")

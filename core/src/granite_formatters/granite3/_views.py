@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any, Protocol
 
-from ..plaindicts import DocumentView, MessageView, PlainDocument, PlainMessage, plain_fields
+from ..plaindicts import DocumentView, MessageView, PlainRequest, plain_fields
 from ._controls import controls_problem
 
 
@@ -44,26 +44,10 @@ class PlainKwargs:
         self.controls = controls
 
 
-class PlainRequest:
-    __slots__ = ("chat_template_kwargs", "documents", "messages", "tools")
-
-    def __init__(
-        self,
-        messages: list[PlainMessage],
-        tools: list[dict[str, Any]] | None,
-        documents: list[PlainDocument] | None,
-        chat_template_kwargs: PlainKwargs,
-    ) -> None:
-        self.messages = messages
-        self.tools = tools
-        self.documents = documents
-        self.chat_template_kwargs = chat_template_kwargs
-
-
 _NO_OPTIONS = PlainKwargs(False, None)
 
 
-def plain_request(data: dict[str, Any]) -> PlainRequest | None:
+def plain_request(data: dict[str, Any]) -> PlainRequest[PlainKwargs] | None:
     """A :class:`PlainRequest` for a plain, valid request dict, or ``None``."""
     fields = plain_fields(data)
     if fields is None:

@@ -34,7 +34,7 @@ import attrs
 
 from granite_formatters.errors import DroppedInputWarning, InvalidRequestError, quote
 from granite_formatters.jsonwriter import JSONNestingError, tojson
-from granite_formatters.plaindicts import MessageView, PlainDataMemo, PlainMessage, plain_fields
+from granite_formatters.plaindicts import MessageView, PlainDataMemo, PlainRequest, plain_fields
 from granite_formatters.processors import InputProcessor
 from granite_formatters.special_tokens import (
     SPECIAL_TOKEN_POLICIES,
@@ -219,7 +219,7 @@ def _raw_documents(raw: Mapping[str, Any]) -> Any:
 
 
 class _RequestView(Protocol):
-    """What the renderer reads: a validated ``ChatCompletion`` or a :class:`_PlainRequest`."""
+    """What the renderer reads: a validated ``ChatCompletion`` or a ``PlainRequest``."""
 
     @property
     def messages(self) -> Sequence[MessageView]: ...
@@ -231,25 +231,7 @@ class _RequestView(Protocol):
     def chat_template_kwargs(self) -> dict[str, Any] | None: ...
 
 
-class _PlainRequest:
-    """A plain request dict read without validation (see :func:`_plain_request`)."""
-
-    __slots__ = ("chat_template_kwargs", "documents", "messages", "tools")
-
-    def __init__(
-        self,
-        messages: list[PlainMessage],
-        tools: list[dict[str, Any]] | None,
-        documents: list[Any] | None,
-        chat_template_kwargs: dict[str, Any] | None,
-    ) -> None:
-        self.messages = messages
-        self.tools = tools
-        self.documents = documents
-        self.chat_template_kwargs = chat_template_kwargs
-
-
-def _plain_request(data: dict[str, Any]) -> _PlainRequest | None:
+def _plain_request(data: dict[str, Any]) -> PlainRequest[dict[str, Any] | None] | None:
     """The request of a plain dict that validation would accept unchanged, or ``None``.
 
     The fields are those of :func:`~granite_formatters.plaindicts.plain_fields`;
@@ -268,7 +250,7 @@ def _plain_request(data: dict[str, Any]) -> _PlainRequest | None:
             if type(key) is not str:
                 return None
     messages, tools, documents = fields
-    return _PlainRequest(messages, tools, documents, options)
+    return PlainRequest(messages, tools, documents, options)
 
 
 class Granite4InputProcessor(InputProcessor):
