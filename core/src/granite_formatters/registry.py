@@ -23,7 +23,6 @@ and ``docs/security.md``, "Plugin precedence").
 
 from __future__ import annotations
 
-import difflib
 import fnmatch
 import functools
 import importlib
@@ -326,6 +325,8 @@ class ModelRegistry:
         raise self._unknown(name, normalized)
 
     def _unknown(self, name: str, normalized: str) -> UnknownModelError:
+        import difflib  # (only for the error: a lookup that succeeds never loads it)
+
         names = self.known_names()
         folded = {n.lower(): n for n in names}
         folded.update({k: v[1] for k, v in self._normalized.items()})
