@@ -1,4 +1,9 @@
-"""The two interfaces every formatter implements, and the pair that binds them to a model."""
+"""The two interfaces every formatter implements, and the pair that binds them to a model.
+
+Importing this module does not import pydantic: the request and message types are
+imported when something needs them (:data:`RequestLike`, a parsed message, a check of a
+message type), so that formatting a plain dict never loads them.
+"""
 
 from __future__ import annotations
 
@@ -11,12 +16,14 @@ from typing import TYPE_CHECKING, Any, ClassVar, Generic, Protocol, TypeVar, cas
 
 from typing_extensions import TypeVar as DefaultTypeVar
 
-from .types import AssistantMessage, ChatCompletion
-
 if TYPE_CHECKING:
     from .records import PluginInfo
     from .special_tokens import SpecialTokenPolicy
     from .streaming import Delta, StreamParser
+    from .types import AssistantMessage, ChatCompletion
+
+    #: What a formatter accepts as a request: a typed request, a dict, or a JSON string.
+    RequestLike = ChatCompletion | dict[str, Any] | str
 
 __all__ = [
     "Formatter",
@@ -28,11 +35,28 @@ __all__ = [
 ]
 
 #: The message type a formatter parses into (a subclass of :class:`AssistantMessage`).
-M = TypeVar("M", bound=AssistantMessage)
-M_co = DefaultTypeVar("M_co", bound=AssistantMessage, covariant=True, default=AssistantMessage)
+M = TypeVar("M", bound="AssistantMessage")
+M_co = DefaultTypeVar("M_co", bound="AssistantMessage", covariant=True, default="AssistantMessage")
 
-#: What a formatter accepts as a request: a typed request, a dict, or a JSON string.
-RequestLike = ChatCompletion | dict[str, Any] | str
+
+def __getattr__(name: str) -> Any:
+    # ``RequestLike`` names the pydantic request type: built on first access.
+    if name == "RequestLike":
+        from .types import ChatCompletion
+
+        value = ChatCompletion | dict[str, Any] | str
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+class _DefaultMessageType:
+    """``OutputProcessor.message_type``: :class:`AssistantMessage`, imported on first read."""
+
+    def __get__(self, instance: object, owner: type | None = None) -> type[AssistantMessage]:
+        from .types import AssistantMessage
+
+        return AssistantMessage
 
 
 class InputProcessor(ABC):
@@ -76,7 +100,7 @@ class OutputProcessor(ABC):
     ``transform`` when that names a subclass (see :func:`declared_message_type`).
     """
 
-    message_type: ClassVar[type[AssistantMessage]] = AssistantMessage
+    message_type: ClassVar[type[AssistantMessage]] = _DefaultMessageType()  # type: ignore[assignment]
 
     @abstractmethod
     def transform(
@@ -121,6 +145,8 @@ def declared_message_type(
     return annotation of the most derived ``transform`` when that is an
     :class:`AssistantMessage` subclass, else :class:`AssistantMessage`.
     """
+    from .types import AssistantMessage
+
     cls = processor if isinstance(processor, type) else type(processor)
     for klass in cls.__mro__:
         if klass is OutputProcessor:
@@ -189,6 +215,8 @@ class Formatter(Generic[M_co]):
         Raises :class:`TypeError` unless the output processor declares
         ``message_type`` or a subclass of it (this creates the output processor).
         """
+        from .types import AssistantMessage
+
         if not (isinstance(message_type, type) and issubclass(message_type, AssistantMessage)):
             raise TypeError(
                 f"message_type must be an AssistantMessage subclass, got {message_type!r}"

@@ -23,14 +23,13 @@ and ``docs/security.md``, "Plugin precedence").
 
 from __future__ import annotations
 
-import difflib
 import fnmatch
 import functools
 import importlib
 import re
 import threading
 from collections.abc import Iterable, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import attrs
 
@@ -38,7 +37,9 @@ from .errors import AmbiguousModelError, PluginLoadError, UnknownModelError, quo
 from .names import normalize_model_name
 from .processors import Formatter, InputProcessor, OutputProcessor
 from .records import Conflict, FormatterSpec, ModelInfo, PluginInfo, Resolution
-from .types import AssistantMessage
+
+if TYPE_CHECKING:
+    from .types import AssistantMessage
 
 __all__ = ["REFUSED_VARIANTS", "ModelRegistry"]
 
@@ -324,6 +325,8 @@ class ModelRegistry:
         raise self._unknown(name, normalized)
 
     def _unknown(self, name: str, normalized: str) -> UnknownModelError:
+        import difflib  # (only for the error: a lookup that succeeds never loads it)
+
         names = self.known_names()
         folded = {n.lower(): n for n in names}
         folded.update({k: v[1] for k, v in self._normalized.items()})

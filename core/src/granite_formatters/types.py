@@ -28,6 +28,7 @@ from pydantic import (
 )
 
 from .errors import InvalidRequestError, quote
+from .plaindicts import OPENAI_REQUEST_PARAMETERS
 
 __all__ = [
     "AssistantMessage",
@@ -39,90 +40,6 @@ __all__ = [
     "ToolCallIds",
     "coerce_request",
 ]
-
-#: Top-level request keys that belong to the OpenAI / vLLM chat-completions API and do
-#: not affect the prompt. They are accepted and ignored, so a request body written for
-#: a server can be passed to a formatter unchanged.
-OPENAI_REQUEST_PARAMETERS: frozenset[str] = frozenset(
-    {
-        # OpenAI
-        "model",
-        "temperature",
-        "top_p",
-        "max_tokens",
-        "max_completion_tokens",
-        "n",
-        "stream",
-        "stream_options",
-        "stop",
-        "presence_penalty",
-        "frequency_penalty",
-        "logit_bias",
-        "logprobs",
-        "top_logprobs",
-        "user",
-        "seed",
-        "response_format",
-        "tool_choice",
-        "parallel_tool_calls",
-        "functions",
-        "function_call",
-        "metadata",
-        "store",
-        "service_tier",
-        "modalities",
-        "audio",
-        "prediction",
-        "reasoning_effort",
-        "web_search_options",
-        "safety_identifier",
-        "prompt_cache_key",
-        "verbosity",
-        # OpenAI Python client transport options
-        "extra_headers",
-        "extra_query",
-        "timeout",
-        # vLLM sampling and serving extensions
-        "top_k",
-        "min_p",
-        "repetition_penalty",
-        "length_penalty",
-        "min_tokens",
-        "stop_token_ids",
-        "include_stop_str_in_output",
-        "ignore_eos",
-        "use_beam_search",
-        "best_of",
-        "skip_special_tokens",
-        "spaces_between_special_tokens",
-        "add_generation_prompt",
-        "continue_final_message",
-        "add_special_tokens",
-        "echo",
-        "guided_json",
-        "guided_regex",
-        "guided_choice",
-        "guided_grammar",
-        "guided_decoding_backend",
-        "guided_whitespace_pattern",
-        "structured_outputs",
-        "prompt_logprobs",
-        "allowed_token_ids",
-        "bad_words",
-        "logits_processors",
-        "return_tokens_as_token_ids",
-        "truncate_prompt_tokens",
-        "priority",
-        "request_id",
-        "chat_template",
-        "mm_processor_kwargs",
-        "cache_salt",
-        "kv_transfer_params",
-        "vllm_xargs",
-        "return_token_ids",
-        "thinking_token_budget",
-    }
-)
 
 _REQUEST_FIELDS = frozenset({"messages", "tools", "documents", "chat_template_kwargs"})
 _EXTRA_BODY_FIELDS = frozenset({"documents", "chat_template_kwargs"})

@@ -12,7 +12,8 @@ from typing import Any
 
 import pytest
 
-from granite_formatters.granite3 import Granite3InputProcessor, Granite3PromptFormat, input
+from granite_formatters import types
+from granite_formatters.granite3 import Granite3InputProcessor, Granite3PromptFormat
 from granite_formatters.granite3._views import plain_request
 
 DAY = datetime.date(2025, 4, 16)
@@ -43,7 +44,7 @@ def test_a_plain_request_is_rendered_without_validation(monkeypatch: pytest.Monk
     def forbidden(*args: Any, **kwargs: Any) -> Any:
         raise AssertionError("the plain request was validated")
 
-    monkeypatch.setattr(input, "coerce_request", forbidden)
+    monkeypatch.setattr(types, "coerce_request", forbidden)
     assert plain_request(RAG) is not None
     assert Processor().transform(RAG, today=DAY) == expected
 

@@ -1,9 +1,10 @@
 """Shared code of the Granite 3.x formatters: request/response types, prompt rendering
 and output parsing.
 
-The input side is imported with this package; the output side (parsers, streaming) is
-imported on first use of one of its names, so that a process that only formats prompts
-never loads it.
+The prompt side is imported with this package; the request and message types (pydantic),
+:func:`sanitize` and the output side (parsers, streaming) are imported on first use of
+one of their names, so that a process that only formats plain-dict prompts never loads
+them.
 """
 
 from __future__ import annotations
@@ -11,7 +12,6 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from .._lazy import lazy_getattr
-from ._sanitize import sanitize
 from .input import Granite3InputProcessor
 from .prompt_format import (
     CO_CITATIONS_INSTRUCTION,
@@ -32,18 +32,11 @@ from .tokens import (
     START_OF_ROLE,
     TOOL_CALL,
 )
-from .types import (
-    Citation,
-    Granite3AssistantMessage,
-    Granite3ChatCompletion,
-    Granite3Controls,
-    Granite3Kwargs,
-    Hallucination,
-)
 
 if TYPE_CHECKING:
     from ._citetags import TagEvent, TagGrammar, TagMatch
     from ._linepatterns import BoundedPattern, Lit, PatternSet, Rep
+    from ._sanitize import sanitize
     from ._sentences import SentenceSplitter, split_sentences
     from ._spans import anchor_sentences
     from ._toolcalls import TOOL_CALL_MARKERS
@@ -64,9 +57,24 @@ if TYPE_CHECKING:
         make_citation,
         parse_citation_lines,
     )
+    from .types import (
+        Citation,
+        Granite3AssistantMessage,
+        Granite3ChatCompletion,
+        Granite3Controls,
+        Granite3Kwargs,
+        Hallucination,
+    )
 
-# Output-side names, imported from their modules on first access.
+# Types and output-side names, imported from their modules on first access.
 _LAZY = {
+    "sanitize": "_sanitize",
+    "Citation": "types",
+    "Granite3AssistantMessage": "types",
+    "Granite3ChatCompletion": "types",
+    "Granite3Controls": "types",
+    "Granite3Kwargs": "types",
+    "Hallucination": "types",
     "TagEvent": "_citetags",
     "TagGrammar": "_citetags",
     "TagMatch": "_citetags",

@@ -14,24 +14,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any, Protocol
 
-from ..types import OPENAI_REQUEST_PARAMETERS
+from ..plaindicts import DocumentView, MessageView, PlainRequest, plain_fields
 from ._controls import controls_problem
-
-
-class MessageView(Protocol):
-    @property
-    def role(self) -> str: ...
-    @property
-    def content(self) -> str | None: ...
-    @property
-    def tool_calls(self) -> list[Any] | None: ...
-
-
-class DocumentView(Protocol):
-    @property
-    def text(self) -> str: ...
-    @property
-    def doc_id(self) -> str | int | None: ...
 
 
 class KwargsView(Protocol):
@@ -52,23 +36,6 @@ class RequestView(Protocol):
     def chat_template_kwargs(self) -> KwargsView: ...
 
 
-class PlainMessage:
-    __slots__ = ("content", "role", "tool_calls")
-
-    def __init__(self, role: str, content: str, tool_calls: list[Any] | None) -> None:
-        self.role = role
-        self.content: str | None = content
-        self.tool_calls = tool_calls
-
-
-class PlainDocument:
-    __slots__ = ("doc_id", "text")
-
-    def __init__(self, text: str, doc_id: str | int | None) -> None:
-        self.text = text
-        self.doc_id = doc_id
-
-
 class PlainKwargs:
     __slots__ = ("controls", "thinking")
 
@@ -77,98 +44,15 @@ class PlainKwargs:
         self.controls = controls
 
 
-class PlainRequest:
-    __slots__ = ("chat_template_kwargs", "documents", "messages", "tools")
-
-    def __init__(
-        self,
-        messages: list[PlainMessage],
-        tools: list[dict[str, Any]] | None,
-        documents: list[PlainDocument] | None,
-        chat_template_kwargs: PlainKwargs,
-    ) -> None:
-        self.messages = messages
-        self.tools = tools
-        self.documents = documents
-        self.chat_template_kwargs = chat_template_kwargs
-
-
-_REQUEST_KEYS = frozenset({"messages", "tools", "documents", "chat_template_kwargs"})
-_OPTIONAL_MESSAGE_STRINGS = ("tool_call_id", "name", "reasoning_content")
 _NO_OPTIONS = PlainKwargs(False, None)
 
 
-def _optional_str(value: Any) -> bool:
-    return value is None or type(value) is str
-
-
-def _plain_tool(tool: Any) -> bool:
-    """A tool in one of the two shapes validation accepts, with exact types only:
-    ``{"type": "function", "function": {"name": str, ...}}`` or ``{"name": str, ...}``."""
-    if type(tool) is not dict or any(type(key) is not str for key in tool):
-        return False
-    if "function" in tool:
-        function = tool["function"]
-        return (
-            tool.get("type", "function") == "function"
-            and type(function) is dict
-            and type(function.get("name")) is str
-        )
-    return type(tool.get("name")) is str
-
-
-def plain_request(data: dict[str, Any]) -> PlainRequest | None:
+def plain_request(data: dict[str, Any]) -> PlainRequest[PlainKwargs] | None:
     """A :class:`PlainRequest` for a plain, valid request dict, or ``None``."""
-    for key in data:
-        if key not in _REQUEST_KEYS and (
-            key == "extra_body" or key not in OPENAI_REQUEST_PARAMETERS
-        ):
-            return None
-    if not _optional_str(data.get("model")):
+    fields = plain_fields(data)
+    if fields is None:
         return None
-    raw_messages = data.get("messages")
-    if type(raw_messages) is not list or not raw_messages:
-        return None
-    messages: list[PlainMessage] = []
-    for raw in raw_messages:
-        if type(raw) is not dict:
-            return None
-        role = raw.get("role")
-        content = raw.get("content")
-        calls = raw.get("tool_calls")
-        if type(role) is not str or type(content) is not str:
-            return None
-        if calls is not None and (
-            type(calls) is not list or any(type(call) is not dict for call in calls)
-        ):
-            return None  # (objects such as the openai package's are read by validation)
-        for name in _OPTIONAL_MESSAGE_STRINGS:
-            if name in raw and not _optional_str(raw[name]):
-                return None
-        messages.append(PlainMessage(role, content, calls))
-    tools = data.get("tools")
-    if tools is not None:
-        if type(tools) is not list:
-            return None
-        for tool in tools:
-            if not _plain_tool(tool):
-                return None
-    documents: list[PlainDocument] | None = None
-    raw_documents = data.get("documents")
-    if raw_documents is not None:
-        if type(raw_documents) is not list:
-            return None
-        documents = []
-        for raw in raw_documents:
-            if type(raw) is not dict or any(type(key) is not str for key in raw):
-                return None
-            text = raw.get("text")
-            doc_id = raw.get("doc_id")
-            if type(text) is not str or not _optional_str(raw.get("title")):
-                return None
-            if doc_id is not None and type(doc_id) is not str and type(doc_id) is not int:
-                return None
-            documents.append(PlainDocument(text, doc_id))
+    messages, tools, documents = fields
     options = data.get("chat_template_kwargs")
     kwargs = _NO_OPTIONS
     if options is not None:

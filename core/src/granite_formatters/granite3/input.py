@@ -30,21 +30,20 @@ import json
 import marshal
 import warnings
 from collections.abc import Iterable, Mapping, Sequence
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from ..errors import DroppedInputWarning, InvalidRequestError, quote
 from ..jsonwriter import JSONNestingError, tojson
-from ..processors import InputProcessor, RequestLike
+from ..plaindicts import PlainDataMemo
+from ..processors import InputProcessor
 from ..special_tokens import (
     SPECIAL_TOKEN_POLICIES,
     SpecialTokenPolicy,
     find_special_token_in_json,
     remove_special_tokens_in_json,
 )
-from ..types import coerce_request
 from . import dates
 from ._controls import check_controls
-from ._sanitize import sanitize
 from ._turns import (
     DOCUMENT_ID_CLOSE,
     DOCUMENT_OPEN,
@@ -56,7 +55,10 @@ from ._turns import (
 from ._views import DocumentView, MessageView, RequestView, plain_request
 from .prompt_format import DocumentLayout, Granite3PromptFormat
 from .tokens import END_OF_ROLE, START_OF_ROLE, TOOL_CALL
-from .types import Granite3ChatCompletion
+
+if TYPE_CHECKING:
+    from ..processors import RequestLike
+    from .types import Granite3ChatCompletion
 
 __all__ = ["Granite3InputProcessor"]
 
@@ -161,43 +163,31 @@ def _document_id(index: int, raw: Any, release: str, dropped: list[str] | None) 
     )
 
 
-class _IndentedJsonMemo:
-    """The indented JSON of recently rendered tool lists, keyed by the value's bytes.
+def _indented_json(value: Any) -> str:
+    return tojson(value, indent=4)
 
-    A tool list is usually sent again with every turn of a conversation. The key is
-    ``marshal.dumps(value)``, written in C several times faster than compact JSON; two
-    values with the same marshal bytes are the same structure of exact types (``True``
-    and ``1``, ``1`` and ``1.0`` marshal differently), so they have the same JSON and the
-    key is exact (sharing can only make equal values miss, never collide). A value
-    marshal refuses (another type, a ``str`` subclass, nesting deeper than marshal
-    allows, a cycle) is keyed by its compact JSON, or not cached at all.
+
+class _IndentedJsonMemo(PlainDataMemo):
+    """The indented JSON of recently rendered tool lists (see :class:`PlainDataMemo`).
+
+    A value marshal refuses is keyed by its compact JSON (whose errors are those of the
+    tools block), so it is cached too.
     """
 
-    __slots__ = ("_entries",)
+    __slots__ = ()
 
-    MAX_ENTRIES: ClassVar[int] = 32
-    MAX_KEY_LENGTH: ClassVar[int] = 1 << 18
     _KEY_ENCODER: ClassVar[json.JSONEncoder] = json.JSONEncoder(
         ensure_ascii=False, check_circular=False
     )
 
     def __init__(self) -> None:
-        self._entries: dict[bytes | str, str] = {}
+        super().__init__(_indented_json)
 
-    def __call__(self, value: Any) -> str:
-        key: bytes | str
+    def key(self, value: Any) -> bytes | str:
         try:
-            key = marshal.dumps(value)
+            return marshal.dumps(value)
         except ValueError:
-            key = self._KEY_ENCODER.encode(value)
-        text = self._entries.get(key)
-        if text is None:
-            text = tojson(value, indent=4)
-            if len(key) <= self.MAX_KEY_LENGTH:
-                if len(self._entries) >= self.MAX_ENTRIES:
-                    self._entries.clear()
-                self._entries[key] = text
-        return text
+            return self._KEY_ENCODER.encode(value)
 
 
 class Granite3InputProcessor(InputProcessor):
@@ -261,6 +251,10 @@ class Granite3InputProcessor(InputProcessor):
             # anything else (and every invalid request) takes the validated path.
             request = plain_request(chat_completion)
         if request is None:
+            # The validated path (pydantic, imported here and not before).
+            from ..types import coerce_request
+            from .types import Granite3ChatCompletion
+
             request = coerce_request(chat_completion, Granite3ChatCompletion)
         return self._render(request, add_generation_prompt, today, special_tokens, strict)
 
@@ -272,6 +266,8 @@ class Granite3InputProcessor(InputProcessor):
 
         See :func:`granite_formatters.granite3.sanitize`.
         """
+        from ._sanitize import sanitize
+
         return sanitize(chat_completion, parts, special_tokens=cls.prompt_format.special_tokens)
 
     def render(

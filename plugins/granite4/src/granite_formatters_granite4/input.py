@@ -28,13 +28,14 @@ import datetime
 import json
 import warnings
 from collections.abc import Mapping, Sequence
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar, Protocol
 
 import attrs
 
 from granite_formatters.errors import DroppedInputWarning, InvalidRequestError, quote
 from granite_formatters.jsonwriter import JSONNestingError, tojson
-from granite_formatters.processors import InputProcessor, RequestLike
+from granite_formatters.plaindicts import MessageView, PlainDataMemo, PlainRequest, plain_fields
+from granite_formatters.processors import InputProcessor
 from granite_formatters.special_tokens import (
     SPECIAL_TOKEN_POLICIES,
     SpecialTokenPolicy,
@@ -42,7 +43,9 @@ from granite_formatters.special_tokens import (
     find_special_token_in_json,
     remove_special_tokens_in_json,
 )
-from granite_formatters.types import ChatCompletion, coerce_request
+
+if TYPE_CHECKING:
+    from granite_formatters.processors import RequestLike
 
 __all__ = [
     "GRANITE40_PROMPT_FORMAT",
@@ -215,6 +218,41 @@ def _raw_documents(raw: Mapping[str, Any]) -> Any:
     return found
 
 
+class _RequestView(Protocol):
+    """What the renderer reads: a validated ``ChatCompletion`` or a ``PlainRequest``."""
+
+    @property
+    def messages(self) -> Sequence[MessageView]: ...
+    @property
+    def tools(self) -> list[dict[str, Any]] | None: ...
+    @property
+    def documents(self) -> Sequence[Any] | None: ...
+    @property
+    def chat_template_kwargs(self) -> dict[str, Any] | None: ...
+
+
+def _plain_request(data: dict[str, Any]) -> PlainRequest[dict[str, Any] | None] | None:
+    """The request of a plain dict that validation would accept unchanged, or ``None``.
+
+    The fields are those of :func:`~granite_formatters.plaindicts.plain_fields`;
+    ``chat_template_kwargs`` is free-form in Granite 4 (the renderer judges each key), so
+    it needs only be a dict of ``str`` keys without ``documents`` (which validation moves).
+    Anything else takes the validated path, which renders the same or raises the error.
+    """
+    fields = plain_fields(data)
+    if fields is None:
+        return None
+    options = data.get("chat_template_kwargs")
+    if options is not None:
+        if type(options) is not dict or "documents" in options:
+            return None
+        for key in options:
+            if type(key) is not str:
+                return None
+    messages, tools, documents = fields
+    return PlainRequest(messages, tools, documents, options)
+
+
 class Granite4InputProcessor(InputProcessor):
     """Renders chat requests as Granite 4 prompts; :attr:`prompt_format` picks the release."""
 
@@ -225,6 +263,9 @@ class Granite4InputProcessor(InputProcessor):
             self.prompt_format = prompt_format  # type: ignore[misc]
         elif not isinstance(getattr(type(self), "prompt_format", None), Granite4PromptFormat):
             raise TypeError(f"{type(self).__name__} needs a Granite4PromptFormat")
+        # The JSON lines of recently rendered tool and document lists (usually sent again
+        # with every turn), keyed by the list's marshal bytes, the field and the policy.
+        self._blocks = PlainDataMemo()
 
     def transform(
         self,
@@ -266,8 +307,18 @@ class Granite4InputProcessor(InputProcessor):
 
     def _request(
         self, chat_completion: RequestLike, problems: _Problems
-    ) -> tuple[ChatCompletion, Mapping[str, Any] | None]:
-        """The validated request, and the caller's raw mapping when there is one."""
+    ) -> tuple[_RequestView, Mapping[str, Any] | None]:
+        """The validated request, and the caller's raw mapping when there is one.
+
+        A plain dict of exactly the expected types is read without validation (and
+        without importing pydantic); anything else takes the validated path.
+        """
+        if type(chat_completion) is dict:
+            plain = _plain_request(chat_completion)
+            if plain is not None:
+                return plain, chat_completion
+        from granite_formatters.types import ChatCompletion, coerce_request
+
         if isinstance(chat_completion, ChatCompletion):
             return chat_completion, None
         data: Any = chat_completion
@@ -313,7 +364,7 @@ class Granite4InputProcessor(InputProcessor):
 
     def _render(
         self,
-        request: ChatCompletion,
+        request: _RequestView,
         raw: Mapping[str, Any] | None,
         add_generation_prompt: bool,
         policy: SpecialTokenPolicy,
@@ -369,12 +420,10 @@ class Granite4InputProcessor(InputProcessor):
 
         blocks: list[str] = []
         if tools:
-            blocks.append(_TOOLS_PREFIX + self._json_lines(tools, "tools", policy) + _TOOLS_SUFFIX)
+            blocks.append(_TOOLS_PREFIX + self._lines(tools, "tools", policy) + _TOOLS_SUFFIX)
         if documents:
             blocks.append(
-                _DOCUMENTS_PREFIX
-                + self._json_lines(documents, "documents", policy)
-                + _DOCUMENTS_SUFFIX
+                _DOCUMENTS_PREFIX + self._lines(documents, "documents", policy) + _DOCUMENTS_SUFFIX
             )
 
         out: list[str] = []
@@ -470,6 +519,12 @@ class Granite4InputProcessor(InputProcessor):
         found = find_special_token_in_json(value, tokens, field)
         where, token = found if found is not None else (field, tokens.search(text) or "")
         raise _special_token_error(token, where)
+
+    def _lines(self, items: Sequence[Any], field: str, policy: SpecialTokenPolicy) -> str:
+        """:meth:`_json_lines`, from the memo when the same list was rendered recently."""
+        return self._blocks.get(
+            items, (field, policy), lambda value: self._json_lines(value, field, policy)
+        )
 
     def _json_lines(self, items: Sequence[Any], field: str, policy: SpecialTokenPolicy) -> str:
         tokens = self.prompt_format.special_tokens

@@ -1,0 +1,227 @@
+"""The Granite 4 plain-dict fast path against the validated path (issue 15, item 1).
+
+A plain dict of exactly the expected types is rendered straight from the dict; its JSON
+text and the typed ``ChatCompletion`` always take the validated path. On random valid,
+dropping and broken requests, for 4.0 and 4.1, under every special-token policy and both
+modes, the three must give the same prompt and warnings, or the same error. The last
+tests show which path a request takes, so the comparison cannot pass by never using one.
+"""
+
+from __future__ import annotations
+
+import copy
+import warnings
+from types import MappingProxyType
+from typing import Any
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+from pydantic import ValidationError
+
+from granite_formatters import types
+from granite_formatters.errors import InvalidRequestError
+from granite_formatters.types import ChatCompletion
+from granite_formatters_granite4 import input as granite4_input
+from granite_formatters_granite4.input import Granite40InputProcessor, Granite41InputProcessor
+
+from support.granite4_strategies import DIFFERENTIAL, dropping_requests, valid_requests
+
+PROCESSORS = [Granite40InputProcessor(), Granite41InputProcessor()]
+POLICIES = st.sampled_from(["error", "strip", "keep"])
+
+#: One key of the request (or of one message) changed to something the fast path must
+#: leave to validation: a wrong type, a subclass, a non-str key, a moved field.
+_PERTURBATIONS: list[tuple[str, Any]] = [
+    ("role", 1),
+    ("role", None),
+    ("content", None),
+    ("content", 3),
+    ("content", [{"type": "text", "text": "a"}, {"type": "image_url"}]),
+    ("name", 1),
+    ("tool_call_id", ["x"]),
+    ("tool_calls", ({"function": {"name": "f", "arguments": "{}"}},)),
+    ("tool_calls", ["not a call"]),
+    ("tool_calls", "x"),
+    (1, "non-str message key"),
+    ("messages", []),
+    ("messages", ({"role": "user", "content": "x"},)),
+    ("tools", [{"type": "other", "function": {"name": "f"}}]),
+    ("tools", [{"name": 1}]),
+    ("tools", [{1: "x", "name": "f"}]),
+    ("tools", ({"name": "f"},)),
+    ("documents", [{"doc_id": True, "text": "t"}]),
+    ("documents", [{"text": "t", "title": 1}]),
+    ("documents", [{"text": 1}]),
+    ("documents", [{2: "x", "text": "t"}]),
+    ("chat_template_kwargs", {"documents": [{"text": "t"}]}),
+    ("chat_template_kwargs", {1: True}),
+    ("chat_template_kwargs", [("thinking", True)]),
+    ("chat_template_kwargs", {"available_tools": "x"}),  # (plain: the renderer refuses it)
+    ("extra_body", {"documents": [{"text": "t"}]}),
+    ("extra_body", {"bogus": 1}),
+    ("bogus", 1),
+    ("model", 1),
+    ("model", "granite-4.0-micro"),
+    ("temperature", 0.5),
+]
+_MESSAGE_KEYS = ("role", "content", "name", "tool_call_id", "tool_calls", 1)
+
+
+class _Str(str):
+    """A ``str`` subclass: validation reads it, the fast path must not."""
+
+
+@st.composite
+def broken_requests(draw: st.DrawFn) -> dict[str, Any]:
+    request = draw(valid_requests())
+    key, value = draw(st.sampled_from(_PERTURBATIONS))
+    if draw(st.integers(0, 5)) == 0:
+        key, value = "content", _Str("subclass")
+    if key in _MESSAGE_KEYS:
+        messages = request["messages"]
+        index = draw(st.integers(0, len(messages) - 1))
+        messages[index] = {**messages[index], key: value}
+    else:
+        request[key] = value
+    return request
+
+
+def _plain(request: dict[str, Any]) -> dict[str, Any]:
+    """The request with every non-string content made a string, so it takes the fast path
+    more often (the strategies draw null content and content parts)."""
+    out = copy.deepcopy(request)
+    for index, message in enumerate(out["messages"]):
+        if type(message.get("content")) is not str:
+            message["content"] = f"text {index}"
+    return out
+
+
+def _outcome(processor: Any, given: Any, agp: bool, policy: str, strict: bool) -> Any:
+    with warnings.catch_warnings(record=True) as record:
+        warnings.simplefilter("always")
+        try:
+            prompt: Any = processor.transform(given, agp, special_tokens=policy, strict=strict)
+        except InvalidRequestError as error:
+            prompt = (type(error), error.field, str(error))
+    return prompt, [(w.category, str(w.message)) for w in record]
+
+
+def _assert_same_on_every_path(
+    request: dict[str, Any], agp: bool, policy: str, strict: bool
+) -> None:
+    """The dict (fast path when plain), the same data as a read-only mapping (always the
+    validated path) and, when it validates, the typed request: one outcome.
+
+    (Content parts and documents are compared on the first two only: a typed message
+    holds its parts already joined the vLLM way, and a typed document prints its fields
+    in the model's order, while a dict's parts are joined as the template joins them and
+    its documents keep the caller's key order.)"""
+    has_parts = any(
+        isinstance(m, dict) and isinstance(m.get("content"), list) for m in request["messages"]
+    )
+    for processor in PROCESSORS:
+        by_dict = _outcome(processor, request, agp, policy, strict)
+        assert by_dict == _outcome(processor, MappingProxyType(request), agp, policy, strict)
+        if has_parts:
+            continue
+        try:
+            typed = ChatCompletion.model_validate(request)
+        except ValidationError:
+            assert isinstance(by_dict[0], tuple) and by_dict[0][0] is InvalidRequestError
+            continue
+        if typed.documents:
+            continue
+        assert by_dict == _outcome(processor, typed, agp, policy, strict)
+
+
+@DIFFERENTIAL
+@given(valid_requests(), st.booleans(), POLICIES, st.booleans())
+def test_valid_requests_give_one_outcome_on_every_path(
+    request: dict[str, Any], agp: bool, policy: str, strict: bool
+) -> None:
+    _assert_same_on_every_path(request, agp, policy, strict)
+    _assert_same_on_every_path(_plain(request), agp, policy, strict)
+
+
+@DIFFERENTIAL
+@given(dropping_requests(), st.booleans(), POLICIES, st.booleans())
+def test_dropping_requests_give_one_outcome_on_every_path(
+    case: tuple[dict[str, Any], str], agp: bool, policy: str, strict: bool
+) -> None:
+    _assert_same_on_every_path(case[0], agp, policy, strict)
+    _assert_same_on_every_path(_plain(case[0]), agp, policy, strict)
+
+
+@DIFFERENTIAL
+@given(broken_requests(), st.booleans(), POLICIES, st.booleans())
+def test_broken_requests_give_one_outcome_on_every_path(
+    request: dict[str, Any], agp: bool, policy: str, strict: bool
+) -> None:
+    _assert_same_on_every_path(request, agp, policy, strict)
+
+
+# -- which path a request takes -----------------------------------------------------------
+
+TOOL = {"type": "function", "function": {"name": "f", "parameters": {"type": "object"}}}
+CALL = {"name": "f", "arguments": '{"x": 1}'}
+PLAIN = {
+    "messages": [
+        {"role": "system", "content": "Be brief."},
+        {"role": "user", "content": "Q?"},
+        {"role": "assistant", "content": "", "tool_calls": [{"function": CALL}]},
+        {"role": "tool", "content": "42", "tool_call_id": "call_1"},
+    ],
+    "documents": [{"doc_id": 1, "text": "T", "title": "x", "source": "web"}, {"text": "U"}],
+    "tools": [TOOL, {"name": "g"}],
+    "chat_template_kwargs": {"available_tools": None},
+    "model": "granite",
+    "temperature": 0.2,
+}
+
+
+@pytest.mark.parametrize("processor", PROCESSORS, ids=["4.0", "4.1"])
+def test_a_plain_request_is_rendered_without_validation(
+    processor: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    expected = processor.transform(MappingProxyType(PLAIN))
+
+    def forbidden(*args: Any, **kwargs: Any) -> Any:
+        raise AssertionError("the plain request was validated")
+
+    monkeypatch.setattr(types, "coerce_request", forbidden)
+    assert processor.transform(PLAIN) == expected
+    assert '{"doc_id": 1, "text": "T", "title": "x", "source": "web"}' in expected
+
+
+#: Perturbations that a plain dict may carry: the renderer judges them the same on both
+#: paths (an ignored OpenAI parameter, a model name, available_tools of the wrong type).
+_PLAIN_ENOUGH = [
+    ("model", "granite-4.0-micro"),
+    ("temperature", 0.5),
+    ("chat_template_kwargs", {"available_tools": "x"}),
+]
+
+
+@pytest.mark.parametrize(
+    ("key", "value"), [case for case in _PERTURBATIONS if case not in _PLAIN_ENOUGH]
+)
+def test_anything_unusual_takes_the_validated_path(key: Any, value: Any) -> None:
+    request = copy.deepcopy(PLAIN)
+    if key in _MESSAGE_KEYS:
+        request["messages"][1] = {**request["messages"][1], key: value}
+    else:
+        request[key] = value
+    assert granite4_input._plain_request(request) is None
+    assert granite4_input._plain_request(PLAIN) is not None
+
+
+@pytest.mark.parametrize(("key", "value"), _PLAIN_ENOUGH)
+def test_ignored_or_renderer_judged_keys_stay_on_the_fast_path(key: str, value: Any) -> None:
+    assert granite4_input._plain_request({**PLAIN, key: value}) is not None
+
+
+def test_a_str_subclass_takes_the_validated_path() -> None:
+    request = copy.deepcopy(PLAIN)
+    request["messages"][1]["content"] = _Str("x")
+    assert granite4_input._plain_request(request) is None

@@ -1,0 +1,105 @@
+"""Every bundled model's formatter, processors and parsed messages pickle (issue 15, item 5).
+
+``ProcessPoolExecutor``, Ray and Spark ship objects to workers by pickling them: a
+formatter looked up once must arrive as an equal formatter that formats and parses as
+the original does, for every name ``granite-format models`` lists.
+"""
+
+from __future__ import annotations
+
+import datetime
+import json
+import pickle
+
+import pytest
+
+import granite_formatters
+from granite_formatters.plugins import BUNDLED_PLUGINS
+
+DAY = datetime.date(2025, 4, 16)
+REQUEST = {
+    "messages": [
+        {"role": "user", "content": "What is the weather in Lisbon?"},
+        {"role": "assistant", "content": "Let me check."},
+        {"role": "user", "content": "Thanks."},
+    ]
+}
+CALL = {"name": "get_weather", "arguments": {"city": "Lisbon"}}
+#: Outputs in each family's syntax: plain text, (3.x) reasoning, a tool call.
+OUTPUTS = {
+    "granite3": [
+        "Hello.",
+        "Here is my thought process: think.\nHere is my response: Hello.",
+        "<|tool_call|>" + json.dumps([CALL]),
+    ],
+    "granite4": [
+        "Hello.",
+        "Checking.\n<tool_call>\n" + json.dumps(CALL) + "\n</tool_call>",
+    ],
+}
+
+
+def _bundled_names() -> list[tuple[str, str]]:
+    """(name, family) for every id and alias of every bundled model."""
+    names = []
+    for info in granite_formatters.list_models():
+        if not info.plugin.bundled:
+            continue
+        family = "granite4" if info.plugin.name.endswith("granite4") else "granite3"
+        names += [(name, family) for name in (info.model_id, *info.aliases)]
+    return names
+
+
+NAMES = _bundled_names()
+
+
+def _without_ids(message: object) -> object:
+    """A parsed message's data, generated tool-call ids left out (they are random per parse)."""
+    data = message.model_dump()  # type: ignore[attr-defined]
+    for call in data["tool_calls"]:
+        assert call.pop("id").startswith("call_")
+    return type(message), data
+
+
+def _round_trip(value: object) -> object:
+    return pickle.loads(pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL))
+
+
+def test_every_bundled_plugin_has_models() -> None:
+    plugins = {info.plugin.name for info in granite_formatters.list_models()}
+    assert plugins >= BUNDLED_PLUGINS
+    assert len(NAMES) > len(plugins)
+
+
+@pytest.mark.parametrize(("name", "family"), NAMES)
+def test_a_formatter_pickles_to_an_equal_working_formatter(name: str, family: str) -> None:
+    formatter = granite_formatters.get_formatter(name)
+    prompt = formatter.format(REQUEST, today=DAY)
+    for touched in (False, True):  # before and after the output processor exists
+        copy = _round_trip(formatter)
+        assert isinstance(copy, granite_formatters.Formatter)
+        assert copy == formatter and hash(copy) == hash(formatter)
+        assert copy.model_id == formatter.model_id and copy.plugin == formatter.plugin
+        assert copy.format(REQUEST, today=DAY) == prompt
+        for output in OUTPUTS[family]:
+            assert _without_ids(copy.parse(output)) == _without_ids(formatter.parse(output))
+        if not touched:
+            assert formatter.parse("Hello.").content == "Hello."
+
+
+@pytest.mark.parametrize(("name", "family"), NAMES[:1] + [n for n in NAMES if "4." in n[0]][:1])
+def test_processors_and_parsed_messages_pickle(name: str, family: str) -> None:
+    formatter = granite_formatters.get_formatter(name)
+    processor = _round_trip(formatter.input_processor)
+    assert type(processor) is type(formatter.input_processor)
+    assert processor.transform(REQUEST, today=DAY) == formatter.format(REQUEST, today=DAY)
+    output_processor = _round_trip(formatter.output_processor)
+    assert type(output_processor) is type(formatter.output_processor)
+    for output in OUTPUTS[family]:
+        message = formatter.parse(output)
+        assert _without_ids(output_processor.transform(output)) == _without_ids(message)
+        copy = _round_trip(message)
+        assert type(copy) is type(message) and copy == message
+    assert any(formatter.parse(output).tool_calls for output in OUTPUTS[family])
+    if family == "granite3":
+        assert any(formatter.parse(output).reasoning_content for output in OUTPUTS[family])
