@@ -124,7 +124,7 @@ def test_install_commands_exist_and_name_nothing_unpublished() -> None:
     """Every `pip install` in the README and docs installs a path of this repository or
     a published tool, never a distribution name that is not on PyPI."""
     root = README.parent
-    published = {"tox>=4.11", "build", "twine", "pytest", "hypothesis", "dask", "--upgrade", "-e"}
+    published = {"tox>=4.65", "build", "twine", "pytest", "hypothesis", "dask", "--upgrade", "-e"}
     pages = [README, *sorted((root / "docs").rglob("*.md"))]
     pages += sorted((root / "examples").glob("*/README.md"))
     found = 0
