@@ -13,39 +13,45 @@ from __future__ import annotations
 
 import contextlib
 import importlib
+import importlib.util
 import json
 import re
 import sys
+from pathlib import Path
 from typing import Any
 
 import atheris
 
+
+def _release_table() -> Any:
+    """``tests/support/releases.py`` (the table of bundled releases), loaded by path."""
+    path = Path(__file__).resolve().parents[1] / "tests" / "support" / "releases.py"
+    spec = importlib.util.spec_from_file_location("_granite_formatters_release_table", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # dataclasses look their module up while the class is built
+    spec.loader.exec_module(module)
+    return module
+
+
+RELEASES = _release_table().RELEASES
+
 # Import (and so instrument) every module the parsers run, not only the package root:
 # the output processors are otherwise imported lazily, outside this block.
 with atheris.instrument_imports(
-    include=[
-        "granite_formatters",
-        "granite_formatters_granite32",
-        "granite_formatters_granite33",
-        "granite_formatters_granite4",
-    ]
+    include=["granite_formatters", *dict.fromkeys(r.module for r in RELEASES)]
 ):
     import granite_formatters
     import granite_formatters.granite3.co_format
     import granite_formatters.granite3.output
     from granite_formatters.types import AssistantMessage
 
-    for _module in (
-        "granite_formatters_granite32.output",
-        "granite_formatters_granite33.output",
-        "granite_formatters_granite4.output",
-    ):
+    for _module in dict.fromkeys(r.module + ".output" for r in RELEASES):
         with contextlib.suppress(ImportError):
             importlib.import_module(_module)
 
-MODELS = ["granite-3.2-8b-instruct", "granite-3.3-8b-instruct", "granite-4.0-h-small"]
-#: Parsers whose streaming is also checked against the batch parse on every input.
-STREAM_CHECKED = ("granite-4.",)
+#: The format families whose streaming is also checked against the batch parse on every input.
+STREAM_CHECKED = frozenset({"granite4"})
 REQUESTS = [
     None,
     {
@@ -59,12 +65,13 @@ REQUESTS = [
     },
     {"messages": [{"role": "user", "content": "q"}], "chat_template_kwargs": {"thinking": True}},
 ]
-FORMATTERS: list[granite_formatters.Formatter] = []
+#: The installed releases' formatters, each with whether its streaming is checked.
+FORMATTERS: list[tuple[granite_formatters.Formatter, bool]] = []
 
 
 def test_one_input(data: bytes) -> None:
     provider = atheris.FuzzedDataProvider(data)
-    formatter = FORMATTERS[provider.ConsumeIntInRange(0, len(FORMATTERS) - 1)]
+    formatter, stream_checked = FORMATTERS[provider.ConsumeIntInRange(0, len(FORMATTERS) - 1)]
     request = REQUESTS[provider.ConsumeIntInRange(0, len(REQUESTS) - 1)]
     cut = provider.ConsumeIntInRange(0, 64)
     output = provider.ConsumeUnicodeNoSurrogates(provider.remaining_bytes())
@@ -74,7 +81,7 @@ def test_one_input(data: bytes) -> None:
     # Every parsed message serialises (issue 12 item 5).
     message.model_dump_json()
     json.dumps(message.to_openai(), ensure_ascii=False).encode("utf-8")
-    if formatter.model_id.startswith(STREAM_CHECKED):
+    if stream_checked:
         parser = formatter.stream_parser(request)
         for start in range(0, len(output), cut + 1):
             parser.feed(output[start : start + cut + 1])
@@ -97,9 +104,10 @@ def _comparable(message: AssistantMessage) -> dict[str, Any]:
 
 
 def main() -> None:
-    for model in MODELS:
+    for release in RELEASES:
         with contextlib.suppress(granite_formatters.UnknownModelError):
-            FORMATTERS.append(granite_formatters.get_formatter(model))
+            formatter = granite_formatters.get_formatter(release.model)
+            FORMATTERS.append((formatter, release.family in STREAM_CHECKED))
     if not FORMATTERS:
         raise SystemExit("no bundled plugin is installed")
     atheris.Setup(sys.argv, test_one_input)

@@ -1,9 +1,14 @@
-"""The docs stay in step with the code: every hook and public function is documented."""
+"""The docs stay in step with the code: every hook and public function is documented, and the
+checklist for a bundled release matches the plugin folders (what they contain, what they import)."""
 
 from __future__ import annotations
 
+import ast
+import importlib
+import importlib.util
 import inspect
 import re
+import sys
 from pathlib import Path
 
 import pytest
@@ -74,3 +79,108 @@ def test_registration_fields_are_documented() -> None:
     for name in inspect.signature(Register.__call__).parameters:
         if name != "self":
             assert f"| `{name}`" in text, name
+
+
+# --- docs/plugins/adding-a-release.md stays in step with the bundled plugin folders ---
+
+ROOT = DOCS.parent
+ADDING = DOCS / "plugins" / "adding-a-release.md"
+
+
+def plugin_folders() -> list[Path]:
+    return sorted(p for p in (ROOT / "plugins").iterdir() if (p / "pyproject.toml").is_file())
+
+
+def test_adding_a_release_is_linked_from_the_indexes() -> None:
+    assert "(plugins/adding-a-release.md)" in (DOCS / "index.md").read_text(encoding="utf-8")
+    assert "(adding-a-release.md)" in (DOCS / "plugins" / "index.md").read_text(encoding="utf-8")
+
+
+def test_adding_a_release_names_what_exists() -> None:
+    """The files, scripts and names the checklist mentions exist where it says."""
+    from granite_formatters import granite3
+    from granite_formatters.plugins import BUNDLED_PLUGINS
+
+    text = ADDING.read_text(encoding="utf-8")
+    for path in re.findall(r"`((?:core|tests|fuzz)/[\w/.-]+\.py)`", text):
+        assert (ROOT / path).is_file(), path
+    for script in re.findall(r"`python (tests/[\w.]+\.py)", text):
+        assert (ROOT / script).is_file(), script
+    assert (ROOT / "toxfile.py").is_file()
+    for module, name in [("cite_format", "CITE_TOKEN_CITATIONS"), ("co_format", "CO_CITATIONS")]:
+        assert f"`{name}` in `granite_formatters/granite3/{module}.py`" in text
+        assert name in granite3.__all__
+        assert getattr(granite3, name) is getattr(
+            __import__(f"granite_formatters.granite3.{module}", fromlist=[name]), name
+        )
+    assert "`BUNDLED_PLUGINS`" in text
+    assert {f"granite-formatters-{p.name}" for p in plugin_folders()} <= BUNDLED_PLUGINS
+
+
+@pytest.mark.parametrize("folder", plugin_folders(), ids=lambda p: p.name)
+def test_every_bundled_plugin_folder_follows_the_checklist(folder: Path) -> None:
+    if sys.version_info >= (3, 11):
+        import tomllib
+    else:  # pragma: no cover - Python 3.10
+        import tomli as tomllib
+
+    plugin = folder.name
+    package = folder / "src" / f"granite_formatters_{plugin}"
+    data = tomllib.loads((folder / "pyproject.toml").read_text(encoding="utf-8"))
+    assert data["project"]["name"] == f"granite-formatters-{plugin}"
+    assert data["project"]["entry-points"]["granite_formatters"] == {
+        f"granite-formatters-{plugin}": f"granite_formatters_{plugin}"
+    }
+    assert data["tool"]["hatch"]["build"]["targets"]["wheel"]["packages"] == [
+        f"src/granite_formatters_{plugin}"
+    ]
+    table = data["tool"]["granite-formatters"]
+    assert table["family"] in ("granite3", "granite4")
+    assert table["releases"]
+    for entry in table["releases"].values():
+        assert set(entry) == {"template", "model"}
+    for name in ("__init__.py", "input.py", "output.py", "py.typed"):
+        assert (package / name).is_file(), f"{plugin}: {name}"
+    assert "def register_formatters(" in (package / "__init__.py").read_text(encoding="utf-8")
+    assert (folder / "README.md").is_file()
+
+
+def _imports(path: Path) -> list[tuple[str, list[str]]]:
+    """(module, imported names) of every import in ``path``; names are [] for ``import m``."""
+    found: list[tuple[str, list[str]]] = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            found.extend((alias.name, []) for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            found.append((node.module, [alias.name for alias in node.names]))
+    return found
+
+
+@pytest.mark.parametrize("folder", plugin_folders(), ids=lambda p: p.name)
+def test_a_plugin_imports_only_public_names_of_the_core(folder: Path) -> None:
+    """What the page says a plugin may import: public granite_formatters names, no other plugin."""
+    own = f"granite_formatters_{folder.name}"
+    sources = sorted((folder / "src").rglob("*.py"))
+    assert sources
+    checked = 0
+    for source in sources:
+        where = source.relative_to(ROOT)
+        for module, names in _imports(source):
+            top = module.split(".")[0]
+            if top == own:
+                continue
+            assert not top.startswith("granite_formatters_"), f"{where} imports {module}"
+            if top != "granite_formatters":
+                continue
+            checked += 1
+            assert not any(part.startswith("_") for part in module.split(".")), (
+                f"{where} imports the private module {module}"
+            )
+            public = getattr(importlib.import_module(module), "__all__", None)
+            for name in names:
+                assert not name.startswith("_"), f"{where} imports {module}.{name}"
+                if public is not None:
+                    assert name in public or importlib.util.find_spec(f"{module}.{name}"), (
+                        f"{where} imports {module}.{name}, not in {module}.__all__"
+                    )
+    assert checked
