@@ -5,9 +5,9 @@ It uses the opt-in kit `granite_formatters.testing` (enabled in tests/conftest.p
 
 from __future__ import annotations
 
-from pathlib import Path
+from granite_formatters.testing import FormatterContractTests
 
-from granite_formatters.testing import FormatterContractTests, load_golden_cases
+from support.golden import release_cases
 
 
 class TestGranite32Contract(FormatterContractTests):
@@ -23,7 +23,7 @@ class TestGranite32Contract(FormatterContractTests):
         ("granite-3.2-8b-instruct-Q4_K_M.gguf", "granite-3.2-8b-instruct"),
         ("ibm/granite-3-2-8b-instruct", "granite-3.2-8b-instruct"),
     ]
-    golden_cases = load_golden_cases(Path(__file__).parent / "golden")
+    golden_cases = release_cases("granite3", "3.2")
     golden_model = "granite-3.2-8b-instruct"
     output_samples = [
         ("Hello there.", None, "Hello there."),

@@ -7,17 +7,16 @@ the golden prompts in ``golden/`` were rendered from the official template by
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
 from granite_formatters.granite3.types import Granite3ChatCompletion
 from granite_formatters_granite32.input import GRANITE32_PROMPT_FORMAT, Granite32InputProcessor
 
+from support.golden import ReleaseFolder
 from support.granite3_input_contract import DAY, HI, QUESTION, InputProcessorContract, golden_names
 from support.granite3_support import GRANITE32_TOKENS
 
-GOLDEN = Path(__file__).parent / "golden"
+GOLDEN = ReleaseFolder("granite3", "3.2")
 
 
 @pytest.fixture(params=golden_names(GOLDEN))

@@ -7,17 +7,16 @@ revision) by ``tests/make_goldens.py``.
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
 from granite_formatters.errors import InvalidRequestError
 from granite_formatters_granite33.input import GRANITE33_PROMPT_FORMAT, Granite33InputProcessor
 
+from support.golden import ReleaseFolder
 from support.granite3_input_contract import DAY, HI, QUESTION, InputProcessorContract, golden_names
 from support.granite3_support import GRANITE33_TOKENS
 
-GOLDEN = Path(__file__).parent / "golden"
+GOLDEN = ReleaseFolder("granite3", "3.3")
 
 
 @pytest.fixture(params=golden_names(GOLDEN))

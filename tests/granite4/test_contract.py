@@ -6,11 +6,10 @@ per release: the goldens of each release are checked with one of its models.
 
 from __future__ import annotations
 
-from pathlib import Path
+from granite_formatters.testing import FormatterContractTests
 
-from granite_formatters.testing import FormatterContractTests, load_golden_cases
+from support.golden import release_cases
 
-GOLDEN = Path(__file__).parent / "golden"
 MODEL_IDS = [
     "granite-4.0-h-small",
     "granite-4.0-h-tiny",
@@ -60,7 +59,7 @@ class TestGranite40Contract(FormatterContractTests):
     plugin_name = "granite-formatters-granite4"
     model_ids = MODEL_IDS
     names = NAMES
-    golden_cases = load_golden_cases(GOLDEN / "4.0")
+    golden_cases = release_cases("granite4", "4.0")
     golden_model = "granite-4.0-h-tiny"
     output_samples = OUTPUT_SAMPLES
     extra_markers = MARKERS
@@ -70,7 +69,7 @@ class TestGranite41Contract(FormatterContractTests):
     plugin_name = "granite-formatters-granite4"
     model_ids = MODEL_IDS
     names = NAMES
-    golden_cases = load_golden_cases(GOLDEN / "4.1")
+    golden_cases = release_cases("granite4", "4.1")
     golden_model = "granite-4.1-8b"
     output_samples = OUTPUT_SAMPLES
     extra_markers = MARKERS

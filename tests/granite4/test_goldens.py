@@ -8,15 +8,15 @@ from __future__ import annotations
 
 import datetime
 import warnings
-from pathlib import Path
 
 import pytest
 
 from granite_formatters import get_formatter
-from granite_formatters.testing import GoldenCase, load_golden_cases
+from granite_formatters.testing import GoldenCase
 
-GOLDEN = Path(__file__).parent / "golden"
-CASES = {release: load_golden_cases(GOLDEN / release) for release in ("4.0", "4.1")}
+from support.golden import release_cases
+
+CASES = {release: release_cases("granite4", release) for release in ("4.0", "4.1")}
 MODELS = {
     "4.0": [
         "granite-4.0-h-small",

@@ -8,14 +8,12 @@ from __future__ import annotations
 
 import json
 import warnings
-from pathlib import Path
 from typing import Any
 
 import pytest
 
 from granite_formatters import get_formatter
 from granite_formatters.errors import DroppedInputWarning, InvalidRequestError
-from granite_formatters.testing import load_golden_cases
 from granite_formatters.types import ChatCompletion
 from granite_formatters_granite4.input import (
     GRANITE4_SPECIAL_TOKENS,
@@ -25,9 +23,10 @@ from granite_formatters_granite4.input import (
     Granite41InputProcessor,
 )
 
+from support.golden import release_cases
+
 G40 = Granite40InputProcessor()
 G41 = Granite41InputProcessor()
-GOLDEN = Path(__file__).parent / "golden"
 HI = [{"role": "user", "content": "Hi"}]
 USER_HI = "<|start_of_role|>user<|end_of_role|>Hi<|end_of_text|>\n"
 GEN = "<|start_of_role|>assistant<|end_of_role|>"
@@ -58,7 +57,7 @@ def _has_documents(request: dict[str, Any]) -> bool:
 
 def test_typed_requests_render_like_dicts() -> None:
     for release, processor in (("4.0", G40), ("4.1", G41)):
-        for case in load_golden_cases(GOLDEN / release):
+        for case in release_cases("granite4", release):
             if case.special_tokens or _has_documents(case.request):
                 # A typed Document lists its declared fields (text, doc_id, title) first,
                 # so the caller's key order is only kept for dict and JSON requests.
