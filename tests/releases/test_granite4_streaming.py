@@ -14,7 +14,7 @@ from granite_formatters.types import AssistantMessage
 from granite_formatters_granite4 import output as output_module
 from granite_formatters_granite4.output import Granite4OutputProcessor, Granite4StreamParser
 
-from .test_output import AGENT_CPP_SAMPLE, LLAMA_CPP_SAMPLE, VLLM_SAMPLE
+from .test_granite4_output import AGENT_CPP_SAMPLE, LLAMA_CPP_SAMPLE, VLLM_SAMPLE
 from support.granite3_output_support import comparable
 
 PROCESSOR = Granite4OutputProcessor()

@@ -11,7 +11,15 @@ from hypothesis import strategies as st
 from granite_formatters.streaming import Delta
 from granite_formatters_granite32.output import Granite32OutputProcessor
 
-from .test_output import DOCS, NOT_THINKING, OUTPUT_MARKERS, RAG, RAG_OUTPUT, THINKING, TOOLS
+from .test_granite32_output import (
+    DOCS,
+    NOT_THINKING,
+    OUTPUT_MARKERS,
+    RAG,
+    RAG_OUTPUT,
+    THINKING,
+    TOOLS,
+)
 from support.granite3_output_support import (
     check_every_split,
     check_stream,

@@ -11,7 +11,16 @@ from hypothesis import strategies as st
 from granite_formatters.streaming import Delta
 from granite_formatters_granite33.output import Granite33OutputProcessor
 
-from .test_output import DOCS, NOT_THINKING, OUTPUT_MARKERS, RAG, RAG_OUTPUT, THINKING, TOOLS, cite
+from .test_granite33_output import (
+    DOCS,
+    NOT_THINKING,
+    OUTPUT_MARKERS,
+    RAG,
+    RAG_OUTPUT,
+    THINKING,
+    TOOLS,
+    cite,
+)
 from support.granite3_output_support import (
     check_every_split,
     check_stream,

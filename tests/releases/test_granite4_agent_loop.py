@@ -13,8 +13,8 @@ from typing import Any
 import pytest
 
 import granite_formatters
-from granite4.test_output import AGENT_CPP_SAMPLE, LLAMA_CPP_SAMPLE, VLLM_SAMPLE
 
+from .test_granite4_output import AGENT_CPP_SAMPLE, LLAMA_CPP_SAMPLE, VLLM_SAMPLE
 from support import oracle, oracle4
 
 pytestmark = oracle.needs_shared
