@@ -66,7 +66,7 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
     )
 
 
-@pytest.fixture
+@pytest.fixture(scope="module")
 def release(request: pytest.FixtureRequest) -> Release:
     """The release under test; skips (with the reason) when its plugin is not installed."""
     chosen: Release = request.param
