@@ -1,35 +1,17 @@
 """Granite32InputProcessor: golden prompts, errors, special tokens, and what is 3.2-specific.
 
-The shared behaviour is tested by :class:`granite3_input_contract.InputProcessorContract`;
-the golden prompts in ``golden/`` were rendered from the official template by
+The shared behaviour is tested for every Granite 3 release in ``test_input_contract.py``;
+the golden prompts in ``tests/golden/granite3/`` were rendered from the official template by
 ``tests/make_goldens.py``.
 """
 
 from __future__ import annotations
 
-import pytest
-
 from granite_formatters.granite3.types import Granite3ChatCompletion
 from granite_formatters_granite32.input import GRANITE32_PROMPT_FORMAT, Granite32InputProcessor
 
-from support.golden import ReleaseFolder
-from support.granite3_input_contract import DAY, HI, QUESTION, InputProcessorContract, golden_names
+from support.granite3_input_contract import DAY, HI, QUESTION
 from support.granite3_support import GRANITE32_TOKENS
-
-GOLDEN = ReleaseFolder("granite3", "3.2")
-
-
-@pytest.fixture(params=golden_names(GOLDEN))
-def golden_name(request: pytest.FixtureRequest) -> str:
-    return str(request.param)
-
-
-class TestGranite32Input(InputProcessorContract):
-    processor_class = Granite32InputProcessor
-    release = "3.2"
-    golden_dir = GOLDEN
-    model_id = "granite-3.2-8b-instruct"
-
 
 PROCESSOR = Granite32InputProcessor()
 SYSTEM_START = (

@@ -1,7 +1,7 @@
 """Granite33InputProcessor: golden prompts, errors, special tokens, and what is 3.3-specific.
 
-The shared behaviour is tested by :class:`granite3_input_contract.InputProcessorContract`;
-the golden prompts in ``golden/`` were rendered from the official template (current
+The shared behaviour is tested for every Granite 3 release in ``test_input_contract.py``;
+the golden prompts in ``tests/golden/granite3/`` were rendered from the official template (current
 revision) by ``tests/make_goldens.py``.
 """
 
@@ -12,24 +12,8 @@ import pytest
 from granite_formatters.errors import InvalidRequestError
 from granite_formatters_granite33.input import GRANITE33_PROMPT_FORMAT, Granite33InputProcessor
 
-from support.golden import ReleaseFolder
-from support.granite3_input_contract import DAY, HI, QUESTION, InputProcessorContract, golden_names
+from support.granite3_input_contract import DAY, HI, QUESTION
 from support.granite3_support import GRANITE33_TOKENS
-
-GOLDEN = ReleaseFolder("granite3", "3.3")
-
-
-@pytest.fixture(params=golden_names(GOLDEN))
-def golden_name(request: pytest.FixtureRequest) -> str:
-    return str(request.param)
-
-
-class TestGranite33Input(InputProcessorContract):
-    processor_class = Granite33InputProcessor
-    release = "3.3"
-    golden_dir = GOLDEN
-    model_id = "granite-3.3-8b-instruct"
-
 
 PROCESSOR = Granite33InputProcessor()
 CITE_TOKENS = ("<|start_of_cite|>", "<|end_of_cite|>", "<|start_of_plugin|>", "<|end_of_plugin|>")
