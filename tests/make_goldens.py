@@ -4,15 +4,16 @@ Every expected prompt is rendered from the OFFICIAL chat template by the shared 
 (``shared/tools/render_chat_template.py``, located as in ``tests/support/oracle.py``); nothing
 here uses the package. Run from the repository root::
 
-    python tests/make_goldens.py            # rewrite tests/granite3{2,3}/golden/
+    python tests/make_goldens.py            # rewrite tests/golden/granite3/
     python tests/make_goldens.py --check    # only report files that would change
 
-For each case ``<name>`` it writes ``<name>.json`` (``request``, ``date``,
-``add_generation_prompt`` and, for cases that render special tokens verbatim,
-``special_tokens``) and ``<name>.prompt.txt`` (the exact prompt, UTF-8, nothing appended;
-the layout ``granite_formatters.testing.load_golden_cases`` reads) into the golden folder
-of each release the case applies to, and deletes golden files of cases that no longer
-exist.
+For each case ``<name>`` it writes one request file ``requests/<name>.json`` (``request``,
+``date``, ``add_generation_prompt`` and, for cases that render special tokens verbatim,
+``special_tokens``) and, for each release the case applies to (every release of the
+``granite3`` family in ``support.releases`` unless the case names its ``releases``),
+``<release>/<name>.prompt.txt`` (the exact prompt, UTF-8, nothing appended), all under
+``tests/golden/granite3/`` (the layout ``support.golden.load_golden_cases`` reads), and
+deletes golden files of cases that no longer exist.
 The cases are defined below; re-running the script reproduces the files byte for byte.
 """
 
@@ -27,13 +28,13 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from support import oracle
+from support import oracle, releases
+from support.golden import prompts_dir, requests_dir
 
-GOLDEN_DIRS = {
-    "3.2": oracle.REPO / "tests" / "granite32" / "golden",
-    "3.3": oracle.REPO / "tests" / "granite33" / "golden",
-}
-BOTH = ("3.2", "3.3")
+FAMILY = "granite3"
+REQUESTS = requests_dir(FAMILY)
+PROMPT_DIRS = {r.version: prompts_dir(FAMILY, r.version) for r in releases.of_family(FAMILY)}
+BOTH = tuple(PROMPT_DIRS)
 DEFAULT_DATE = "2025-04-16"
 
 # --------------------------------------------------------------------------- building blocks
@@ -831,10 +832,10 @@ def expected_files() -> dict[Path, str]:
                 golden["add_generation_prompt"],
                 datetime.date.fromisoformat(golden["date"]),
             )
-            folder = GOLDEN_DIRS[release]
-            text = json.dumps(golden, ensure_ascii=False, indent=2) + "\n"
-            files[folder / f"{case['name']}.json"] = text
-            files[folder / f"{case['name']}.prompt.txt"] = prompt
+            files[PROMPT_DIRS[release] / f"{case['name']}.prompt.txt"] = prompt
+        files[REQUESTS / f"{case['name']}.json"] = (
+            json.dumps(golden, ensure_ascii=False, indent=2) + "\n"
+        )
     return files
 
 
@@ -847,7 +848,9 @@ def main(argv: list[str] | None = None) -> int:
     if oracle.shared_dir() is None:
         print(oracle.skip_reason(), file=sys.stderr)
         return 2
-    return oracle.sync_golden_files(expected_files(), GOLDEN_DIRS, check=args.check)
+    return oracle.sync_golden_files(
+        expected_files(), {"requests": REQUESTS, **PROMPT_DIRS}, check=args.check
+    )
 
 
 if __name__ == "__main__":

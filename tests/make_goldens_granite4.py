@@ -5,14 +5,15 @@ Every expected prompt is rendered from the OFFICIAL chat template
 shared renderer ``shared/tools/render_chat_template.py`` as a program (located as in
 ``tests/support/oracle.py``); nothing here uses the package. Run from the repository root::
 
-    python tests/make_goldens_granite4.py            # rewrite tests/granite4/golden/
+    python tests/make_goldens_granite4.py            # rewrite tests/golden/granite4/
     python tests/make_goldens_granite4.py --check    # only report files that would change
 
-For each case ``<name>`` it writes ``<name>.json`` (``request``, ``add_generation_prompt``
-and, where the case renders special tokens verbatim, ``special_tokens``) and
-``<name>.prompt.txt`` (the exact prompt, UTF-8, nothing appended; the layout
-``granite_formatters.testing.load_golden_cases`` reads) into
-``tests/granite4/golden/4.0/`` and ``.../4.1/``, and deletes golden files of cases that no
+For each case ``<name>`` it writes one request file ``requests/<name>.json`` (``request``,
+``add_generation_prompt`` and, where the case renders special tokens verbatim,
+``special_tokens``) and, for each release of the ``granite4`` family in
+``support.releases`` the case applies to, ``<release>/<name>.prompt.txt`` (the exact
+prompt, UTF-8, nothing appended), all under ``tests/golden/granite4/`` (the layout
+``support.golden.load_golden_cases`` reads), and deletes golden files of cases that no
 longer exist. Re-running the script reproduces the files byte for byte.
 """
 
@@ -27,10 +28,12 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from support import oracle, oracle4
+from support import oracle, oracle4, releases
+from support.golden import prompts_dir, requests_dir
 
-GOLDEN_ROOT = oracle.REPO / "tests" / "granite4" / "golden"
-GOLDEN_DIRS = {release: GOLDEN_ROOT / release for release in oracle4.RELEASES}
+FAMILY = "granite4"
+REQUESTS = requests_dir(FAMILY)
+PROMPT_DIRS = {r.version: prompts_dir(FAMILY, r.version) for r in releases.of_family(FAMILY)}
 
 # --------------------------------------------------------------------------- building blocks
 
@@ -320,13 +323,12 @@ def expected_files() -> dict[Path, str]:
         raise SystemExit(f"duplicate case names: {sorted(duplicates)}")
     for spec in CASES:
         golden = _golden(spec)
-        for release in spec.get("releases", oracle4.RELEASES):
-            folder = GOLDEN_DIRS[release]
-            files[folder / f"{spec['name']}.json"] = (
-                json.dumps(golden, ensure_ascii=False, indent=2) + "\n"
-            )
-            files[folder / f"{spec['name']}.prompt.txt"] = render_with_renderer_program(
-                release, golden
+        files[REQUESTS / f"{spec['name']}.json"] = (
+            json.dumps(golden, ensure_ascii=False, indent=2) + "\n"
+        )
+        for release in spec.get("releases", PROMPT_DIRS):
+            files[PROMPT_DIRS[release] / f"{spec['name']}.prompt.txt"] = (
+                render_with_renderer_program(release, golden)
             )
     return files
 
@@ -340,7 +342,9 @@ def main(argv: list[str] | None = None) -> int:
     if oracle.shared_dir() is None:
         print(oracle.skip_reason(), file=sys.stderr)
         return 2
-    return oracle.sync_golden_files(expected_files(), GOLDEN_DIRS, check=args.check)
+    return oracle.sync_golden_files(
+        expected_files(), {"requests": REQUESTS, **PROMPT_DIRS}, check=args.check
+    )
 
 
 if __name__ == "__main__":

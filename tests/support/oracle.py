@@ -214,7 +214,7 @@ def with_tool_calls_rendered(request: Mapping[str, Any]) -> dict[str, Any]:
 def sync_golden_files(
     files: Mapping[Path, str], folders: Mapping[str, Path], *, check: bool
 ) -> int:
-    """Make each folder in ``folders`` (release -> golden folder) hold exactly ``files``.
+    """Make each folder in ``folders`` (name -> golden folder) hold exactly ``files``.
 
     Stale ``*.json``/``*.txt`` files are deleted and changed ones written, or with
     ``check`` only reported. Prints one line per change and a summary; returns the exit
@@ -237,9 +237,10 @@ def sync_golden_files(
     for line in changed:
         print(line)
     counts = {
-        release: sum(1 for p in files if p.parent == d and p.name.endswith(".prompt.txt"))
-        for release, d in folders.items()
+        name: sum(1 for p in files if p.parent == d and p.name.endswith(".prompt.txt"))
+        for name, d in folders.items()
     }
+    counts = {name: count for name, count in counts.items() if count}
     print(
         f"{len(changed)} file(s) {'would change' if check else 'changed'}; "
         f"cases per release: {counts}"

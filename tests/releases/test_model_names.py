@@ -1,0 +1,91 @@
+"""Real-world names of each Granite 3 release resolve to the right model; other names do not.
+
+Runs with only the core and the release's plugin loaded (the module fixture restricts
+plugin loading to it even when other plugins are installed), so a name of another
+release must fail here: nothing else could claim it. The names are in
+``support.granite3_model_names``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping, Sequence
+from typing import Any
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from granite_formatters import UnknownModelError, plugins, resolve_model
+from granite_formatters.plugins import ENV_LOAD, PluginHost
+
+from support.granite3_model_names import RESOLVE, TYPOS, UNKNOWN
+from support.releases import Release, of_family
+
+FAMILY = "granite3"
+RELEASES = of_family(FAMILY)
+
+
+@pytest.fixture(scope="module", autouse=True)
+def only_this_plugin(release: Release) -> Iterator[None]:
+    # A fresh process-wide host that loads this release's plugin and nothing else.
+    host = PluginHost(environ={ENV_LOAD: release.distribution})
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(plugins, "_default_host", host)
+        yield
+
+
+def _rows(table: Mapping[str, Sequence[object]]) -> list[Any]:
+    return [
+        pytest.param(r, *(row if isinstance(row, tuple) else (row,)), id=f"{r.version}-{row}")
+        for r in RELEASES
+        for row in table[r.version]
+    ]
+
+
+@pytest.mark.parametrize(
+    ("release", "name", "model_id", "rule"), _rows(RESOLVE), indirect=["release"]
+)
+def test_real_world_names_resolve(release: Release, name: str, model_id: str, rule: str) -> None:
+    resolution = resolve_model(name)
+    assert (resolution.model.model_id, resolution.rule) == (model_id, rule)
+    assert resolution.model.plugin.name == release.distribution
+
+
+def test_the_table_is_large_enough(release: Release) -> None:
+    table = RESOLVE[release.version]
+    assert len({name for name, _, _ in table}) == len(table) >= 40
+
+
+@pytest.mark.parametrize(("release", "name"), _rows(UNKNOWN), indirect=["release"])
+def test_other_names_are_unknown(release: Release, name: str) -> None:
+    with pytest.raises(UnknownModelError):
+        resolve_model(name)
+
+
+def test_unknown_name_suggests_close_matches_without_quoting_the_message(
+    release: Release,
+) -> None:
+    typos = TYPOS[release.version]
+    with pytest.raises(UnknownModelError) as info:
+        resolve_model(typos.typo)
+    error = info.value
+    assert error.suggestions[0] == typos.suggested
+    text = str(error)
+    assert text.startswith(typos.message_start)
+    assert text == error.args[0]
+
+
+def test_typo_in_an_ollama_tag_suggests_the_model(release: Release) -> None:
+    typos = TYPOS[release.version]
+    with pytest.raises(UnknownModelError) as info:
+        resolve_model(typos.ollama_typo)
+    assert typos.ollama_suggested in info.value.suggestions
+
+
+@given(data=st.data(), tail=st.text(alphabet="-_.:@ 0123456789abgikmnoqrstuxKMQ*?"))
+def test_no_other_release_is_ever_claimed(release: Release, data: st.DataObject, tail: str) -> None:
+    # Whatever follows "granite-<label>", only a name of this release can reach its plugin.
+    label = data.draw(st.sampled_from(TYPOS[release.version].other_releases), label="label")
+    name = f"granite-{label}-{tail}"
+    with pytest.raises(UnknownModelError):
+        resolve_model(name)

@@ -1,0 +1,31 @@
+"""Test support: the constants the release tests need that differ between releases.
+
+Keyed by release label (``"3.2"``); the plugin objects are imported only when asked for,
+so a module that uses this table imports without every plugin installed.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
+#: The input processor class of each release, as ``(module, class name)``.
+INPUT_PROCESSORS = {
+    "3.2": ("granite_formatters_granite32.input", "Granite32InputProcessor"),
+    "3.3": ("granite_formatters_granite33.input", "Granite33InputProcessor"),
+    "4.0": ("granite_formatters_granite4.input", "Granite40InputProcessor"),
+    "4.1": ("granite_formatters_granite4.input", "Granite41InputProcessor"),
+}
+
+#: A model answer citing document ``"1"`` ("Paris is the capital of France.") in the
+#: release's citation format.
+CITED_ANSWER = {
+    "3.2": 'The capital of France is Paris.<co>1</co>\n\n# Citations:\n<co>1</co> Document 0: "Paris is the capital of France."',
+    "3.3": 'The capital of France is Paris.<|start_of_cite|>{"document_id": "1"}<|end_of_cite|>',
+}
+
+
+def input_processor_class(version: str) -> Any:
+    """The input processor class of release ``version`` (imports its plugin)."""
+    module, name = INPUT_PROCESSORS[version]
+    return getattr(importlib.import_module(module), name)
