@@ -12,7 +12,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import toy_plugin
 
 import granite_formatters
 from granite_formatters import plugins
@@ -20,6 +19,7 @@ from granite_formatters.plugins import PluginHost
 from granite_formatters.testing import GoldenCase, load_golden_cases, render_chat_template
 
 from support import oracle
+from support.toy_plugins import toy_plugin
 
 REPO = Path(__file__).resolve().parents[2]
 EXAMPLE_GOLDEN = REPO / "examples" / "granite-formatters-granite31" / "tests" / "golden"

@@ -10,8 +10,7 @@ from __future__ import annotations
 from granite_formatters.granite3.types import Granite3ChatCompletion
 from granite_formatters_granite32.input import GRANITE32_PROMPT_FORMAT, Granite32InputProcessor
 
-from support.granite3_input_contract import DAY, HI, QUESTION
-from support.granite3_support import GRANITE32_TOKENS
+from support.granite3_support import DAY, GRANITE32_TOKENS, HI, QUESTION
 
 PROCESSOR = Granite32InputProcessor()
 SYSTEM_START = (

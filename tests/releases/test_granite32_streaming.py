@@ -118,7 +118,8 @@ def test_reasoning_streams_before_the_answer_and_records_come_at_close() -> None
     assert first == [Delta(reasoning_content="I should cit", role="assistant")]  # as written
     middle = parser.feed(text[40:90])  # "e.\nHere's my response:\nAlpha beta <co>1</co>. Gamm"
     assert middle == [Delta(reasoning_content="e."), Delta(content="Alpha beta. Gamm")]
-    assert parser.message is None
+    before_close = parser.message
+    assert before_close is None
     rest = parser.feed(text[90:])
     assert rest == [Delta(content="a delta.")]  # the sections are held
     assert parser.close() == [Delta(finish_reason="stop")]

@@ -12,8 +12,7 @@ import pytest
 from granite_formatters.errors import InvalidRequestError
 from granite_formatters_granite33.input import GRANITE33_PROMPT_FORMAT, Granite33InputProcessor
 
-from support.granite3_input_contract import DAY, HI, QUESTION
-from support.granite3_support import GRANITE33_TOKENS
+from support.granite3_support import DAY, GRANITE33_TOKENS, HI, QUESTION
 
 PROCESSOR = Granite33InputProcessor()
 CITE_TOKENS = ("<|start_of_cite|>", "<|end_of_cite|>", "<|start_of_plugin|>", "<|end_of_plugin|>")

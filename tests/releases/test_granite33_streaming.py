@@ -141,7 +141,8 @@ def test_reasoning_streams_before_the_answer_and_records_come_at_close() -> None
     ]
     rest = parser.feed(text[70:])
     assert rest == [Delta(content=". Gamma delta.")]
-    assert parser.message is None
+    before_close = parser.message
+    assert before_close is None
     assert parser.close() == [Delta(finish_reason="stop")]
     message = parser.message
     assert message is not None

@@ -32,7 +32,7 @@ POLICIES = st.sampled_from(["error", "strip", "keep"])
 
 #: One key of the request (or of one message) changed to something the fast path must
 #: leave to validation: a wrong type, a subclass, a non-str key, a moved field.
-_PERTURBATIONS: list[tuple[str, Any]] = [
+_PERTURBATIONS: list[tuple[Any, Any]] = [
     ("role", 1),
     ("role", None),
     ("content", None),
@@ -165,7 +165,7 @@ def test_broken_requests_give_one_outcome_on_every_path(
 
 TOOL = {"type": "function", "function": {"name": "f", "parameters": {"type": "object"}}}
 CALL = {"name": "f", "arguments": '{"x": 1}'}
-PLAIN = {
+PLAIN: dict[str, Any] = {
     "messages": [
         {"role": "system", "content": "Be brief."},
         {"role": "user", "content": "Q?"},

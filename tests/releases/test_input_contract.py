@@ -1,31 +1,49 @@
 """The behaviour every Granite 3 input processor shares, run once per Granite 3 release.
 
-The tests are :class:`support.granite3_input_contract.InputProcessorContract`; the golden
-prompts (``tests/golden/granite3/``) were rendered from the official templates by
-``tests/make_goldens.py``. What is specific to one release is in
-``test_granite32_input.py`` and ``test_granite33_input.py``.
+The checks are the public testing kit's
+:class:`granite_formatters.testing.granite3.Granite3InputContractTests`, the same class a
+third-party Granite 3 plugin subclasses; here one subclass is made per bundled Granite 3
+release of the release table. The golden prompts (``tests/golden/granite3/``) were
+rendered from the official templates by ``tests/make_goldens.py``, and the reference
+template is read through :mod:`support.oracle` (skipped without ``shared/``, failed in
+CI). What is specific to one release is in ``test_granite32_input.py`` and
+``test_granite33_input.py``.
 """
 
 from __future__ import annotations
 
 import pytest
 
-from support.golden import ReleaseFolder
-from support.granite3_input_contract import InputProcessorContract
+from granite_formatters.testing.granite3 import Granite3InputContractTests
+
+from support import oracle
+from support.golden import release_cases
 from support.release_data import input_processor_class
-from support.releases import Release
-
-FAMILY = "granite3"
+from support.releases import Release, of_family
 
 
-class TestInputContract(InputProcessorContract):
-    @pytest.fixture(autouse=True)
-    def _bind_release(self, release: Release) -> None:
-        # The contract reads its release from these attributes (per instance, so the
-        # parameters of one release never leak into another's).
-        vars(self).update(
-            processor_class=input_processor_class(release.version),
-            release=release.version,
-            golden_dir=ReleaseFolder(release.family, release.version),
-            model_id=release.model,
-        )
+def _contract(release: Release) -> type:
+    if not release.installed:
+
+        @pytest.mark.skip(reason=f"{release.distribution} is not installed in this environment")
+        class NotInstalled:
+            def test_input_contract(self) -> None:  # pragma: no cover - skipped
+                raise AssertionError("unreachable")
+
+        return NotInstalled
+
+    class Contract(Granite3InputContractTests):
+        processor_class = input_processor_class(release.version)
+        release_name = f"Granite {release.version}"
+        model_id = release.model
+        golden_cases = release_cases(release.family, release.version)
+
+        def reference_template(self) -> str:
+            return oracle.template_text(release.version)
+
+    return Contract
+
+
+for _release in of_family("granite3"):
+    _name = f"TestInputContract{_release.plugin.capitalize()}"
+    globals()[_name] = type(_name, (_contract(_release),), {"__module__": __name__})

@@ -104,6 +104,11 @@ FRAGMENTS = (
     "\x1f",
 )
 
+#: A fixed day and two plain conversations, for tests of one release's prompts.
+DAY = date(2025, 4, 6)
+HI = [{"role": "user", "content": "Hi"}]
+QUESTION = [{"role": "user", "content": "What is the capital of France?"}]
+
 ROLES = ("user", "assistant", "system", "tool", "tool_response", "document 1")
 
 
