@@ -47,3 +47,25 @@ def test_a_name_that_left_the_root_says_where_it_lives() -> None:
     with pytest.raises(AttributeError, match="import it from granite_formatters.records"):
         granite_formatters.PluginInfo  # noqa: B018
     assert PluginInfo.__module__ == "granite_formatters.records"
+
+
+def test_the_granite3_root_holds_what_a_user_or_plugin_needs() -> None:
+    import pytest
+
+    from granite_formatters import granite3
+    from granite_formatters.granite3 import citations, prompt_format
+
+    assert len(granite3.__all__) == 22
+    for name in granite3.__all__:
+        assert getattr(granite3, name) is not None
+    assert not [name for name in granite3.__all__ if name.startswith("_")]
+    # The wording and the citation-format toolkit live in their public modules, and the
+    # root says so when asked for one of them.
+    with pytest.raises(
+        AttributeError, match="import it from granite_formatters.granite3.citations"
+    ):
+        granite3.TagGrammar  # noqa: B018
+    with pytest.raises(AttributeError, match="granite_formatters.granite3.prompt_format"):
+        granite3.PREAMBLE  # noqa: B018
+    assert citations.TagGrammar.__name__ == "TagGrammar"
+    assert prompt_format.PREAMBLE.startswith("Knowledge Cutoff Date")

@@ -240,13 +240,15 @@ def test_contract_tests_without_plugin_name_or_model_ids_fail_saying_what_to_set
 GRANITE3_PLUGIN = """
 from granite_formatters import hookimpl
 from granite_formatters.granite3 import (
+    CoCitationOutputProcessor,
+    Granite3InputProcessor,
+    Granite3PromptFormat,
+)
+from granite_formatters.granite3.prompt_format import (
     CO_CITATIONS_INSTRUCTION,
     HALLUCINATIONS_INSTRUCTION,
     TOOLS_AND_DOCUMENTS_INSTRUCTION,
     TOOLS_INSTRUCTION,
-    CoCitationOutputProcessor,
-    Granite3InputProcessor,
-    Granite3PromptFormat,
 )
 
 class In(Granite3InputProcessor):

@@ -20,7 +20,6 @@ from hypothesis import strategies as st
 
 from granite_formatters.errors import InvalidRequestError
 from granite_formatters.granite3 import (
-    DOCUMENTS_INSTRUCTION,
     GRANITE3_SPECIAL_TOKENS,
     Granite3ChatCompletion,
     Granite3InputProcessor,
@@ -30,6 +29,7 @@ from granite_formatters.granite3 import (
 )
 from granite_formatters.granite3._turns import generation_prompt
 from granite_formatters.granite3.dates import format_date
+from granite_formatters.granite3.prompt_format import DOCUMENTS_INSTRUCTION
 from granite_formatters.jsonwriter import tojson
 from granite_formatters.special_tokens import (
     SpecialTokens,

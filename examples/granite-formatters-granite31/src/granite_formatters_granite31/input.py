@@ -11,12 +11,14 @@ is no thinking branch, so ``chat_template_kwargs.thinking = true`` is refused wi
 from __future__ import annotations
 
 from granite_formatters.granite3 import (
+    Granite3InputProcessor,
+    Granite3PromptFormat,
+)
+from granite_formatters.granite3.prompt_format import (
     CO_CITATIONS_INSTRUCTION,
     HALLUCINATIONS_INSTRUCTION,
     TOOLS_AND_DOCUMENTS_INSTRUCTION,
     TOOLS_INSTRUCTION,
-    Granite3InputProcessor,
-    Granite3PromptFormat,
 )
 
 __all__ = ["GRANITE31_PROMPT_FORMAT", "Granite31InputProcessor"]

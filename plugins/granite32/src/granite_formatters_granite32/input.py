@@ -8,13 +8,15 @@ identified by id; citations are requested with ``<co>`` markers.
 from __future__ import annotations
 
 from granite_formatters.granite3 import (
+    Granite3InputProcessor,
+    Granite3PromptFormat,
+)
+from granite_formatters.granite3.prompt_format import (
     CO_CITATIONS_INSTRUCTION,
     HALLUCINATIONS_INSTRUCTION,
     THINKING_INSTRUCTION_INTRO,
     TOOLS_AND_DOCUMENTS_INSTRUCTION,
     TOOLS_INSTRUCTION,
-    Granite3InputProcessor,
-    Granite3PromptFormat,
 )
 
 __all__ = ["GRANITE32_PROMPT_FORMAT", "Granite32InputProcessor"]

@@ -10,12 +10,14 @@ into an ``available_tools`` turn, each document into its own
 from __future__ import annotations
 
 from granite_formatters.granite3 import (
-    DOCUMENTS_INSTRUCTION,
     GRANITE3_SPECIAL_TOKENS,
-    THINKING_INSTRUCTION_INTRO,
     DocumentLayout,
     Granite3InputProcessor,
     Granite3PromptFormat,
+)
+from granite_formatters.granite3.prompt_format import (
+    DOCUMENTS_INSTRUCTION,
+    THINKING_INSTRUCTION_INTRO,
 )
 from granite_formatters.special_tokens import SpecialTokens
 
