@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from typing import NamedTuple, Protocol
 
-from ._markers import MarkerSearch, partial_marker_length
+from ._markers import MarkerSearch, marker_first_chars, partial_marker_length
 from ._stages import CONTENT, WHITESPACE, ChannelSink, Outbox, ScanningSink, TextSink
 
 __all__ = [
@@ -103,6 +103,16 @@ class CitationTagRemover(ScanningSink):
         # The whitespace runs around the tags of the cluster, each in pieces.
         self._runs: list[list[str]] = []
 
+    def lane(self) -> frozenset[str] | None:
+        """The characters that need this sink's scan now, or ``None`` if every chunk does.
+
+        With no partial tag pending, a chunk holding none of them holds no tag, and
+        :meth:`write` would hand it to :meth:`text` whole.
+        """
+        if self._pending:
+            return None
+        return marker_first_chars(self.grammar.markers)
+
     def end(self) -> None:
         self._flush()
         if self._cluster is not None:
@@ -159,6 +169,9 @@ class CitationTagRemover(ScanningSink):
         else:
             self._held.append(text)
 
+    #: Text known to hold no tag (see :meth:`lane`): whitespace repair, then passed on.
+    text = _text
+
     def _tag(self, match: TagMatch) -> None:
         if self._cluster is None:
             self._cluster = []
@@ -198,6 +211,8 @@ class CitationTagRemover(ScanningSink):
 
 def remove_citation_tags(text: str, grammar: TagGrammar) -> tuple[str, list[TagEvent]]:
     """Remove the citation tags of ``grammar`` from ``text`` (all at once)."""
+    if not any(marker in text for marker in grammar.markers):
+        return text, []  # no tag can start: the remover would pass the text on whole
     sink = ChannelSink(Outbox(), CONTENT)
     remover = CitationTagRemover(sink, grammar)
     remover.write(text)

@@ -19,7 +19,7 @@ from collections.abc import Sequence
 from functools import lru_cache
 from typing import NamedTuple
 
-__all__ = ["MarkerMatch", "MarkerSearch", "partial_marker_length"]
+__all__ = ["MarkerMatch", "MarkerSearch", "marker_first_chars", "partial_marker_length"]
 
 
 class MarkerMatch(NamedTuple):
@@ -41,6 +41,9 @@ class _Prepared(NamedTuple):
     # text without such a character holds no marker and no partial one, which settles
     # most searches of short streamed chunks in one C-level scan.
     first_char: re.Pattern[str] | None
+    # The markers as one alternation, longest first (None when there are no markers):
+    # a search finds the earliest marker, the longest on a tie, in one C-level scan.
+    any_marker: re.Pattern[str] | None
 
 
 @lru_cache(maxsize=256)
@@ -50,59 +53,47 @@ def _prepare(markers: tuple[str, ...]) -> _Prepared:
     first_char = (
         re.compile("[" + "".join(re.escape(c) for c in sorted(firsts)) + "]") if firsts else None
     )
+    by_length = tuple(sorted(present, key=lambda m: (-len(m), m)))
     return _Prepared(
-        tuple(sorted(present, key=lambda m: (-len(m), m))),
+        by_length,
         firsts,
         max((len(m) for m in present), default=0),
         first_char,
+        re.compile("|".join(map(re.escape, by_length))) if by_length else None,
     )
 
 
-class MarkerSearch:
-    """Repeated earliest-marker searches over one text, in amortised linear time.
+def marker_first_chars(markers: Sequence[str]) -> frozenset[str]:
+    """The characters any of ``markers`` begins with (text without them holds no marker)."""
+    return _prepare(tuple(markers)).firsts
 
-    Each marker's next occurrence is remembered, so successive calls with increasing
-    ``start`` never rescan text a marker was already known to be absent from. Calling
-    :meth:`next` with a ``start`` that is smaller than a previous one is allowed (it
-    only costs a fresh search).
+
+class MarkerSearch:
+    """Earliest-marker searches over one text.
+
+    Each search is one scan by a compiled alternation of the markers (longest first),
+    from ``start`` to the first marker found; callers move ``start`` past what they
+    consumed, so successive searches over one text cost linear time in total.
     """
 
-    __slots__ = ("_first_char", "_markers", "_next", "text")
+    __slots__ = ("_pattern", "text")
 
     def __init__(self, text: str, markers: Sequence[str]) -> None:
         self.text = text
-        prepared = _prepare(tuple(markers))
         # Longer markers first, so that on a tie (one marker a prefix of another at the
         # same position) the longer one wins.
-        self._markers = prepared.by_length
-        self._first_char = prepared.first_char
-        # marker -> (searched_from, found_at); found_at == -1 means "absent after".
-        self._next: dict[str, tuple[int, int]] = {}
+        self._pattern = _prepare(tuple(markers)).any_marker
 
     def next(self, start: int = 0, end: int | None = None) -> MarkerMatch | None:
         """The earliest marker beginning at or after ``start`` and ending by ``end``."""
-        text = self.text
-        limit = len(text) if end is None else end
-        first_char = self._first_char
-        if first_char is None or first_char.search(text, start, limit) is None:
+        pattern = self._pattern
+        if pattern is None:
             return None
-        best: MarkerMatch | None = None
-        for marker in self._markers:
-            cached = self._next.get(marker)
-            if (
-                cached is not None
-                and cached[0] <= start
-                and (cached[1] == -1 or cached[1] >= start)
-            ):
-                found = cached[1]
-            else:
-                found = text.find(marker, start)
-                self._next[marker] = (start, found)
-            if found == -1 or found + len(marker) > limit:
-                continue
-            if best is None or found < best.start:
-                best = MarkerMatch(found, marker)
-        return best
+        text = self.text
+        found = pattern.search(text, start, len(text) if end is None else end)
+        if found is None:
+            return None
+        return MarkerMatch(found.start(), found.group())
 
 
 def partial_marker_length(text: str, markers: Sequence[str], start: int = 0) -> int:

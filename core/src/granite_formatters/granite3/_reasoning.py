@@ -25,9 +25,9 @@ does the same.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
-from ._markers import MarkerSearch, partial_marker_length
+from ._markers import MarkerSearch, marker_first_chars, partial_marker_length
 from ._stages import WHITESPACE, Outbox, ScanningSink, TextSink
 
 __all__ = ["ReasoningSplitter"]
@@ -79,6 +79,39 @@ class ReasoningSplitter(ScanningSink):
         if self._state == _AFTER:
             return self._content_drops + self._drops + self._stoppers
         return self._drops
+
+    # The fast lane (see ``Granite3StreamParser``): what a chunk may skip this sink for.
+
+    def lane(self) -> frozenset[str] | None:
+        """The characters that need this sink's scan now, or ``None`` if every chunk does.
+
+        Not ``None`` when nothing is held back or pending (no partial marker, no seam
+        to collapse, no leading-JSON decision): a chunk holding none of the characters
+        then contains no marker and no marker prefix, so :meth:`write` would pass it on
+        whole (to ``reasoning`` when :attr:`thinking`, else through :meth:`content_lane`).
+        """
+        if self._pending or self._collapse:
+            return None
+        if self._fresh and self._leading_json and self._state == _BEFORE:
+            return None
+        return marker_first_chars(self._markers())
+
+    @property
+    def thinking(self) -> bool:
+        """Whether text is now reasoning (between a start and an end marker)."""
+        return self._state == _THINKING
+
+    def content_lane(self, target: Callable[[str], None]) -> Callable[[str], None]:
+        """What :meth:`write` does with a marker-free chunk outside a thought, with
+        ``target`` standing for the content sink's handling of it."""
+
+        def write(text: str) -> None:
+            target(text)
+            self._last_was_space = text[-1] in WHITESPACE
+            if self._fresh and text.strip(WHITESPACE):
+                self._fresh = False
+
+        return write
 
     def end(self) -> None:
         self._flush()

@@ -18,7 +18,7 @@ import re
 from collections.abc import Callable, Sequence
 
 from ._linepatterns import PatternSet
-from ._markers import MarkerSearch, partial_marker_length
+from ._markers import MarkerSearch, marker_first_chars, partial_marker_length
 from ._stages import Outbox, ScanningSink, TextSink
 
 __all__ = ["SectionSplitter"]
@@ -42,6 +42,9 @@ class SectionSplitter(ScanningSink):
         self._starters = tuple(starters)
         self._drops = tuple(drops)
         self._markers = self._starters + self._drops
+        # A chunk without these (marker starts, or a line break that may start a
+        # header) passes through while no line start or partial marker is pending.
+        self._lane_chars = marker_first_chars(self._markers) | {"\n"}
         self._pending = ""
         self._at_line_start = True
         self._sections: list[str] | None = None
@@ -60,6 +63,21 @@ class SectionSplitter(ScanningSink):
             self._sections.append(text)
         else:
             super().write(text)
+
+    @property
+    def collecting(self) -> bool:
+        """Whether the sections have started (every later chunk is only collected)."""
+        return self._sections is not None
+
+    def lane(self) -> frozenset[str] | None:
+        """The characters that need this sink's scan now, or ``None`` if every chunk does.
+
+        While the answer goes on, not at a line start and with nothing pending, a chunk
+        holding none of them is passed on to ``next_sink`` unchanged.
+        """
+        if self._sections is not None or self._pending or self._at_line_start:
+            return None
+        return self._lane_chars
 
     def end(self) -> None:
         self._flush()

@@ -37,7 +37,7 @@ from typing import Any
 
 from ..jsonscan import MAX_JSON_CHARS, MAX_JSON_DEPTH, JsonScanner
 from ..types import ToolCall, ToolCallIds
-from ._markers import MarkerSearch, partial_marker_length
+from ._markers import MarkerSearch, marker_first_chars, partial_marker_length
 from ._stages import Outbox, ScanningSink, TextSink, json_safe
 
 __all__ = [
@@ -185,6 +185,16 @@ class ToolCallExtractor(ScanningSink):
         self._json: list[str] = []
         self._scanner = JsonScanner()
         self._seen_call = False
+
+    def lane(self) -> frozenset[str] | None:
+        """The characters that need this sink's scan now, or ``None`` if every chunk does.
+
+        Outside a call with nothing pending, a chunk holding none of them is passed on
+        to ``next_sink`` unchanged.
+        """
+        if self._state != _SCAN or self._pending:
+            return None
+        return marker_first_chars(self._scan_markers)
 
     def end(self) -> None:
         self._flush()

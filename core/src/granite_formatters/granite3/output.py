@@ -46,7 +46,14 @@ from typing import Any, ClassVar, NamedTuple
 import attrs
 
 from ..processors import OutputProcessor, RequestLike
-from ..streaming import Delta, StreamParser, finish_deltas, tool_call_delta
+from ..streaming import (
+    Delta,
+    StreamParser,
+    content_delta,
+    finish_deltas,
+    reasoning_delta,
+    tool_call_delta,
+)
 from ..types import Document, ToolCall, coerce_request
 from ._citetags import CitationTagRemover, TagEvent, TagGrammar, remove_citation_tags
 from ._linepatterns import PatternSet
@@ -567,6 +574,10 @@ class Granite3OutputProcessor(OutputProcessor):
         return Granite3StreamParser(self, request)
 
 
+#: A fast lane: the characters that rule it out, where a chunk goes, whether it stays valid.
+_Lane = tuple[frozenset[str], Callable[[str], None], bool]
+
+
 class Granite3StreamParser(StreamParser):
     """Parses one Granite 3.x output incrementally (see :class:`Granite3OutputProcessor`)."""
 
@@ -635,6 +646,8 @@ class Granite3StreamParser(StreamParser):
             stoppers=form.tool_call_markers,
             leading_json=tools_offered,
         )
+        self._tools = tools
+        self._lane = self._plan()
 
     @property
     def message(self) -> Granite3AssistantMessage | None:
@@ -643,7 +656,16 @@ class Granite3StreamParser(StreamParser):
     def feed(self, chunk: str) -> list[Delta]:
         if self._closed:
             raise RuntimeError("this stream parser is closed; create a new one per output")
-        self._write(self._text(chunk))
+        self._write(chunk if chunk.__class__ is str else self._text(chunk))
+        pieces = self._outbox.pieces
+        if not pieces:
+            return []
+        if len(pieces) == 1 and pieces[0][0] != TOOL_CALL:
+            # One piece of text (the usual streamed chunk): one delta, built directly.
+            self._outbox.pieces = []
+            channel, text = pieces[0]
+            delta = content_delta(text) if channel == CONTENT else reasoning_delta(text)
+            return self._first([delta])
         return self._first(self._deltas())
 
     def _first(self, deltas: list[Delta]) -> list[Delta]:
@@ -665,14 +687,65 @@ class Granite3StreamParser(StreamParser):
     def _write(self, chunk: str) -> None:
         if not chunk:
             return
-        safe = text_safe(chunk)
+        safe = None if chunk.isascii() else text_safe(chunk)
         if safe is not None:
             self._outbox.note(
                 "replaced lone surrogates (not encodable as UTF-8) in the output with U+FFFD"
             )
             chunk = safe
         self._raw.append(chunk)
-        self._splitter.write(chunk)
+        # The fast lane: a chunk that cannot touch any marker of the stages it would
+        # otherwise cross goes straight to the first stage that must look at it.
+        lane = self._lane
+        if lane is not None and lane[0].isdisjoint(chunk):
+            lane[1](chunk)
+            if lane[2]:
+                return
+        else:
+            self._splitter.write(chunk)
+        self._lane = self._plan()
+
+    def _plan(self) -> _Lane | None:
+        """The fast lane for the stages' current state (``None``: the full path).
+
+        Each stage on the way says which characters need its scan now (``lane()``,
+        ``None`` when it is mid-marker or has text pending); a chunk holding none of
+        them is handed to the first stage that is busy, or past every stage to the
+        trimmer, as the stages would have passed it. A lane into a busy stage is only
+        used once (that stage's state may change); the others stay valid until the next
+        chunk that takes the full path.
+        """
+        splitter = self._splitter
+        chars = splitter.lane()
+        if chars is None:
+            return None
+        if splitter.thinking:
+            return chars, splitter.reasoning.write, True
+        target: Callable[[str], None]
+        stable = False
+        tools_chars = self._tools.lane()
+        sections, tags = self._sections, self._tags
+        if tools_chars is None:
+            target = self._tools.write
+        else:
+            chars |= tools_chars
+            if sections is None or tags is None:
+                target, stable = self._content_trim.write, True
+            elif sections.collecting:
+                target, stable = sections.write, True
+            else:
+                section_chars = sections.lane()
+                if section_chars is None:
+                    target = sections.write
+                else:
+                    chars |= section_chars
+                    tag_chars = tags.lane()
+                    if tag_chars is None:
+                        target = tags.write
+                    else:
+                        chars |= tag_chars
+                        target, stable = tags.text, True
+        return chars, splitter.content_lane(target), stable
 
     def close(
         self, finish_reason: str | None = None, *, stop_reason: str | None = None
@@ -806,9 +879,10 @@ class Granite3StreamParser(StreamParser):
             index = DocumentIndex(request_documents, by_position=cite.documents_by_position)
             lead = self._content_trim.lead
             size = len(content)
+            # Direct construction: NamedTuple._replace costs several times more.
             events = [
-                event._replace(position=min(max(event.position - lead, 0), size))
-                for event in self._tags.events
+                TagEvent(kind, ref, min(max(position - lead, 0), size), flag)
+                for kind, ref, position, flag in self._tags.events
             ]
             # One sentence split per parse, shared by citations and hallucinations.
             found = CitationInput(
