@@ -72,7 +72,9 @@ class ReasoningSplitter(ScanningSink):
         self.thinking_seen = False
         # The markers of each state, and the characters they begin with, computed once.
         self._state_markers = {
-            _BEFORE: self._starts + self._content_drops + self._drops + self._stray + self._stoppers,
+            _BEFORE: (
+                self._starts + self._content_drops + self._drops + self._stray + self._stoppers
+            ),
             _THINKING: self._ends + self._drops,
             _AFTER: self._content_drops + self._drops + self._stoppers,
             _PASS: self._drops,
