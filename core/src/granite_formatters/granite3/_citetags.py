@@ -93,6 +93,7 @@ class CitationTagRemover(ScanningSink):
     def __init__(self, next_sink: TextSink, grammar: TagGrammar) -> None:
         self.next = next_sink
         self.grammar = grammar
+        self._lane_chars = marker_first_chars(grammar.markers)
         self.events: list[TagEvent] = []
         self._pending = ""
         # Whitespace at the end of the text so far (a cluster may follow), in pieces.
@@ -109,9 +110,7 @@ class CitationTagRemover(ScanningSink):
         With no partial tag pending, a chunk holding none of them holds no tag, and
         :meth:`write` would hand it to :meth:`text` whole.
         """
-        if self._pending:
-            return None
-        return marker_first_chars(self.grammar.markers)
+        return None if self._pending else self._lane_chars
 
     def end(self) -> None:
         self._flush()
@@ -163,9 +162,15 @@ class CitationTagRemover(ScanningSink):
             text = body
         body = text.rstrip(WHITESPACE)
         if body:
-            self._held.append(body)
-            self._pass("".join(self._held))
-            self._held = [text[len(body) :]]
+            size = len(body)
+            held = self._held
+            if held:
+                held.append(body)
+                body = "".join(held)
+            self.next.write(body)  # _pass, inlined: this runs for each streamed chunk
+            self._out += len(body)
+            self._last = body[-1]
+            self._held = [text[size:]] if size < len(text) else []
         else:
             self._held.append(text)
 

@@ -70,15 +70,21 @@ class ReasoningSplitter(ScanningSink):
         self._last_was_space = True  # nothing emitted yet counts as a seam
         #: Whether a start marker was seen (so ``reasoning_content`` is not ``None``).
         self.thinking_seen = False
+        # The markers of each state, and the characters they begin with, computed once.
+        self._state_markers = {
+            _BEFORE: (
+                self._starts + self._content_drops + self._drops + self._stray + self._stoppers
+            ),
+            _THINKING: self._ends + self._drops,
+            _AFTER: self._content_drops + self._drops + self._stoppers,
+            _PASS: self._drops,
+        }
+        self._state_chars = {
+            state: marker_first_chars(markers) for state, markers in self._state_markers.items()
+        }
 
     def _markers(self) -> tuple[str, ...]:
-        if self._state == _BEFORE:
-            return self._starts + self._content_drops + self._drops + self._stray + self._stoppers
-        if self._state == _THINKING:
-            return self._ends + self._drops
-        if self._state == _AFTER:
-            return self._content_drops + self._drops + self._stoppers
-        return self._drops
+        return self._state_markers[self._state]
 
     # The fast lane (see ``Granite3StreamParser``): what a chunk may skip this sink for.
 
@@ -94,7 +100,7 @@ class ReasoningSplitter(ScanningSink):
             return None
         if self._fresh and self._leading_json and self._state == _BEFORE:
             return None
-        return marker_first_chars(self._markers())
+        return self._state_chars[self._state]
 
     @property
     def thinking(self) -> bool:

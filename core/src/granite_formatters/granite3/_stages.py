@@ -196,9 +196,13 @@ class Trimmer:
             text = stripped
         body = text.rstrip()
         if body:
-            self._held.append(body)
-            self.next.write("".join(self._held))
-            self._held = [text[len(body) :]]
+            size = len(body)
+            held = self._held
+            if held:
+                held.append(body)
+                body = "".join(held)
+            self.next.write(body)
+            self._held = [text[size:]] if size < len(text) else []
         else:
             self._held.append(text)
 

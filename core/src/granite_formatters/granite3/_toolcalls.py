@@ -176,6 +176,7 @@ class ToolCallExtractor(ScanningSink):
     ) -> None:
         self.next = next_sink
         self._scan_markers = (*markers, _CLOSING_TAG)
+        self._lane_chars = marker_first_chars(self._scan_markers)
         self.outbox = outbox
         self._state = _LEAD if bare_list else _SCAN
         self._pending = ""
@@ -194,7 +195,7 @@ class ToolCallExtractor(ScanningSink):
         """
         if self._state != _SCAN or self._pending:
             return None
-        return marker_first_chars(self._scan_markers)
+        return self._lane_chars
 
     def end(self) -> None:
         self._flush()

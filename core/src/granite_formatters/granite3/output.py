@@ -647,6 +647,8 @@ class Granite3StreamParser(StreamParser):
             leading_json=tools_offered,
         )
         self._tools = tools
+        self._unions: dict[tuple[frozenset[str], ...], frozenset[str]] = {}
+        self._content_lanes: dict[Callable[[str], None], Callable[[str], None]] = {}
         self._lane = self._plan()
 
     @property
@@ -723,12 +725,13 @@ class Granite3StreamParser(StreamParser):
             return chars, splitter.reasoning.write, True
         target: Callable[[str], None]
         stable = False
+        crossed = [chars]
         tools_chars = self._tools.lane()
         sections, tags = self._sections, self._tags
         if tools_chars is None:
             target = self._tools.write
         else:
-            chars |= tools_chars
+            crossed.append(tools_chars)
             if sections is None or tags is None:
                 target, stable = self._content_trim.write, True
             elif sections.collecting:
@@ -738,14 +741,22 @@ class Granite3StreamParser(StreamParser):
                 if section_chars is None:
                     target = sections.write
                 else:
-                    chars |= section_chars
+                    crossed.append(section_chars)
                     tag_chars = tags.lane()
                     if tag_chars is None:
                         target = tags.write
                     else:
-                        chars |= tag_chars
+                        crossed.append(tag_chars)
                         target, stable = tags.text, True
-        return chars, splitter.content_lane(target), stable
+        key = tuple(crossed)
+        chars = self._unions.get(key)  # a handful of combinations per stream
+        if chars is None:
+            chars = self._unions[key] = frozenset().union(*crossed)
+        lanes = self._content_lanes
+        lane = lanes.get(target)
+        if lane is None:
+            lane = lanes[target] = splitter.content_lane(target)
+        return chars, lane, stable
 
     def close(
         self, finish_reason: str | None = None, *, stop_reason: str | None = None

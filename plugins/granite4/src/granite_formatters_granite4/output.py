@@ -39,7 +39,13 @@ import attrs
 
 from granite_formatters.jsonscan import JsonScanner
 from granite_formatters.processors import OutputProcessor, RequestLike
-from granite_formatters.streaming import Delta, StreamParser, ToolCallDelta, finish_deltas
+from granite_formatters.streaming import (
+    Delta,
+    StreamParser,
+    ToolCallDelta,
+    content_delta,
+    finish_deltas,
+)
 from granite_formatters.types import AssistantMessage, ToolCall, ToolCallIds
 
 __all__ = ["TOOL_CALL_CLOSE", "TOOL_CALL_OPEN", "Granite4OutputProcessor", "Granite4StreamParser"]
@@ -129,8 +135,22 @@ class Granite4StreamParser(StreamParser):
             raise RuntimeError("feed() after close()")
         if chunk:
             self._chunks.append(chunk)
-            self._consume(chunk)
-        deltas = self._flush()
+            if self._mode == _TEXT and not self._pending and "<" not in chunk:
+                # The fast lane: no tag can start in this chunk, so all of it is content
+                # (what _text would find: no tag and no partial one).
+                self._emit(chunk)
+                self._offset += len(chunk)
+            else:
+                self._consume(chunk)
+        if not self._out:
+            # Text only (the usual streamed chunk): at most one delta, built directly.
+            if not self._out_text:
+                return []
+            text = self._out_text[0] if len(self._out_text) == 1 else "".join(self._out_text)
+            self._out_text = []
+            deltas = [content_delta(text)]
+        else:
+            deltas = self._flush()
         if deltas and not self._role_sent:
             # The first delta of the stream carries the role.
             self._role_sent = True
@@ -173,7 +193,7 @@ class Granite4StreamParser(StreamParser):
 
     def _flush_text(self) -> None:
         if self._out_text:
-            self._out.append(Delta(content="".join(self._out_text)))
+            self._out.append(content_delta("".join(self._out_text)))
             self._out_text = []
 
     def _flush(self) -> list[Delta]:
