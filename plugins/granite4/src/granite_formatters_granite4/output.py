@@ -264,14 +264,19 @@ class Granite4StreamParser(StreamParser):
         self._scanner = None
         return pos
 
+    def _skip_space(self, text: str, pos: int) -> int:
+        """Add the whitespace from ``pos`` on to the block; the next non-space index (or
+        ``len(text)`` when the chunk ends first)."""
+        found = _NON_SPACE.search(text, pos)
+        start = len(text) if found is None else found.start()
+        self._add_block(text[pos:start])
+        return start
+
     def _in_block(self, text: str, pos: int) -> int:
         if self._mode == _OPEN:
-            found = _NON_SPACE.search(text, pos)
-            if found is None:
-                self._add_block(text[pos:])
-                return len(text)
-            start = found.start()
-            self._add_block(text[pos:start])
+            start = self._skip_space(text, pos)
+            if start == len(text):
+                return start
             if text[start] not in "{[":
                 return self._reject("is not followed by a JSON object", start)
             self._mode = _JSON
@@ -293,12 +298,9 @@ class Granite4StreamParser(StreamParser):
             self._mode = _CLOSE
             pos = end
         # _CLOSE: optional whitespace (part of the block), then "</tool_call>".
-        found = _NON_SPACE.search(text, pos)
-        if found is None:
-            self._add_block(text[pos:])
-            return len(text)
-        start = found.start()
-        self._add_block(text[pos:start])
+        start = self._skip_space(text, pos)
+        if start == len(text):
+            return start
         candidate = text[start : start + len(TOOL_CALL_CLOSE)]
         if candidate == TOOL_CALL_CLOSE:
             self._add_block(candidate)
