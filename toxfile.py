@@ -22,6 +22,7 @@ requirement in ``tox.ini`` is higher for other reasons (see there).
 from __future__ import annotations
 
 import importlib.util
+import os
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -84,6 +85,11 @@ def tox_add_core_config(core_conf: ConfigSet, state: State) -> None:
         keys=["bundled_plugins"],
         desc="the folder of every bundled plugin (tests/support/releases.py)",
         value=[_folder(plugin) for plugin in PLUGIN_NAMES],
+    )
+    core_conf.add_constant(
+        keys=["bundled_mypy_path"],
+        desc="MYPYPATH for the type env: every bundled plugin's src folder",
+        value=os.pathsep.join(str(TABLE.PLUGINS / plugin / "src") for plugin in PLUGIN_NAMES),
     )
     core_conf.add_constant(
         keys=["bundled_coverage"],
