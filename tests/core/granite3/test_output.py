@@ -17,7 +17,6 @@ from granite_formatters.granite3.output import (
     OutputFormat,
     SectionBlock,
     add_hallucination_response_spans,
-    create_dict,
     make_citation,
     parse_citation_lines,
     parse_hallucinations_text,
@@ -38,20 +37,6 @@ from support.granite3_output_support import (
 
 # ----------------------------------------------------------------------------------------
 # The prior implementation's helpers
-
-
-def test_create_dict() -> None:
-    items = [
-        {"citation_id": "1", "doc_id": "0", "n": 1},
-        {"citation_id": "1", "doc_id": "0", "n": 2},
-        {"citation_id": "2", "doc_id": "3"},
-        {"doc_id": "9"},
-        Citation(citation_id="7", doc_id="x", context_text="c"),
-    ]
-    index = create_dict(items, a="citation_id", b="doc_id")
-    assert list(index) == ["1-0", "2-3", "7-x"]
-    assert index["1-0"]["n"] == 1  # the first duplicate wins
-    assert create_dict(None, a="x") == {}  # type: ignore[arg-type]
 
 
 @pytest.mark.parametrize(

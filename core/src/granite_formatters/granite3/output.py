@@ -31,7 +31,7 @@ Policies (shared by the releases):
   interpreted. Nothing here raises on model output.
 
 The module also offers typed, linear re-implementations of the prior
-implementation's helpers: :func:`create_dict`, :func:`parse_hallucinations_text` and
+implementation's helpers: :func:`parse_hallucinations_text` and
 :func:`add_hallucination_response_spans`.
 """
 
@@ -40,7 +40,7 @@ from __future__ import annotations
 import codecs
 import logging
 import re
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from typing import Any, ClassVar, NamedTuple
 
 import attrs
@@ -83,7 +83,6 @@ __all__ = [
     "Granite3StreamParser",
     "SectionBlock",
     "add_hallucination_response_spans",
-    "create_dict",
     "make_citation",
     "parse_citation_lines",
     "parse_hallucinations_text",
@@ -102,32 +101,6 @@ def _excerpt(text: str) -> str:
 
 # ----------------------------------------------------------------------------------------
 # The prior implementation's helpers, typed and linear.
-
-
-def create_dict(items: Iterable[Any], **key_attrib_names: str) -> dict[str, Any]:
-    """Index ``items`` by the hyphen-joined values of the named keys or attributes.
-
-    ``create_dict(citations, a="citation_id", b="doc_id")`` maps ``"3-0"`` to the item
-    whose ``citation_id`` is ``"3"`` and ``doc_id`` is ``"0"``. Items may be mappings or
-    objects; values are converted with ``str``. Items lacking a key are skipped, and on
-    a duplicate key the first item is kept. ``None`` gives ``{}``.
-    """
-    result: dict[str, Any] = {}
-    for item in items or ():
-        parts: list[str] = []
-        for name in key_attrib_names.values():
-            if isinstance(item, Mapping):
-                if name not in item:
-                    break
-                value = item[name]
-            elif hasattr(item, name):
-                value = getattr(item, name)
-            else:
-                break
-            parts.append(str(value))
-        else:
-            result.setdefault("-".join(parts), item)
-    return result
 
 
 _HALLUCINATION_ITEM = re.compile(
