@@ -2,19 +2,12 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 import pytest
-from hypothesis import given
-from hypothesis import strategies as st
 
 from granite_formatters_granite32.output import Granite32OutputProcessor
 
 from support.granite3_output_support import (
-    check_consistent,
     check_spans,
-    comparable,
-    marker_soup,
     span_of,
 )
 
@@ -250,16 +243,6 @@ MALFORMED: list[tuple[str, str, int, list[str]]] = [
 ]  # fmt: skip
 
 
-@pytest.mark.parametrize(("output", "content", "count", "notes"), MALFORMED)
-def test_malformed_outputs(output: str, content: str, count: int, notes: list[str]) -> None:
-    message = PARSER.transform(output, RAG)
-    assert message.content == content
-    assert len(message.citations) == count
-    assert message.notes == notes
-    check_consistent(message, output)
-    check_spans(message, DOCS)
-
-
 def test_multiline_quoted_context_is_located() -> None:
     output = (
         'A <co>1</co>.\n# Citations:\n<co>1</co> Document 0: "Granite is a family\nof language"'
@@ -289,14 +272,3 @@ OUTPUT_MARKERS = [
     "<co>2</co>", "<co>", "</co>", "# Citations:", "# Hallucinations:", "\n# Citations:\n",
     '<co>1</co> Document 0: "Granite is"\n', "1. Risk low: ", "<|end_of_text|>",
 ]  # fmt: skip
-
-
-@given(
-    output=st.one_of(st.text(max_size=200), marker_soup(OUTPUT_MARKERS)),
-    request=st.sampled_from([None, RAG, THINKING, TOOLS, NOT_THINKING]),
-)
-def test_fuzz_never_raises_and_stays_consistent(output: str, request: Any) -> None:
-    message = PARSER.transform(output, request)
-    check_consistent(message, output)
-    check_spans(message, DOCS if request is RAG else ())
-    assert comparable(message) == comparable(PARSER.transform(output, request))  # deterministic

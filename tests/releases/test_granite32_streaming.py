@@ -2,10 +2,6 @@
 
 from __future__ import annotations
 
-from typing import Any
-
-import pytest
-from hypothesis import given
 from hypothesis import strategies as st
 
 from granite_formatters.streaming import Delta
@@ -14,20 +10,14 @@ from granite_formatters_granite32.output import Granite32OutputProcessor
 from .test_granite32_output import (
     DOCS,
     NOT_THINKING,
-    OUTPUT_MARKERS,
     RAG,
     RAG_OUTPUT,
     THINKING,
     TOOLS,
 )
 from support.granite3_output_support import (
-    check_every_split,
-    check_stream,
-    cuts_for,
-    marker_soup,
     sentences_strategy,
     stream,
-    truncations,
 )
 
 PARSER = Granite32OutputProcessor()
@@ -71,24 +61,6 @@ def outputs(draw: st.DrawFn) -> str:
     return "".join(parts) + "\n" + "".join(sections)
 
 
-@given(data=st.data(), request=st.sampled_from(REQUESTS))
-def test_realistic_outputs_any_chunking(data: st.DataObject, request: Any) -> None:
-    text = data.draw(outputs().flatmap(truncations))
-    check_stream(PARSER, text, request, data.draw(cuts_for(text)))
-
-
-@given(data=st.data(), request=st.sampled_from(REQUESTS))
-def test_random_outputs_any_chunking(data: st.DataObject, request: Any) -> None:
-    text = data.draw(st.one_of(st.text(max_size=120), marker_soup(OUTPUT_MARKERS)))
-    check_stream(PARSER, text, request, data.draw(cuts_for(text)))
-
-
-@given(data=st.data())
-def test_one_character_at_a_time(data: st.DataObject) -> None:
-    text = data.draw(outputs())
-    check_stream(PARSER, text, RAG, range(len(text)))
-
-
 EVERY_MARKER = [
     (
         "Here is my thought process:\nI should cite.\nHere's my response:\n"
@@ -103,12 +75,6 @@ EVERY_MARKER = [
     RAG_OUTPUT,
 ]
 LEAKS = ("<", "#", "{", "[", "Here", '"')
-
-
-@pytest.mark.parametrize("text", EVERY_MARKER)
-def test_no_delta_holds_a_partial_marker_at_any_split_point(text: str) -> None:
-    request = {**RAG, "tools": TOOLS["tools"], "chat_template_kwargs": {"thinking": True}}
-    check_every_split(PARSER, text, request, LEAKS)
 
 
 def test_reasoning_streams_before_the_answer_and_records_come_at_close() -> None:

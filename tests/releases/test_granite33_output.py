@@ -5,8 +5,6 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from hypothesis import given
-from hypothesis import strategies as st
 
 from granite_formatters.granite3.cite_format import TOKENS_SKIPPED_NOTE
 from granite_formatters_granite33.output import Granite33OutputProcessor
@@ -14,8 +12,6 @@ from granite_formatters_granite33.output import Granite33OutputProcessor
 from support.granite3_output_support import (
     check_consistent,
     check_spans,
-    comparable,
-    marker_soup,
     span_of,
 )
 
@@ -279,16 +275,6 @@ MALFORMED: list[tuple[str, str, int, list[str]]] = [
 ]  # fmt: skip
 
 
-@pytest.mark.parametrize(("output", "content", "count", "notes"), MALFORMED)
-def test_malformed_outputs(output: str, content: str, count: int, notes: list[str]) -> None:
-    message = PARSER.transform(output, RAG)
-    assert message.content == content
-    assert len(message.citations) == count
-    assert message.notes == notes
-    check_consistent(message, output)
-    check_spans(message, DOCS)
-
-
 def test_document_cited_more_often_than_listed_reuses_its_context() -> None:
     output = "Alpha " + cite("sizes") + ". Beta " + cite("sizes") + ".\n<|start_of_plugin|>"
     output += '{"id": "citation"}\nsizes: "The 8b model"'
@@ -306,14 +292,3 @@ OUTPUT_MARKERS = [
     '{"document_id": "1"}', "<|start_of_plugin|>", "<|end_of_plugin|>", '{"id": "citation"}',
     '{"id": "hallucination"}', '\nsizes: "The 8b"\n', "1. Risk low: ", "<|end_of_text|>",
 ]  # fmt: skip
-
-
-@given(
-    output=st.one_of(st.text(max_size=200), marker_soup(OUTPUT_MARKERS)),
-    request=st.sampled_from([None, RAG, THINKING, TOOLS, NOT_THINKING]),
-)
-def test_fuzz_never_raises_and_stays_consistent(output: str, request: Any) -> None:
-    message = PARSER.transform(output, request)
-    check_consistent(message, output)
-    check_spans(message, DOCS if request is RAG else ())
-    assert comparable(message) == comparable(PARSER.transform(output, request))
