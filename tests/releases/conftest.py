@@ -24,11 +24,8 @@ import pytest
 from granite_formatters.testing import GoldenCase
 
 from support import golden
+from support.per_release import not_installed
 from support.releases import PLUGIN_NAMES, RELEASES, Release, of_family
-
-
-def not_installed(release: Release) -> str:
-    return f"{release.distribution} is not installed in this environment"
 
 
 def releases_for(module: Any) -> tuple[Release, ...]:

@@ -9,12 +9,11 @@ from __future__ import annotations
 
 from typing import Any
 
-import pytest
-
 from granite_formatters.testing import FormatterContractTests
 
 from support.golden import release_cases
-from support.releases import Release, of_family
+from support.per_release import release_classes
+from support.releases import Release
 
 #: What each release's contract checks: its plugin, models, names, goldens and outputs.
 CONTRACTS: dict[str, dict[str, Any]] = {
@@ -90,17 +89,7 @@ CONTRACTS: dict[str, dict[str, Any]] = {
 
 
 def _contract(release: Release) -> type:
-    if not release.installed:
-
-        @pytest.mark.skip(reason=f"{release.distribution} is not installed in this environment")
-        class NotInstalled:
-            def test_contract(self) -> None:  # pragma: no cover - skipped
-                raise AssertionError("unreachable")
-
-        return NotInstalled
     return type("Contract", (FormatterContractTests,), dict(CONTRACTS[release.version]))
 
 
-for _release in of_family("granite3"):
-    _name = f"TestContract{_release.plugin.capitalize()}"
-    globals()[_name] = type(_name, (_contract(_release),), {"__module__": __name__})
+globals().update(release_classes("TestContract", "granite3", _contract, __name__))

@@ -27,6 +27,7 @@ from support.granite3_output_support import (
     marker_soup,
     truncations,
 )
+from support.per_release import not_installed
 from support.releases import Release, of_family
 
 FAMILY = "granite3"
@@ -42,12 +43,8 @@ def _per_release(topic: str, table: str) -> list[Any]:
     params: list[Any] = []
     for release in of_family(FAMILY):
         if not release.installed:
-            reason = f"{release.distribution} is not installed in this environment"
-            params.append(
-                pytest.param(
-                    release, None, id=release.version, marks=pytest.mark.skip(reason=reason)
-                )
-            )
+            skip = pytest.mark.skip(reason=not_installed(release))
+            params.append(pytest.param(release, None, id=release.version, marks=skip))
             continue
         items = getattr(_data(release, topic), table)
         params += [

@@ -12,26 +12,16 @@ CI). What is specific to one release is in ``test_granite32_input.py`` and
 
 from __future__ import annotations
 
-import pytest
-
 from granite_formatters.testing.granite3 import Granite3InputContractTests
 
 from support import oracle
 from support.golden import release_cases
+from support.per_release import release_classes
 from support.release_data import input_processor_class
-from support.releases import Release, of_family
+from support.releases import Release
 
 
 def _contract(release: Release) -> type:
-    if not release.installed:
-
-        @pytest.mark.skip(reason=f"{release.distribution} is not installed in this environment")
-        class NotInstalled:
-            def test_input_contract(self) -> None:  # pragma: no cover - skipped
-                raise AssertionError("unreachable")
-
-        return NotInstalled
-
     class Contract(Granite3InputContractTests):
         processor_class = input_processor_class(release.version)
         release_name = f"Granite {release.version}"
@@ -44,6 +34,4 @@ def _contract(release: Release) -> type:
     return Contract
 
 
-for _release in of_family("granite3"):
-    _name = f"TestInputContract{_release.plugin.capitalize()}"
-    globals()[_name] = type(_name, (_contract(_release),), {"__module__": __name__})
+globals().update(release_classes("TestInputContract", "granite3", _contract, __name__))
