@@ -9,20 +9,9 @@ from __future__ import annotations
 from granite_formatters.testing import FormatterContractTests
 
 from support.golden import release_cases
+from support.release_data import GRANITE4_MODELS
 
-MODEL_IDS = [
-    "granite-4.0-h-small",
-    "granite-4.0-h-tiny",
-    "granite-4.0-h-micro",
-    "granite-4.0-micro",
-    "granite-4.0-h-1b",
-    "granite-4.0-h-350m",
-    "granite-4.0-1b",
-    "granite-4.0-350m",
-    "granite-4.1-3b",
-    "granite-4.1-8b",
-    "granite-4.1-30b",
-]
+MODEL_IDS = [*GRANITE4_MODELS["4.0"], *GRANITE4_MODELS["4.1"]]
 NAMES = [
     ("ibm-granite/granite-4.0-h-tiny", "granite-4.0-h-tiny"),
     ("granite4:tiny-h", "granite-4.0-h-tiny"),

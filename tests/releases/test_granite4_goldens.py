@@ -15,21 +15,9 @@ from granite_formatters import get_formatter
 from granite_formatters.testing import GoldenCase
 
 from support.golden import release_cases
+from support.release_data import GRANITE4_MODELS as MODELS
 
 CASES = {release: release_cases("granite4", release) for release in ("4.0", "4.1")}
-MODELS = {
-    "4.0": [
-        "granite-4.0-h-small",
-        "granite-4.0-h-tiny",
-        "granite-4.0-h-micro",
-        "granite-4.0-micro",
-        "granite-4.0-h-1b",
-        "granite-4.0-h-350m",
-        "granite-4.0-1b",
-        "granite-4.0-350m",
-    ],
-    "4.1": ["granite-4.1-3b", "granite-4.1-8b", "granite-4.1-30b"],
-}
 
 
 def test_each_release_has_25_to_40_cases_and_they_differ_where_expected() -> None:

@@ -29,3 +29,19 @@ def input_processor_class(version: str) -> Any:
     """The input processor class of release ``version`` (imports its plugin)."""
     module, name = INPUT_PROCESSORS[version]
     return getattr(importlib.import_module(module), name)
+
+
+#: The Granite 4 model ids each release must register, as the plugin's table should say.
+GRANITE4_MODELS: dict[str, list[str]] = {
+    "4.0": [
+        "granite-4.0-h-small",
+        "granite-4.0-h-tiny",
+        "granite-4.0-h-micro",
+        "granite-4.0-micro",
+        "granite-4.0-h-1b",
+        "granite-4.0-h-350m",
+        "granite-4.0-1b",
+        "granite-4.0-350m",
+    ],
+    "4.1": ["granite-4.1-3b", "granite-4.1-8b", "granite-4.1-30b"],
+}
