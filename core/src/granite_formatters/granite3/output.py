@@ -68,6 +68,7 @@ from ._stages import (
     TOOL_CALL,
     ChannelSink,
     Outbox,
+    WHITESPACE,
     TextSink,
     Trimmer,
     text_safe,
@@ -550,6 +551,10 @@ class Granite3OutputProcessor(OutputProcessor):
 #: A fast lane: the characters that rule it out, where a chunk goes, whether it stays valid.
 _Lane = tuple[frozenset[str], Callable[[str], None], bool]
 
+#: The steady lanes (see ``Granite3StreamParser._steady``): the answer text between the
+#: markers, on its way to the content channel, and the sections being collected.
+_ANSWER, _COLLECT = 0, 1
+
 
 class Granite3StreamParser(StreamParser):
     """Parses one Granite 3.x output incrementally (see :class:`Granite3OutputProcessor`)."""
@@ -622,6 +627,9 @@ class Granite3StreamParser(StreamParser):
         self._tools = tools
         self._unions: dict[tuple[frozenset[str], ...], frozenset[str]] = {}
         self._content_lanes: dict[Callable[[str], None], Callable[[str], None]] = {}
+        #: The steady lane, when the stable fast lane ends where :meth:`feed` can finish a
+        #: chunk itself: its characters (those of the fast lane) and kind. Set by :meth:`_plan`.
+        self._steady: tuple[frozenset[str], int] | None = None
         self._lane = self._plan()
 
     @property
@@ -629,6 +637,22 @@ class Granite3StreamParser(StreamParser):
         return self._message
 
     def feed(self, chunk: str) -> list[Delta]:
+        # The steady lane: the usual streamed chunk, a piece of answer text (or of the
+        # sections) holding no character that can start a marker, is finished here,
+        # with no call into the stages (see _steady_answer and _steady_collect).
+        steady = self._steady
+        if (
+            steady is not None
+            and chunk.__class__ is str
+            and chunk
+            and chunk.isascii()  # nothing to decode or replace
+            and steady[0].isdisjoint(chunk)
+        ):
+            deltas = (
+                self._steady_answer(chunk) if steady[1] == _ANSWER else self._steady_collect(chunk)
+            )
+            if deltas is not None:
+                return deltas
         if self._closed:
             raise RuntimeError("this stream parser is closed; create a new one per output")
         self._write(chunk if chunk.__class__ is str else self._text(chunk))
@@ -649,6 +673,54 @@ class Granite3StreamParser(StreamParser):
             self._role_sent = True
             deltas[0] = attrs.evolve(deltas[0], role="assistant")
         return deltas
+
+    def _steady_answer(self, chunk: str) -> list[Delta] | None:
+        """What the fast lane into the tag remover would do with ``chunk``, fused, or
+        ``None`` (nothing done) when a stage on the way is not in its steady state.
+
+        Past the reasoning splitter and the tool-call and section stages (which would
+        pass the marker-free chunk on unchanged), the tag remover holds trailing
+        whitespace and passes the rest on after the whitespace it held; the trimmer,
+        started and holding nothing, passes on text that does not end in whitespace
+        unchanged, so it reaches the content channel and becomes this chunk's delta.
+        """
+        tags, trim = self._tags, self._content_trim
+        assert tags is not None  # an _ANSWER lane ends in the tag remover
+        if tags._cluster is not None or not trim._started or trim._held:
+            return None
+        body = chunk.rstrip(WHITESPACE)
+        if body and body[-1].isspace():
+            return None  # whitespace the trimmer would hold (not the remover's)
+        self._raw.append(chunk)
+        splitter = self._splitter
+        splitter._last_was_space = chunk[-1] in WHITESPACE
+        held = tags._held
+        if not body:
+            held.append(chunk)
+            return []
+        splitter._fresh = False
+        size = len(body)
+        if held:
+            held.append(body)
+            body = "".join(held)
+        tags._held = [chunk[size:]] if size < len(chunk) else []
+        tags._out += len(body)
+        tags._last = body[-1]
+        self._content.chunks.append(body)
+        return self._first([content_delta(body)])
+
+    def _steady_collect(self, chunk: str) -> list[Delta] | None:
+        """What the fast lane into the collecting section splitter would do with ``chunk``
+        (the reasoning splitter's bookkeeping, then the chunk collected): no delta."""
+        sections = self._sections
+        assert sections is not None  # a _COLLECT lane ends in the section splitter
+        self._raw.append(chunk)
+        splitter = self._splitter
+        splitter._last_was_space = chunk[-1] in WHITESPACE
+        if splitter._fresh and chunk.strip(WHITESPACE):
+            splitter._fresh = False
+        sections.write(chunk)
+        return []
 
     def _text(self, value: Any) -> str:
         if isinstance(value, bytes | bytearray | memoryview):
@@ -690,6 +762,7 @@ class Granite3StreamParser(StreamParser):
         used once (that stage's state may change); the others stay valid until the next
         chunk that takes the full path.
         """
+        self._steady = None
         splitter = self._splitter
         chars = splitter.lane()
         if chars is None:
@@ -698,6 +771,7 @@ class Granite3StreamParser(StreamParser):
             return chars, splitter.reasoning.write, True
         target: Callable[[str], None]
         stable = False
+        steady: int | None = None
         crossed = [chars]
         tools_chars = self._tools.lane()
         sections, tags = self._sections, self._tags
@@ -709,6 +783,7 @@ class Granite3StreamParser(StreamParser):
                 target, stable = self._content_trim.write, True
             elif sections.collecting:
                 target, stable = sections.write, True
+                steady = _COLLECT
             else:
                 section_chars = sections.lane()
                 if section_chars is None:
@@ -721,6 +796,7 @@ class Granite3StreamParser(StreamParser):
                     else:
                         crossed.append(tag_chars)
                         target, stable = tags.text, True
+                        steady = _ANSWER
         key = tuple(crossed)
         chars = self._unions.get(key)  # a handful of combinations per stream
         if chars is None:
@@ -729,6 +805,8 @@ class Granite3StreamParser(StreamParser):
         lane = lanes.get(target)
         if lane is None:
             lane = lanes[target] = splitter.content_lane(target)
+        if steady is not None:
+            self._steady = (chars, steady)
         return chars, lane, stable
 
     def close(
@@ -744,6 +822,7 @@ class Granite3StreamParser(StreamParser):
         if self._closed:
             return []
         self._closed = True
+        self._steady = None
         if self._decoder is not None:
             self._write(self._decoder.decode(b"", final=True))
         self._splitter.end()
