@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from typing import NamedTuple, Protocol
 
-from ._markers import MarkerSearch, marker_first_chars, partial_marker_length
+from ._markers import MarkerSearch, marker_first_chars, marker_prefixes, partial_marker_length
 from ._stages import CONTENT, WHITESPACE, ChannelSink, Outbox, ScanningSink, TextSink
 
 __all__ = [
@@ -94,8 +94,11 @@ class CitationTagRemover(ScanningSink):
         self.next = next_sink
         self.grammar = grammar
         self._lane_chars = marker_first_chars(grammar.markers)
+        self._prefixes = marker_prefixes(grammar.markers)
         self.events: list[TagEvent] = []
         self._pending = ""
+        # Whether ``_pending`` is a tag the grammar could not decide yet (NEED_MORE).
+        self._waiting = False
         # Whitespace at the end of the text so far (a cluster may follow), in pieces.
         self._held: list[str] = []
         self._out = 0  # characters passed on
@@ -111,6 +114,22 @@ class CitationTagRemover(ScanningSink):
         :meth:`write` would hand it to :meth:`text` whole.
         """
         return None if self._pending else self._lane_chars
+
+    def write(self, text: str) -> None:
+        if text and self._waiting:
+            # An undecided tag is asked again directly (what _scan would do first, as
+            # the pending text begins with the tag's marker), not rescanned.
+            buffer = self._pending + text
+            if isinstance(self.grammar.match(buffer, 0, False), NeedMore):
+                self._pending = buffer
+                return
+            self._pending, self._waiting = "", False
+            self._scan(buffer, final=False)
+            return
+        super().write(text)
+
+    def _holds(self) -> frozenset[str]:
+        return self._prefixes
 
     def end(self) -> None:
         self._flush()
@@ -137,11 +156,13 @@ class CitationTagRemover(ScanningSink):
                 keep = 0 if final else partial_marker_length(buffer, markers, position)
                 self._text(buffer[position : length - keep])
                 self._pending = buffer[length - keep :]
+                self._waiting = False
                 return
             self._text(buffer[position : found.start])
             result = self.grammar.match(buffer, found.start, final)
             if isinstance(result, NeedMore):
                 self._pending = buffer[found.start :]
+                self._waiting = True
                 return
             if result is None:
                 self._text(found.marker)

@@ -19,7 +19,13 @@ from collections.abc import Sequence
 from functools import lru_cache
 from typing import NamedTuple
 
-__all__ = ["MarkerMatch", "MarkerSearch", "marker_first_chars", "partial_marker_length"]
+__all__ = [
+    "MarkerMatch",
+    "MarkerSearch",
+    "marker_first_chars",
+    "marker_prefixes",
+    "partial_marker_length",
+]
 
 
 class MarkerMatch(NamedTuple):
@@ -66,6 +72,27 @@ def _prepare(markers: tuple[str, ...]) -> _Prepared:
 def marker_first_chars(markers: Sequence[str]) -> frozenset[str]:
     """The characters any of ``markers`` begins with (text without them holds no marker)."""
     return _prepare(tuple(markers)).firsts
+
+
+@lru_cache(maxsize=256)
+def _prefixes(markers: tuple[str, ...]) -> frozenset[str]:
+    present = [m for m in markers if m]
+    return frozenset(
+        prefix
+        for marker in present
+        for prefix in (marker[:size] for size in range(1, len(marker)))
+        if not any(other in prefix for other in present)
+    )
+
+
+def marker_prefixes(markers: Sequence[str]) -> frozenset[str]:
+    """The proper prefixes of ``markers`` that hold none of them.
+
+    A scan for ``markers`` finds no marker in such a text, and
+    :func:`partial_marker_length` holds all of it back: a stage whose pending text
+    would become one of them can keep it pending without scanning.
+    """
+    return _prefixes(tuple(markers))
 
 
 class MarkerSearch:

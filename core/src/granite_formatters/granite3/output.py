@@ -66,9 +66,10 @@ from ._stages import (
     CONTENT,
     REASONING,
     TOOL_CALL,
+    WHITESPACE,
     ChannelSink,
     Outbox,
-    WHITESPACE,
+    ScanningSink,
     TextSink,
     Trimmer,
     text_safe,
@@ -548,8 +549,9 @@ class Granite3OutputProcessor(OutputProcessor):
         return Granite3StreamParser(self, request)
 
 
-#: A fast lane: the characters that rule it out, where a chunk goes, whether it stays valid.
-_Lane = tuple[frozenset[str], Callable[[str], None], bool]
+#: A fast lane: the characters that rule it out, where a chunk goes, whether it stays valid
+#: and, for a lane into a busy stage, that stage (the lane holds while it has text pending).
+_Lane = tuple[frozenset[str], Callable[[str], None], bool, ScanningSink | None]
 
 #: The steady lanes (see ``Granite3StreamParser._steady``): the answer text between the
 #: markers, on its way to the content channel, and the sections being collected.
@@ -746,7 +748,9 @@ class Granite3StreamParser(StreamParser):
         lane = self._lane
         if lane is not None and lane[0].isdisjoint(chunk):
             lane[1](chunk)
-            if lane[2]:
+            # A busy stage still holding text back (a marker arriving in small chunks)
+            # is in the state it was planned for, and so are the stages before it.
+            if lane[2] or lane[3]._pending:  # type: ignore[union-attr]
                 return
         else:
             self._splitter.write(chunk)
@@ -768,15 +772,16 @@ class Granite3StreamParser(StreamParser):
         if chars is None:
             return None
         if splitter.thinking:
-            return chars, splitter.reasoning.write, True
+            return chars, splitter.reasoning.write, True, None
         target: Callable[[str], None]
         stable = False
         steady: int | None = None
+        busy: ScanningSink | None = None
         crossed = [chars]
         tools_chars = self._tools.lane()
         sections, tags = self._sections, self._tags
         if tools_chars is None:
-            target = self._tools.write
+            target, busy = self._tools.write, self._tools
         else:
             crossed.append(tools_chars)
             if sections is None or tags is None:
@@ -787,12 +792,12 @@ class Granite3StreamParser(StreamParser):
             else:
                 section_chars = sections.lane()
                 if section_chars is None:
-                    target = sections.write
+                    target, busy = sections.write, sections
                 else:
                     crossed.append(section_chars)
                     tag_chars = tags.lane()
                     if tag_chars is None:
-                        target = tags.write
+                        target, busy = tags.write, tags
                     else:
                         crossed.append(tag_chars)
                         target, stable = tags.text, True
@@ -807,7 +812,7 @@ class Granite3StreamParser(StreamParser):
             lane = lanes[target] = splitter.content_lane(target)
         if steady is not None:
             self._steady = (chars, steady)
-        return chars, lane, stable
+        return chars, lane, stable, busy
 
     def close(
         self, finish_reason: str | None = None, *, stop_reason: str | None = None
