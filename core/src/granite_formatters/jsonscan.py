@@ -42,6 +42,23 @@ class JsonScanner:
         #: Where the last :meth:`scan` stopped in its text.
         self.stop = 0
 
+    def take_string(self, text: str) -> bool:
+        """Consume all of ``text`` if it lies inside a string: the scan is in a string
+        (not after a backslash) and ``text`` holds no quote or backslash. Returns
+        whether it did (as :meth:`scan` would have, returning ``None``); if not, nothing
+        changed. The cheap path for a value arriving in small chunks."""
+        if (
+            self._in_string
+            and not self._escape
+            and self.error is None
+            and self.consumed + len(text) <= MAX_JSON_CHARS
+            and _IN_STRING.search(text) is None
+        ):
+            self.consumed += len(text)
+            self.stop = len(text)
+            return True
+        return False
+
     def scan(self, text: str, pos: int = 0) -> int | None:
         """Consume ``text[pos:]``; return the index just after the value if it ended.
 

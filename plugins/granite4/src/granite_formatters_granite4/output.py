@@ -133,11 +133,25 @@ class Granite4StreamParser(StreamParser):
     def feed(self, chunk: str) -> list[Delta]:
         if self._message is not None:
             raise RuntimeError("feed() after close()")
+        if chunk.__class__ is str and chunk:
+            mode = self._mode
+            if mode == _TEXT and self._started and not self._pending and "<" not in chunk:
+                # The fast lane: no tag can start in this chunk, so all of it is content
+                # (what _text would find: no tag and no partial one), emitted here as
+                # _emit would once the content has started.
+                self._chunks.append(chunk)
+                self._offset += len(chunk)
+                return self._steady_text(chunk)
+            if mode == _JSON and self._scanner is not None and self._scanner.take_string(chunk):
+                # Inside a JSON string of a block, with no quote or backslash: all of it
+                # belongs to the string (what _in_block would add to the block).
+                self._chunks.append(chunk)
+                self._add_block(chunk)
+                return []
         if chunk:
             self._chunks.append(chunk)
             if self._mode == _TEXT and not self._pending and "<" not in chunk:
-                # The fast lane: no tag can start in this chunk, so all of it is content
-                # (what _text would find: no tag and no partial one).
+                # The fast lane, before the content has started.
                 self._emit(chunk)
                 self._offset += len(chunk)
             else:
@@ -156,6 +170,26 @@ class Granite4StreamParser(StreamParser):
             self._role_sent = True
             deltas[0] = attrs.evolve(deltas[0], role="assistant")
         return deltas
+
+    def _steady_text(self, chunk: str) -> list[Delta]:
+        """:meth:`_emit` of a chunk of content once it has started, and its delta (the
+        deltas of a chunk taking the fast lane: no tool call is pending output)."""
+        stripped = chunk.rstrip(_WHITESPACE)
+        spaces = self._spaces
+        if not stripped:
+            spaces.append(chunk)
+            return []
+        size = len(stripped)
+        if spaces:
+            spaces.append(stripped)
+            stripped = "".join(spaces)
+        self._spaces = [chunk[size:]] if size < len(chunk) else []
+        self._content.append(stripped)
+        delta = content_delta(stripped)
+        if not self._role_sent:
+            self._role_sent = True
+            delta = attrs.evolve(delta, role="assistant")
+        return [delta]
 
     def close(self, finish_reason: str | None = None) -> list[Delta]:
         """End the stream; the last delta carries ``finish_reason`` (see the base class)."""
