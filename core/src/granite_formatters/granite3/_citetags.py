@@ -120,11 +120,19 @@ class CitationTagRemover(ScanningSink):
             # An undecided tag is asked again directly (what _scan would do first, as
             # the pending text begins with the tag's marker), not rescanned.
             buffer = self._pending + text
-            if isinstance(self.grammar.match(buffer, 0, False), NeedMore):
+            result = self.grammar.match(buffer, 0, False)
+            if isinstance(result, NeedMore):
                 self._pending = buffer
                 return
             self._pending, self._waiting = "", False
-            self._scan(buffer, final=False)
+            if result is None:
+                self._scan(buffer, final=False)
+                return
+            # A tag: what _scan would do with it, then the rest scanned.
+            self._tag(result)
+            rest = buffer[result.length :]
+            if rest:
+                self._scan(rest, final=False)
             return
         super().write(text)
 

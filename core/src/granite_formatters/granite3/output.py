@@ -57,7 +57,7 @@ from ..streaming import (
 from ..types import Document, ToolCall, coerce_request
 from ._citetags import CitationTagRemover, TagEvent, TagGrammar, remove_citation_tags
 from ._linepatterns import PatternSet
-from ._markers import MarkerSearch
+from ._markers import MarkerSearch, marker_first_chars, marker_prefixes
 from ._reasoning import ReasoningSplitter
 from ._sections import SectionSplitter
 from ._sentences import SentenceSplitter, split_sentences
@@ -549,9 +549,18 @@ class Granite3OutputProcessor(OutputProcessor):
         return Granite3StreamParser(self, request)
 
 
-#: A fast lane: the characters that rule it out, where a chunk goes, whether it stays valid
-#: and, for a lane into a busy stage, that stage (the lane holds while it has text pending).
-_Lane = tuple[frozenset[str], Callable[[str], None], bool, ScanningSink | None]
+#: A fast lane: the characters that rule it out, where a chunk goes, whether it stays valid,
+#: for a lane into a busy stage that stage (the lane holds while it has text pending), the
+#: marker beginnings it may hold back (see ``Granite3StreamParser._write``) and a search
+#: for the first of its characters.
+_Lane = tuple[
+    frozenset[str],
+    Callable[[str], None],
+    bool,
+    ScanningSink | None,
+    frozenset[str],
+    "re.Pattern[str]",
+]
 
 #: The steady lanes (see ``Granite3StreamParser._steady``): the answer text between the
 #: markers, on its way to the content channel, and the sections being collected.
@@ -627,7 +636,11 @@ class Granite3StreamParser(StreamParser):
             leading_json=tools_offered,
         )
         self._tools = tools
-        self._unions: dict[tuple[frozenset[str], ...], frozenset[str]] = {}
+        self._unions: dict[
+            tuple[Any, ...], tuple[frozenset[str], frozenset[str], re.Pattern[str]]
+        ] = {}
+        #: The beginning of a marker held back by the parser (see :meth:`_write`).
+        self._held = ""
         self._content_lanes: dict[Callable[[str], None], Callable[[str], None]] = {}
         #: The steady lane, when the stable fast lane ends where :meth:`feed` can finish a
         #: chunk itself: its characters (those of the fast lane) and kind. Set by :meth:`_plan`.
@@ -743,17 +756,47 @@ class Granite3StreamParser(StreamParser):
             )
             chunk = safe
         self._raw.append(chunk)
+        if self._held:
+            # The beginning of a marker, held here (see below): decided now?
+            chunk = self._held + chunk
+            assert self._lane is not None  # text is only held on a lane
+            if chunk in self._lane[4]:
+                self._held = chunk
+                return
+            self._held = ""
+            self._splitter.write(chunk)
+            self._lane = self._plan()
+            return
         # The fast lane: a chunk that cannot touch any marker of the stages it would
         # otherwise cross goes straight to the first stage that must look at it.
         lane = self._lane
-        if lane is not None and lane[0].isdisjoint(chunk):
-            lane[1](chunk)
-            # A busy stage still holding text back (a marker arriving in small chunks)
-            # is in the state it was planned for, and so are the stages before it.
-            if lane[2] or lane[3]._pending:  # type: ignore[union-attr]
+        while lane is not None:
+            if lane[0].isdisjoint(chunk):
+                lane[1](chunk)
+                # A busy stage still holding text back (a marker arriving in small
+                # chunks) is in the state it was planned for, and so are those before it.
+                if lane[2] or lane[3]._pending:  # type: ignore[union-attr]
+                    return
+                self._lane = self._plan()
                 return
-        else:
-            self._splitter.write(chunk)
+            start = lane[5].search(chunk).start()  # type: ignore[union-attr]
+            if start:
+                # The text before the first character that needs a scan takes the lane.
+                lane[1](chunk[:start])
+                chunk = chunk[start:]
+                if not (lane[2] or lane[3]._pending):  # type: ignore[union-attr]
+                    lane = self._lane = self._plan()
+                continue
+            if chunk in lane[4]:
+                # The beginning of a marker of a stage on the way: each stage before
+                # that one would pass it on or hold it, and that one would hold it, so
+                # it is held here until it is decided, and written once, instead of
+                # being scanned by the stages again with each chunk of the marker.
+                self._held = chunk
+                self._steady = None
+                return
+            break
+        self._splitter.write(chunk)
         self._lane = self._plan()
 
     def _plan(self) -> _Lane | None:
@@ -763,27 +806,32 @@ class Granite3StreamParser(StreamParser):
         ``None`` when it is mid-marker or has text pending); a chunk holding none of
         them is handed to the first stage that is busy, or past every stage to the
         trimmer, as the stages would have passed it. A lane into a busy stage is only
-        used once (that stage's state may change); the others stay valid until the next
-        chunk that takes the full path.
+        used while that stage holds text back (its state may change); the others stay
+        valid until the next chunk that takes the full path. The lane also knows the
+        beginnings of the markers of the stages it crosses (see :meth:`_write`).
         """
         self._steady = None
         splitter = self._splitter
         chars = splitter.lane()
         if chars is None:
             return None
-        if splitter.thinking:
-            return chars, splitter.reasoning.write, True, None
         target: Callable[[str], None]
         stable = False
         steady: int | None = None
         busy: ScanningSink | None = None
         crossed = [chars]
-        tools_chars = self._tools.lane()
+        markers = [splitter._markers()]
+        if splitter.thinking:
+            chars, holds, first = self._union(crossed, markers)
+            return chars, splitter.reasoning.write, True, None, holds, first
+        tools = self._tools
+        tools_chars = tools.lane()
         sections, tags = self._sections, self._tags
         if tools_chars is None:
-            target, busy = self._tools.write, self._tools
+            target, busy = tools.write, tools
         else:
             crossed.append(tools_chars)
+            markers.append(tools._scan_markers)
             if sections is None or tags is None:
                 target, stable = self._content_trim.write, True
             elif sections.collecting:
@@ -795,24 +843,42 @@ class Granite3StreamParser(StreamParser):
                     target, busy = sections.write, sections
                 else:
                     crossed.append(section_chars)
+                    markers.append(sections._markers)
                     tag_chars = tags.lane()
                     if tag_chars is None:
                         target, busy = tags.write, tags
                     else:
                         crossed.append(tag_chars)
+                        markers.append(tags.grammar.markers)
                         target, stable = tags.text, True
                         steady = _ANSWER
-        key = tuple(crossed)
-        chars = self._unions.get(key)  # a handful of combinations per stream
-        if chars is None:
-            chars = self._unions[key] = frozenset().union(*crossed)
+        chars, holds, first = self._union(crossed, markers)
         lanes = self._content_lanes
         lane = lanes.get(target)
         if lane is None:
             lane = lanes[target] = splitter.content_lane(target)
         if steady is not None:
             self._steady = (chars, steady)
-        return chars, lane, stable, busy
+        return chars, lane, stable, busy, holds, first
+
+    def _union(
+        self, crossed: list[frozenset[str]], markers: list[tuple[str, ...]]
+    ) -> tuple[frozenset[str], frozenset[str], re.Pattern[str]]:
+        """The characters of the stages crossed, the beginnings of their markers that
+        hold none of those characters but the markers' first ones, and a search for the
+        first of the characters (a handful of combinations per stream, each made once)."""
+        key = (*crossed, *markers)
+        found = self._unions.get(key)
+        if found is None:
+            chars = frozenset().union(*crossed)
+            every = tuple(marker for group in markers for marker in group)
+            others = chars - marker_first_chars(every)
+            holds = frozenset(
+                prefix for prefix in marker_prefixes(every) if others.isdisjoint(prefix)
+            )
+            first = re.compile("[" + "".join(re.escape(c) for c in sorted(chars)) + "]")
+            found = self._unions[key] = (chars, holds, first)
+        return found
 
     def close(
         self, finish_reason: str | None = None, *, stop_reason: str | None = None
@@ -830,6 +896,9 @@ class Granite3StreamParser(StreamParser):
         self._steady = None
         if self._decoder is not None:
             self._write(self._decoder.decode(b"", final=True))
+        if self._held:
+            self._splitter.write(self._held)
+            self._held = ""
         self._splitter.end()
         deltas = self._deltas()
         self._message = self._build_message(stop_reason)
