@@ -643,8 +643,9 @@ class Granite3StreamParser(StreamParser):
         self._held = ""
         self._content_lanes: dict[Callable[[str], None], Callable[[str], None]] = {}
         #: The steady lane, when the stable fast lane ends where :meth:`feed` can finish a
-        #: chunk itself: its characters (those of the fast lane) and kind. Set by :meth:`_plan`.
-        self._steady: tuple[frozenset[str], int] | None = None
+        #: chunk itself: its characters (those of the fast lane) and what finishes it
+        #: (:meth:`_steady_answer` or :meth:`_steady_collect`). Set by :meth:`_plan`.
+        self._steady: tuple[frozenset[str], Callable[[str], list[Delta] | None]] | None = None
         self._lane = self._plan()
 
     @property
@@ -663,9 +664,7 @@ class Granite3StreamParser(StreamParser):
             and chunk.isascii()  # nothing to decode or replace
             and steady[0].isdisjoint(chunk)
         ):
-            deltas = (
-                self._steady_answer(chunk) if steady[1] == _ANSWER else self._steady_collect(chunk)
-            )
+            deltas = steady[1](chunk)
             if deltas is not None:
                 return deltas
         if self._closed:
@@ -722,7 +721,8 @@ class Granite3StreamParser(StreamParser):
         tags._out += len(body)
         tags._last = body[-1]
         self._content.chunks.append(body)
-        return self._first([content_delta(body)])
+        delta = content_delta(body)
+        return [delta] if self._role_sent else self._first([delta])
 
     def _steady_collect(self, chunk: str) -> list[Delta] | None:
         """What the fast lane into the collecting section splitter would do with ``chunk``
@@ -858,7 +858,7 @@ class Granite3StreamParser(StreamParser):
         if lane is None:
             lane = lanes[target] = splitter.content_lane(target)
         if steady is not None:
-            self._steady = (chars, steady)
+            self._steady = (chars, self._steady_answer if steady == _ANSWER else self._steady_collect)
         return chars, lane, stable, busy, holds, first
 
     def _union(
