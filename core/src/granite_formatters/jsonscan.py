@@ -42,17 +42,16 @@ class JsonScanner:
         #: Where the last :meth:`scan` stopped in its text.
         self.stop = 0
 
-    def take_string(self, text: str) -> bool:
-        """Consume all of ``text`` if it lies inside a string: the scan is in a string
-        (not after a backslash) and ``text`` holds no quote or backslash. Returns
-        whether it did (as :meth:`scan` would have, returning ``None``); if not, nothing
-        changed. The cheap path for a value arriving in small chunks."""
+    def take_plain(self, text: str) -> bool:
+        """Consume all of ``text`` if it cannot change the scan's state: inside a string
+        (not after a backslash) it holds no quote or backslash, outside one no quote or
+        bracket. Returns whether it did (as :meth:`scan` would have, returning ``None``);
+        if not, nothing changed. The cheap path for a value arriving in small chunks."""
         if (
-            self._in_string
-            and not self._escape
+            not self._escape
             and self.error is None
             and self.consumed + len(text) <= MAX_JSON_CHARS
-            and _IN_STRING.search(text) is None
+            and (_IN_STRING if self._in_string else _STRUCTURE).search(text) is None
         ):
             self.consumed += len(text)
             self.stop = len(text)

@@ -139,14 +139,33 @@ class Granite4StreamParser(StreamParser):
                 # The fast lane: no tag can start in this chunk, so all of it is content
                 # (what _text would find: no tag and no partial one), emitted here as
                 # _emit would once the content has started.
+                # (_emit, inlined: this runs for each streamed chunk.)
                 self._chunks.append(chunk)
                 self._offset += len(chunk)
-                return self._steady_text(chunk)
-            if mode == _JSON and self._scanner is not None and self._scanner.take_string(chunk):
-                # Inside a JSON string of a block, with no quote or backslash: all of it
-                # belongs to the string (what _in_block would add to the block).
+                stripped = chunk.rstrip(_WHITESPACE)
+                spaces = self._spaces
+                if not stripped:
+                    spaces.append(chunk)
+                    return []
+                size = len(stripped)
+                if spaces:
+                    stripped = "".join(spaces) + stripped
+                    spaces.clear()
+                if size < len(chunk):
+                    spaces.append(chunk[size:])
+                self._content.append(stripped)
+                delta = content_delta(stripped)
+                if not self._role_sent:
+                    # The first delta of the stream carries the role.
+                    self._role_sent = True
+                    delta = attrs.evolve(delta, role="assistant")
+                return [delta]
+            if mode == _JSON and self._scanner is not None and self._scanner.take_plain(chunk):
+                # Inside a block's JSON, and nothing that could end a string or the value:
+                # all of it belongs to the JSON (what _in_block would add to the block).
                 self._chunks.append(chunk)
-                self._add_block(chunk)
+                self._block.append(chunk)
+                self._block_len += len(chunk)
                 return []
         if chunk:
             self._chunks.append(chunk)
@@ -170,26 +189,6 @@ class Granite4StreamParser(StreamParser):
             self._role_sent = True
             deltas[0] = attrs.evolve(deltas[0], role="assistant")
         return deltas
-
-    def _steady_text(self, chunk: str) -> list[Delta]:
-        """:meth:`_emit` of a chunk of content once it has started, and its delta (the
-        deltas of a chunk taking the fast lane: no tool call is pending output)."""
-        stripped = chunk.rstrip(_WHITESPACE)
-        spaces = self._spaces
-        if not stripped:
-            spaces.append(chunk)
-            return []
-        size = len(stripped)
-        if spaces:
-            spaces.append(stripped)
-            stripped = "".join(spaces)
-        self._spaces = [chunk[size:]] if size < len(chunk) else []
-        self._content.append(stripped)
-        delta = content_delta(stripped)
-        if not self._role_sent:
-            self._role_sent = True
-            delta = attrs.evolve(delta, role="assistant")
-        return [delta]
 
     def close(self, finish_reason: str | None = None) -> list[Delta]:
         """End the stream; the last delta carries ``finish_reason`` (see the base class)."""
