@@ -34,6 +34,7 @@ from __future__ import annotations
 
 import json
 import re
+from typing import ClassVar
 
 import attrs
 
@@ -107,6 +108,10 @@ def _tool_calls(
 class Granite4StreamParser(StreamParser):
     """Incremental Granite 4 output parser (see the module docstring)."""
 
+    #: Whether :meth:`feed` may finish a chunk that cannot touch a tag or end a JSON
+    #: value itself; the tests turn it off to compare every delta with the full path's.
+    _fast_lanes: ClassVar[bool] = True
+
     def __init__(self) -> None:
         self._chunks: list[str] = []
         self._offset = 0  # absolute offset of the start of self._pending / the block
@@ -133,7 +138,7 @@ class Granite4StreamParser(StreamParser):
     def feed(self, chunk: str) -> list[Delta]:
         if self._message is not None:
             raise RuntimeError("feed() after close()")
-        if chunk.__class__ is str and chunk:
+        if chunk.__class__ is str and chunk and self._fast_lanes:
             mode = self._mode
             if mode == _TEXT and self._started and not self._pending and "<" not in chunk:
                 # The fast lane: no tag can start in this chunk, so all of it is content
@@ -169,7 +174,7 @@ class Granite4StreamParser(StreamParser):
                 return []
         if chunk:
             self._chunks.append(chunk)
-            if self._mode == _TEXT and not self._pending and "<" not in chunk:
+            if self._mode == _TEXT and not self._pending and "<" not in chunk and self._fast_lanes:
                 # The fast lane, before the content has started.
                 self._emit(chunk)
                 self._offset += len(chunk)
