@@ -13,6 +13,7 @@ UTF-8 bytes cut anywhere (Granite 3), and chunks that end in whitespace.
 from __future__ import annotations
 
 import importlib
+import itertools
 from collections.abc import Sequence
 from types import ModuleType
 from typing import Any
@@ -25,11 +26,10 @@ from granite_formatters import get_formatter
 from granite_formatters.granite3.output import Granite3StreamParser
 from granite_formatters.streaming import Delta
 
+from .test_stream_fast_lane import RAG, samples
 from support.granite3_output_support import comparable, marker_soup
 from support.release_data import CITED_ANSWER
 from support.releases import Release
-
-from .test_stream_fast_lane import RAG, samples
 
 GRANITE4_MARKERS = ["<tool_call>", "</tool_call>", '{"name": "f", "arguments": {"a": "b"}}']
 
@@ -84,7 +84,7 @@ def check_same(release: Release, request: Any, pieces: Sequence[Any]) -> None:
 
 def cut(text: Any, cuts: Sequence[int]) -> list[Any]:
     bounds = [0, *sorted(cuts), len(text)]
-    return [text[a:b] for a, b in zip(bounds, bounds[1:], strict=False)]
+    return [text[a:b] for a, b in itertools.pairwise(bounds)]
 
 
 def markers_of(release: Release) -> list[str]:

@@ -863,7 +863,8 @@ class Granite3StreamParser(StreamParser):
         if lane is None:
             lane = lanes[target] = splitter.content_lane(target)
         if steady is not None:
-            self._steady = (chars, self._steady_answer if steady == _ANSWER else self._steady_collect)
+            finish = self._steady_answer if steady == _ANSWER else self._steady_collect
+            self._steady = (chars, finish)
         return chars, lane, stable, busy, holds, first
 
     def _union(
