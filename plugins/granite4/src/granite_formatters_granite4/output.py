@@ -132,13 +132,14 @@ class Granite4StreamParser(StreamParser):
         self._message: AssistantMessage | None = None
         self._role_sent = False
         self._ids = ToolCallIds()
+        #: Whether feed's fast lanes are open: turned on (unless the tests turned them off)
+        #: and the stream not closed, in one instance attribute read per chunk.
+        self._lanes = self._fast_lanes
 
     # ------------------------------------------------------------------ API
 
     def feed(self, chunk: str) -> list[Delta]:
-        if self._message is not None:
-            raise RuntimeError("feed() after close()")
-        if chunk.__class__ is str and chunk and self._fast_lanes:
+        if self._lanes and chunk.__class__ is str and chunk:
             mode = self._mode
             if mode == _TEXT and self._started and not self._pending and "<" not in chunk:
                 # The fast lane: no tag can start in this chunk, so all of it is content
@@ -172,9 +173,11 @@ class Granite4StreamParser(StreamParser):
                 self._block.append(chunk)
                 self._block_len += len(chunk)
                 return []
+        if self._message is not None:
+            raise RuntimeError("feed() after close()")
         if chunk:
             self._chunks.append(chunk)
-            if self._mode == _TEXT and not self._pending and "<" not in chunk and self._fast_lanes:
+            if self._mode == _TEXT and not self._pending and "<" not in chunk and self._lanes:
                 # The fast lane, before the content has started.
                 self._emit(chunk)
                 self._offset += len(chunk)
@@ -199,6 +202,7 @@ class Granite4StreamParser(StreamParser):
         """End the stream; the last delta carries ``finish_reason`` (see the base class)."""
         if self._message is not None:
             return []
+        self._lanes = False
         if self._mode == _TEXT:
             self._emit(self._pending)
             self._pending = ""
