@@ -28,11 +28,10 @@ import re
 from collections.abc import Callable, Sequence
 
 from ._markers import MarkerSearch, marker_first_chars, marker_prefixes, partial_marker_length
-from ._stages import WHITESPACE, Outbox, ScanningSink, TextSink
+from ._stages import NOTHING, WHITESPACE, Outbox, ScanningSink, TextSink
 
 __all__ = ["ReasoningSplitter"]
 
-_NOTHING: frozenset[str] = frozenset()
 _NON_BLANK = re.compile(r"[^ \t\n\r\f\v]")
 _BEFORE, _THINKING, _AFTER, _PASS = 0, 1, 2, 3
 
@@ -92,7 +91,7 @@ class ReasoningSplitter(ScanningSink):
 
     def _holds(self) -> frozenset[str]:
         if self._fresh and self._leading_json and self._state == _BEFORE:
-            return _NOTHING  # the scan decides on a leading JSON list first
+            return NOTHING  # the scan decides on a leading JSON list first
         return self._state_prefixes[self._state]
 
     # The fast lane (see ``Granite3StreamParser``): what a chunk may skip this sink for.

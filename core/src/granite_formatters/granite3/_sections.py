@@ -19,9 +19,7 @@ from collections.abc import Callable, Sequence
 
 from ._linepatterns import PatternSet
 from ._markers import MarkerSearch, marker_first_chars, marker_prefixes, partial_marker_length
-from ._stages import Outbox, ScanningSink, TextSink
-
-_NOTHING: frozenset[str] = frozenset()
+from ._stages import NOTHING, Outbox, ScanningSink, TextSink
 
 __all__ = ["SectionSplitter"]
 
@@ -69,7 +67,7 @@ class SectionSplitter(ScanningSink):
             super().write(text)
 
     def _holds(self) -> frozenset[str]:
-        return _NOTHING if self._at_line_start else self._prefixes
+        return NOTHING if self._at_line_start else self._prefixes
 
     @property
     def collecting(self) -> bool:

@@ -17,7 +17,16 @@ from typing import Any, Protocol
 
 from ..types import ToolCall, ToolCallIds
 
-__all__ = ["Channel", "Outbox", "ScanningSink", "TextSink", "Trimmer", "json_safe", "text_safe"]
+__all__ = [
+    "NOTHING",
+    "Channel",
+    "Outbox",
+    "ScanningSink",
+    "TextSink",
+    "Trimmer",
+    "json_safe",
+    "text_safe",
+]
 
 #: The whitespace characters the parsers strip around markers (ASCII, as JSON's).
 WHITESPACE = " \t\n\r\f\v"
@@ -118,7 +127,7 @@ class ScanningSink:
         Each must be a proper prefix of a marker searched now that holds no marker, and
         the scan must have nothing else to decide first (see :func:`marker_prefixes`).
         """
-        return _NOTHING
+        return NOTHING
 
     def _flush(self) -> None:
         buffer, self._pending = self._pending, ""
@@ -130,7 +139,8 @@ class ScanningSink:
         raise NotImplementedError
 
 
-_NOTHING: frozenset[str] = frozenset()
+#: No text (the default of :meth:`ScanningSink._holds`).
+NOTHING: frozenset[str] = frozenset()
 
 
 class Outbox:

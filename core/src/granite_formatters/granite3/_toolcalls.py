@@ -38,9 +38,7 @@ from typing import Any
 from ..jsonscan import MAX_JSON_CHARS, MAX_JSON_DEPTH, JsonScanner
 from ..types import ToolCall, ToolCallIds
 from ._markers import MarkerSearch, marker_first_chars, marker_prefixes, partial_marker_length
-from ._stages import Outbox, ScanningSink, TextSink, json_safe
-
-_NOTHING: frozenset[str] = frozenset()
+from ._stages import NOTHING, Outbox, ScanningSink, TextSink, json_safe
 
 __all__ = [
     "MAX_JSON_CHARS",
@@ -201,7 +199,7 @@ class ToolCallExtractor(ScanningSink):
         return self._lane_chars
 
     def _holds(self) -> frozenset[str]:
-        return self._prefixes if self._state == _SCAN else _NOTHING
+        return self._prefixes if self._state == _SCAN else NOTHING
 
     def end(self) -> None:
         self._flush()

@@ -722,7 +722,9 @@ class Granite3StreamParser(StreamParser):
         if held:
             held.append(body)
             body = "".join(held)
-        tags._held = [chunk[size:]] if size < len(chunk) else []
+            held.clear()  # (only a cluster keeps the remover's list: there is none)
+        if size < len(chunk):
+            held.append(chunk[size:])
         tags._out += len(body)
         tags._last = body[-1]
         self._content.chunks.append(body)
