@@ -901,12 +901,13 @@ class Granite3StreamParser(StreamParser):
         if self._closed:
             return []
         self._closed = True
-        self._steady = None
         if self._decoder is not None:
             self._write(self._decoder.decode(b"", final=True))
         if self._held:
             self._splitter.write(self._held)
             self._held = ""
+        # No lane after the end (feed's steady lane would take a chunk instead of refusing it).
+        self._lane = self._steady = None
         self._splitter.end()
         deltas = self._deltas()
         self._message = self._build_message(stop_reason)
