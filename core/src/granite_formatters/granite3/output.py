@@ -38,6 +38,7 @@ implementation's helpers: :func:`parse_hallucinations_text` and
 from __future__ import annotations
 
 import codecs
+import functools
 import logging
 import re
 from collections.abc import Callable, Sequence
@@ -562,6 +563,23 @@ _Lane = tuple[
     "re.Pattern[str]",
 ]
 
+
+@functools.lru_cache(maxsize=256)
+def _lane_union(
+    crossed: tuple[frozenset[str], ...], markers: tuple[tuple[str, ...], ...]
+) -> tuple[frozenset[str], frozenset[str], re.Pattern[str]]:
+    """For a fast lane crossing stages with these characters (``lane()``) and markers:
+    all the characters, the beginnings of the markers that hold none of the characters
+    but the markers' first ones, and a search for the first of the characters (a handful
+    of combinations per release, each made once)."""
+    chars = frozenset().union(*crossed)
+    every = tuple(marker for group in markers for marker in group)
+    others = chars - marker_first_chars(every)
+    holds = frozenset(prefix for prefix in marker_prefixes(every) if others.isdisjoint(prefix))
+    first = re.compile("[" + "".join(re.escape(c) for c in sorted(chars)) + "]")
+    return chars, holds, first
+
+
 #: The steady lanes (see ``Granite3StreamParser._steady``): the answer text between the
 #: markers, on its way to the content channel, and the sections being collected.
 _ANSWER, _COLLECT = 0, 1
@@ -641,9 +659,6 @@ class Granite3StreamParser(StreamParser):
             leading_json=tools_offered,
         )
         self._tools = tools
-        self._unions: dict[
-            tuple[Any, ...], tuple[frozenset[str], frozenset[str], re.Pattern[str]]
-        ] = {}
         #: The beginning of a marker held back by the parser (see :meth:`_write`).
         self._held = ""
         self._content_lanes: dict[Callable[[str], None], Callable[[str], None]] = {}
@@ -734,14 +749,15 @@ class Granite3StreamParser(StreamParser):
     def _steady_collect(self, chunk: str) -> list[Delta] | None:
         """What the fast lane into the collecting section splitter would do with ``chunk``
         (the reasoning splitter's bookkeeping, then the chunk collected): no delta."""
-        sections = self._sections
-        assert sections is not None  # a _COLLECT lane ends in the section splitter
+        assert self._sections is not None  # a _COLLECT lane ends in the section splitter
+        collected = self._sections._sections  # (SectionSplitter.write, once collecting)
+        assert collected is not None
         self._raw.append(chunk)
         splitter = self._splitter
         splitter._last_was_space = chunk[-1] in WHITESPACE
         if splitter._fresh and chunk.strip(WHITESPACE):
             splitter._fresh = False
-        sections.write(chunk)
+        collected.append(chunk)
         return []
 
     def _text(self, value: Any) -> str:
@@ -829,7 +845,7 @@ class Granite3StreamParser(StreamParser):
         crossed = [chars]
         markers = [splitter._markers()]
         if splitter.thinking:
-            chars, holds, first = self._union(crossed, markers)
+            chars, holds, first = _lane_union(tuple(crossed), tuple(markers))
             return chars, splitter.reasoning.write, True, None, holds, first
         tools = self._tools
         tools_chars = tools.lane()
@@ -859,7 +875,7 @@ class Granite3StreamParser(StreamParser):
                         markers.append(tags.grammar.markers)
                         target, stable = tags.text, True
                         steady = _ANSWER
-        chars, holds, first = self._union(crossed, markers)
+        chars, holds, first = _lane_union(tuple(crossed), tuple(markers))
         lanes = self._content_lanes
         lane = lanes.get(target)
         if lane is None:
@@ -868,25 +884,6 @@ class Granite3StreamParser(StreamParser):
             finish = self._steady_answer if steady == _ANSWER else self._steady_collect
             self._steady = (chars, finish)
         return chars, lane, stable, busy, holds, first
-
-    def _union(
-        self, crossed: list[frozenset[str]], markers: list[tuple[str, ...]]
-    ) -> tuple[frozenset[str], frozenset[str], re.Pattern[str]]:
-        """The characters of the stages crossed, the beginnings of their markers that
-        hold none of those characters but the markers' first ones, and a search for the
-        first of the characters (a handful of combinations per stream, each made once)."""
-        key = (*crossed, *markers)
-        found = self._unions.get(key)
-        if found is None:
-            chars = frozenset().union(*crossed)
-            every = tuple(marker for group in markers for marker in group)
-            others = chars - marker_first_chars(every)
-            holds = frozenset(
-                prefix for prefix in marker_prefixes(every) if others.isdisjoint(prefix)
-            )
-            first = re.compile("[" + "".join(re.escape(c) for c in sorted(chars)) + "]")
-            found = self._unions[key] = (chars, holds, first)
-        return found
 
     def close(
         self, finish_reason: str | None = None, *, stop_reason: str | None = None
