@@ -58,7 +58,7 @@ from ..streaming import (
 from ..types import Document, ToolCall, coerce_request
 from ._citetags import CitationTagRemover, TagEvent, TagGrammar, remove_citation_tags
 from ._linepatterns import PatternSet
-from ._markers import MarkerSearch, marker_first_chars, marker_prefixes
+from ._markers import MarkerSearch, marker_first_chars, marker_prefixes, partial_marker_length
 from ._reasoning import ReasoningSplitter
 from ._sections import SectionSplitter
 from ._sentences import SentenceSplitter, split_sentences
@@ -550,34 +550,39 @@ class Granite3OutputProcessor(OutputProcessor):
         return Granite3StreamParser(self, request)
 
 
-#: A fast lane: the characters that rule it out, where a chunk goes, whether it stays valid,
-#: for a lane into a busy stage that stage (the lane holds while it has text pending), the
-#: marker beginnings it may hold back (see ``Granite3StreamParser._write``) and a search
-#: for the first of its characters.
-_Lane = tuple[
-    frozenset[str],
-    Callable[[str], None],
-    bool,
-    ScanningSink | None,
-    frozenset[str],
-    "re.Pattern[str]",
-]
+class _Union(NamedTuple):
+    """What a fast lane knows of the stages it crosses (see :func:`_lane_union`)."""
+
+    chars: frozenset[str]  # the characters that need one of their scans
+    holds: frozenset[str]  # marker beginnings they would hold back whole
+    first: re.Pattern[str]  # finds the first of ``chars``
+    others: frozenset[str]  # the characters of ``chars`` that begin no marker
+    markers: tuple[str, ...]  # their markers
 
 
 @functools.lru_cache(maxsize=256)
 def _lane_union(
     crossed: tuple[frozenset[str], ...], markers: tuple[tuple[str, ...], ...]
-) -> tuple[frozenset[str], frozenset[str], re.Pattern[str]]:
+) -> _Union:
     """For a fast lane crossing stages with these characters (``lane()``) and markers:
     all the characters, the beginnings of the markers that hold none of the characters
-    but the markers' first ones, and a search for the first of the characters (a handful
-    of combinations per release, each made once)."""
+    but the markers' first ones, and so on (a handful of combinations per release, each
+    made once)."""
     chars = frozenset().union(*crossed)
     every = tuple(marker for group in markers for marker in group)
     others = chars - marker_first_chars(every)
     holds = frozenset(prefix for prefix in marker_prefixes(every) if others.isdisjoint(prefix))
     first = re.compile("[" + "".join(re.escape(c) for c in sorted(chars)) + "]")
-    return chars, holds, first
+    return _Union(chars, holds, first, others, every)
+
+
+class _Lane(NamedTuple):
+    """A fast lane (see ``Granite3StreamParser._plan``)."""
+
+    union: _Union  # the stages it crosses
+    write: Callable[[str], None]  # where a chunk goes
+    stable: bool  # whether it stays valid after a chunk
+    busy: ScanningSink | None  # the busy stage it ends in: valid while that holds text back
 
 
 #: The steady lanes (see ``Granite3StreamParser._steady``): the answer text between the
@@ -783,7 +788,7 @@ class Granite3StreamParser(StreamParser):
             # The beginning of a marker, held here (see below): decided now?
             chunk = self._held + chunk
             assert self._lane is not None  # text is only held on a lane
-            if chunk in self._lane[4]:
+            if chunk in self._lane.union.holds:
                 self._held = chunk
                 return
             self._held = ""
@@ -794,33 +799,53 @@ class Granite3StreamParser(StreamParser):
         # otherwise cross goes straight to the first stage that must look at it.
         lane = self._lane
         while lane is not None:
-            if lane[0].isdisjoint(chunk):
-                lane[1](chunk)
+            union = lane.union
+            if union.chars.isdisjoint(chunk):
+                lane.write(chunk)
                 # A busy stage still holding text back (a marker arriving in small
                 # chunks) is in the state it was planned for, and so are those before it.
-                if lane[2] or lane[3]._pending:  # type: ignore[union-attr]
+                if lane.stable or (lane.busy is not None and lane.busy._pending):
                     return
                 self._lane = self._plan()
                 return
-            start = lane[5].search(chunk).start()  # type: ignore[union-attr]
-            if start:
-                # The text before the first character that needs a scan takes the lane.
-                lane[1](chunk[:start])
-                chunk = chunk[start:]
-                if not (lane[2] or lane[3]._pending):  # type: ignore[union-attr]
-                    lane = self._lane = self._plan()
-                continue
-            if chunk in lane[4]:
-                # The beginning of a marker of a stage on the way: each stage before
-                # that one would pass it on or hold it, and that one would hold it, so
-                # it is held here until it is decided, and written once, instead of
-                # being scanned by the stages again with each chunk of the marker.
-                self._held = chunk
-                self._steady = None
+            found = union.first.search(chunk)
+            assert found is not None  # chunk holds one of union.chars
+            start = found.start()
+            if not start:
+                if chunk in union.holds:
+                    # The beginning of a marker of a stage on the way: each stage before
+                    # that one would pass it on or hold it, and that one would hold it,
+                    # so it is held here until it is decided, and written once, instead
+                    # of being scanned by the stages again with each chunk of the marker.
+                    self._held = chunk
+                    self._steady = None
+                    return
+                if not self._passes(chunk, union):
+                    break
+                start = len(chunk)
+            # The text before what needs a scan takes the lane; the rest is looked at again.
+            lane.write(chunk[:start])
+            chunk = chunk[start:]
+            if not chunk:
+                if not (lane.stable or (lane.busy is not None and lane.busy._pending)):
+                    self._lane = self._plan()
                 return
-            break
+            if not (lane.stable or (lane.busy is not None and lane.busy._pending)):
+                lane = self._lane = self._plan()
         self._splitter.write(chunk)
         self._lane = self._plan()
+
+    @staticmethod
+    def _passes(chunk: str, union: _Union) -> bool:
+        """Whether the stages crossed would pass ``chunk`` on whole: it holds none of
+        their markers, no other character they react to and no marker beginning at its
+        end (one that a stage sees at the end of what the stage before it passed on could
+        be longer than any at the end of the chunk, so none at all is asked for)."""
+        return (
+            union.others.isdisjoint(chunk)
+            and MarkerSearch(chunk, union.markers).next() is None
+            and not partial_marker_length(chunk, union.markers)
+        )
 
     def _plan(self) -> _Lane | None:
         """The fast lane for the stages' current state (``None``: the full path).
@@ -845,8 +870,9 @@ class Granite3StreamParser(StreamParser):
         crossed = [chars]
         markers = [splitter._markers()]
         if splitter.thinking:
-            chars, holds, first = _lane_union(tuple(crossed), tuple(markers))
-            return chars, splitter.reasoning.write, True, None, holds, first
+            return _Lane(
+                _lane_union(tuple(crossed), tuple(markers)), splitter.reasoning.write, True, None
+            )
         tools = self._tools
         tools_chars = tools.lane()
         sections, tags = self._sections, self._tags
@@ -875,15 +901,15 @@ class Granite3StreamParser(StreamParser):
                         markers.append(tags.grammar.markers)
                         target, stable = tags.text, True
                         steady = _ANSWER
-        chars, holds, first = _lane_union(tuple(crossed), tuple(markers))
+        union = _lane_union(tuple(crossed), tuple(markers))
         lanes = self._content_lanes
         lane = lanes.get(target)
         if lane is None:
             lane = lanes[target] = splitter.content_lane(target)
         if steady is not None:
             finish = self._steady_answer if steady == _ANSWER else self._steady_collect
-            self._steady = (chars, finish)
-        return chars, lane, stable, busy, holds, first
+            self._steady = (union.chars, finish)
+        return _Lane(union, lane, stable, busy)
 
     def close(
         self, finish_reason: str | None = None, *, stop_reason: str | None = None
