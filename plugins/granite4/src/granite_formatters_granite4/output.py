@@ -173,6 +173,19 @@ class Granite4StreamParser(StreamParser):
                 self._block.append(chunk)
                 self._block_len += len(chunk)
                 return []
+            if mode == _CLOSE:
+                # After a block's JSON: a chunk that only extends the "</tool_call>" begun
+                # so far, or only whitespace before it, is kept (what _in_block would do).
+                closing = self._pending + chunk
+                if closing[0] == "<" and len(closing) < len(TOOL_CALL_CLOSE):
+                    if TOOL_CALL_CLOSE.startswith(closing):
+                        self._chunks.append(chunk)
+                        self._pending = closing
+                        return []
+                elif not self._pending and not chunk.strip(_WHITESPACE):
+                    self._chunks.append(chunk)
+                    self._add_block(chunk)
+                    return []
         if self._message is not None:
             raise RuntimeError("feed() after close()")
         if chunk:
