@@ -33,6 +33,11 @@ from support.release_data import CITED_ANSWER
 from support.releases import Release
 
 GRANITE4_MARKERS = ["<tool_call>", "</tool_call>", '{"name": "f", "arguments": {"a": "b"}}']
+#: Blocks kept as content (their whitespace and offsets show in the content and notes).
+GRANITE4_KEPT = (
+    '<tool_call>\n{"name": 1}\n  </tool_call> and <tool_call> {"x": "a\\"b"} </tool_call>'
+    '\n<tool_call>\n{"name": "g"}\n</tool_call> <tool_call>{"name": "h"} </tool_cal>'
+)
 
 
 class _FullPath3(Granite3StreamParser):
@@ -100,8 +105,14 @@ def requests_of(release: Release) -> list[Any]:
     return [None, RAG, *_data(release, "streaming").REQUESTS]
 
 
+def all_samples(release: Release) -> list[tuple[str, Any]]:
+    if release.family == "granite4":
+        return [*samples(release), (GRANITE4_KEPT, None)]
+    return samples(release)
+
+
 def test_a_cut_at_every_position_of_each_sample_in_small_chunks(release: Release) -> None:
-    for sample, request in samples(release):
+    for sample, request in all_samples(release):
         text = "Lead text é😀 " * 2 + sample + " tail 日本 " * 2
         for size in (1, 4):
             for offset in range(1, len(text)):
