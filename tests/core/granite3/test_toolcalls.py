@@ -241,10 +241,10 @@ _SCANNER_STATE = ("_depth", "_in_string", "_escape", "consumed", "error", "stop"
     st.lists(st.text(alphabet='{}[]"\\ ab:,\n', max_size=6), max_size=30),
     st.booleans(),
 )
-def test_json_scanner_take_plain_is_what_scan_does(pieces: list[str], array: bool) -> None:
-    # Two scanners fed the same pieces: one tries take_plain first, the other only
-    # scans. Whenever take_plain takes a piece, scan would have consumed it whole with
-    # no end and no error; when it does not, nothing changed. Either way the states agree.
+def test_json_scanner_take_is_what_scan_does(pieces: list[str], array: bool) -> None:
+    # Two scanners fed the same pieces: one tries take first, the other only scans.
+    # Whenever take takes a piece, scan would have consumed it whole with no end and no
+    # error; when it does not, nothing changed. Either way the states agree.
     fast, slow = JsonScanner(), JsonScanner()
     text = ("[" if array else "{") + "".join(pieces)
     taken = 0
@@ -252,7 +252,7 @@ def test_json_scanner_take_plain_is_what_scan_does(pieces: list[str], array: boo
         if fast.error is not None:
             break
         before = [getattr(fast, name) for name in _SCANNER_STATE]
-        took = fast.take_plain(piece)
+        took = fast.take(piece)
         if not took:
             assert [getattr(fast, name) for name in _SCANNER_STATE] == before
             end = fast.scan(piece)
@@ -269,12 +269,13 @@ def test_json_scanner_take_plain_is_what_scan_does(pieces: list[str], array: boo
             break
 
 
-def test_json_scanner_take_plain_takes_text_inside_and_outside_strings() -> None:
+def test_json_scanner_take_takes_what_cannot_end_the_value() -> None:
     scanner = JsonScanner()
     assert scanner.scan('{"a') is None
-    assert scanner.take_plain("bc de")  # inside the string
-    assert not scanner.take_plain('x"')  # would end it
-    assert scanner.scan('"') is None
-    assert scanner.take_plain(" : 12 ")  # outside a string, no bracket or quote
-    assert not scanner.take_plain("}")
+    assert scanner.take("bc de")  # inside the string
+    assert scanner.take('x", "b\\')  # a quote and an escape, no bracket
+    assert not scanner.take('"}')  # could end the value
+    assert not scanner.take('n"]')  # a bracket, even inside a string: scanned instead
+    assert scanner.scan('n"') is None
+    assert scanner.take(" : 12 ")
     assert scanner.scan("}") == 1

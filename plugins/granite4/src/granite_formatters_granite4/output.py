@@ -166,8 +166,8 @@ class Granite4StreamParser(StreamParser):
                     self._role_sent = True
                     delta = attrs.evolve(delta, role="assistant")
                 return [delta]
-            if mode == _JSON and self._scanner is not None and self._scanner.take_plain(chunk):
-                # Inside a block's JSON, and nothing that could end a string or the value:
+            if mode == _JSON and self._scanner is not None and self._scanner.take(chunk):
+                # Inside a block's JSON, and nothing that could end the value or fail it:
                 # all of it belongs to the JSON (what _in_block would add to the block).
                 self._chunks.append(chunk)
                 self._block.append(chunk)
