@@ -216,7 +216,7 @@ class CitationTagRemover(ScanningSink):
 
 def remove_citation_tags(text: str, grammar: TagGrammar) -> tuple[str, list[TagEvent]]:
     """Remove the citation tags of ``grammar`` from ``text`` (all at once)."""
-    if not any(marker in text for marker in grammar.markers):
+    if MarkerSearch(text, grammar.markers).next() is None:
         return text, []  # no tag can start: the remover would pass the text on whole
     sink = ChannelSink(Outbox(), CONTENT)
     remover = CitationTagRemover(sink, grammar)

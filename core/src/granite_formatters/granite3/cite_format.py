@@ -106,11 +106,17 @@ def _read_object(text: str, pos: int, final: bool) -> tuple[int, str | None] | N
     found = _DOCUMENT_ID.match(text, pos, close + 1)
     ref: str | None = None
     if found is not None:
-        if found.group(1) is not None:
-            try:
-                ref = str(json.loads(f'"{found.group(1)}"'))
-            except ValueError:
-                ref = found.group(1)
+        quoted = found.group(1)
+        if quoted is not None:
+            # Without a backslash the JSON string is its own text (json.loads would
+            # return it, or reject a control character and the raw text is kept).
+            if "\\" not in quoted:
+                ref = quoted
+            else:
+                try:
+                    ref = str(json.loads(f'"{quoted}"'))
+                except ValueError:
+                    ref = quoted
         else:
             ref = found.group(2)
     return close + 1, ref

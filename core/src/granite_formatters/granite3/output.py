@@ -288,9 +288,12 @@ def parse_citation_lines(
     quotes is removed from each context.
     """
     items: list[tuple[str, str, list[str]]] = []
+    # Whether the last item's context opens a double quote it has not closed yet
+    # (recomputed when that context grows; most contexts are one line).
+    quote_open = False
     for line in body.splitlines():
         match = None
-        if not (items and _quote_open("\n".join(items[-1][2]))):
+        if not quote_open:
             for pattern in item_patterns:
                 match = pattern.fullmatch(line)
                 if match is not None:
@@ -299,11 +302,16 @@ def parse_citation_lines(
             groups = match.groupdict()
             key = (groups.get("key") or "").strip()
             document = (groups.get("document") or key).strip()
-            items.append((key, document, [groups.get("context") or ""]))
+            context = [groups.get("context") or ""]
+            items.append((key, document, context))
         elif items:
-            items[-1][2].append(line)
-        elif line.strip():
-            notes.append(f"could not read citation line {_excerpt(line)}")
+            context = items[-1][2]
+            context.append(line)
+        else:
+            if line.strip():
+                notes.append(f"could not read citation line {_excerpt(line)}")
+            continue
+        quote_open = _quote_open(context[0] if len(context) == 1 else "\n".join(context))
     return [CitationEntry(key, doc, _unquote("\n".join(lines))) for key, doc, lines in items]
 
 
@@ -827,7 +835,9 @@ class Granite3StreamParser(StreamParser):
                 for entry in cite.read_section(block.body, block_notes):
                     # A citation tag inside a quoted context is noise (prior defect B33).
                     context = remove_citation_tags(entry.context, cite.tag_grammar)[0]
-                    entries.append(entry._replace(context=context))
+                    if context != entry.context:
+                        entry = CitationEntry(entry.key, entry.document, context)
+                    entries.append(entry)
             else:
                 items = parse_hallucinations_text(block.body, block_notes)
             unreadable = not (entries or items) or any(
