@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from typing import NamedTuple, Protocol
 
-from ._markers import MarkerSearch, marker_first_chars, partial_marker_length
+from ._markers import MarkerSearch, marker_first_chars, marker_pattern, partial_marker_length
 from ._stages import CONTENT, WHITESPACE, ChannelSink, Outbox, ScanningSink, TextSink
 
 __all__ = [
@@ -127,28 +127,42 @@ class CitationTagRemover(ScanningSink):
             self._last = text[-1]
 
     def _scan(self, buffer: str, final: bool) -> None:
-        markers = self.grammar.markers
-        search = MarkerSearch(buffer, markers)
+        # One regex search per marker, the text between tags passed on only when there
+        # is some, and the tag added to the cluster inline: a long answer with a tag per
+        # sentence runs this loop once per tag.
+        grammar = self.grammar
+        markers = grammar.markers
+        pattern = marker_pattern(markers)
+        text = self._text
         position = 0
         length = len(buffer)
         while position < length:
-            found = search.next(position)
+            found = None if pattern is None else pattern.search(buffer, position)
             if found is None:
                 keep = 0 if final else partial_marker_length(buffer, markers, position)
-                self._text(buffer[position : length - keep])
+                text(buffer[position : length - keep])
                 self._pending = buffer[length - keep :]
                 return
-            self._text(buffer[position : found.start])
-            result = self.grammar.match(buffer, found.start, final)
+            start = found.start()
+            if start > position:
+                text(buffer[position:start])
+            result = grammar.match(buffer, start, final)
             if isinstance(result, NeedMore):
-                self._pending = buffer[found.start :]
+                self._pending = buffer[start:]
                 return
             if result is None:
-                self._text(found.marker)
-                position = found.end
+                text(found.group())
+                position = found.end()
                 continue
-            self._tag(result)
-            position = found.start + result.length
+            # The tag joins the current cluster (see _resolve), or starts one.
+            if self._cluster is None:
+                self._cluster = [result]
+                self._runs = [self._held, []]
+                self._held = []
+            else:
+                self._cluster.append(result)
+                self._runs.append([])
+            position = start + result.length
 
     def _text(self, text: str) -> None:
         if not text:
@@ -177,38 +191,42 @@ class CitationTagRemover(ScanningSink):
     #: Text known to hold no tag (see :meth:`lane`): whitespace repair, then passed on.
     text = _text
 
-    def _tag(self, match: TagMatch) -> None:
-        if self._cluster is None:
-            self._cluster = []
-            self._runs = [self._held]
-            self._held = []
-        self._cluster.append(match)
-        self._runs.append([])
-
     def _resolve(self, following: str | None) -> None:
         """Close the current cluster; ``following`` is the next character (None at the end)."""
         cluster = self._cluster or []
-        runs = ["".join(run) for run in self._runs]
+        runs = [run[0] if len(run) == 1 else "".join(run) for run in self._runs]
         separator = ""
-        line_start = self._out == 0 or self._last == "\n"
         if following is not None and not (runs[-1] == "" and following in _CLOSING_PUNCTUATION):
             candidates = [run for run in runs if run]
-            if candidates:
+            if len(candidates) == 1:
+                separator = candidates[0]  # the usual case: one space after the tags
+            elif candidates:
                 separator = max(reversed(candidates), key=lambda run: run.count("\n"))
-                if line_start and "\n" not in separator:
-                    separator = ""
+            if separator and "\n" not in separator and (self._out == 0 or self._last == "\n"):
+                separator = ""  # at the start of a line
         before, after = self._out, self._out + len(separator)
-        index = 0
-        while index < len(cluster):
-            tag = cluster[index]
-            if tag.kind == OPEN and index + 1 < len(cluster) and cluster[index + 1].kind == CLOSE:
-                # An empty wrap <open><close> is a point reference.
-                self.events.append(TagEvent(ANCHOR, tag.ref, before, tag.flag))
-                index += 2
-                continue
-            position = after if tag.kind == OPEN else before
-            self.events.append(TagEvent(tag.kind, tag.ref, position, tag.flag))
-            index += 1
+        events = self.events
+        if len(cluster) == 1:
+            tag = cluster[0]
+            events.append(
+                TagEvent(tag.kind, tag.ref, after if tag.kind == OPEN else before, tag.flag)
+            )
+        else:
+            index = 0
+            while index < len(cluster):
+                tag = cluster[index]
+                if (
+                    tag.kind == OPEN
+                    and index + 1 < len(cluster)
+                    and cluster[index + 1].kind == CLOSE
+                ):
+                    # An empty wrap <open><close> is a point reference.
+                    events.append(TagEvent(ANCHOR, tag.ref, before, tag.flag))
+                    index += 2
+                    continue
+                position = after if tag.kind == OPEN else before
+                events.append(TagEvent(tag.kind, tag.ref, position, tag.flag))
+                index += 1
         self._cluster = None
         self._runs = []
         self._pass(separator)
