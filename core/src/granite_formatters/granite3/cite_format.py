@@ -122,6 +122,15 @@ def _read_object(text: str, pos: int, final: bool) -> tuple[int, str | None] | N
     return close + 1, ref
 
 
+# The start tag as the model writes it (the prompt's example), read in one step: the id
+# holds no quote, backslash, line break or "}", so the first "}" closes the object and
+# the id is what _read_object would return (the object is far shorter than its limit).
+_CANONICAL_OPEN = re.compile(
+    re.escape(START_OF_CITE + '{"document_id": "') + r'([^"\\\n}]{0,200})"\}'
+)
+_END_TAG = TagMatch(len(END_OF_CITE), CLOSE)
+
+
 class _CiteTags:
     """Granite 3.3 cite tokens, plus ``{"document_id": ...}`` left by a token-stripping server."""
 
@@ -129,7 +138,16 @@ class _CiteTags:
 
     def match(self, text: str, pos: int, final: bool) -> TagMatch | NeedMore | None:
         if text.startswith(END_OF_CITE, pos):
-            return TagMatch(len(END_OF_CITE), CLOSE)
+            return _END_TAG
+        canonical = _CANONICAL_OPEN.match(text, pos)
+        if canonical is not None:
+            return TagMatch(canonical.end() - pos, OPEN, canonical.group(1))
+        return self.match_any_form(text, pos, final)
+
+    def match_any_form(self, text: str, pos: int, final: bool) -> TagMatch | NeedMore | None:
+        """:meth:`match` without the one-step reading of the canonical start tag."""
+        if text.startswith(END_OF_CITE, pos):
+            return _END_TAG
         if text.startswith(START_OF_CITE, pos):
             cursor = pos + len(START_OF_CITE)
             brace = cursor

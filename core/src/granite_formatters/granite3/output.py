@@ -540,12 +540,7 @@ class Granite3OutputProcessor(OutputProcessor):
         Raises :class:`~granite_formatters.errors.InvalidRequestError` only for an
         invalid ``chat_completion``.
         """
-        parser = self.stream_parser(chat_completion)
-        parser.feed(model_output)
-        parser.close(stop_reason=stop_reason)
-        message = parser.message
-        assert message is not None
-        return message
+        return self.stream_parser(chat_completion).parse_whole(model_output, stop_reason)
 
     def stream_parser(self, chat_completion: RequestLike | None = None) -> Granite3StreamParser:
         """A parser for one output arriving in chunks (see :mod:`granite_formatters.streaming`)."""
@@ -751,10 +746,7 @@ class Granite3StreamParser(StreamParser):
         """
         if self._closed:
             return []
-        self._closed = True
-        if self._decoder is not None:
-            self._write(self._decoder.decode(b"", final=True))
-        self._splitter.end()
+        self._finish()
         deltas = self._deltas()
         self._message = self._build_message(stop_reason)
         return finish_deltas(
@@ -763,6 +755,30 @@ class Granite3StreamParser(StreamParser):
             finish_reason=finish_reason,
             tool_calls=bool(self._tool_calls),
         )
+
+    def parse_whole(self, text: str, stop_reason: str | None = None) -> Granite3AssistantMessage:
+        """The batch parse: ``text`` as the only chunk, then the end; the message.
+
+        The stages see exactly what ``feed(text)`` then ``close()`` gives them; only
+        the deltas, which a batch parse would throw away, are not assembled (the
+        tool calls are taken from the outbox as :meth:`_deltas` takes them).
+        """
+        if self._closed:
+            raise RuntimeError("this stream parser is closed; create a new one per output")
+        self._write(text if text.__class__ is str else self._text(text))
+        self._finish()
+        for channel, value in self._outbox.drain():
+            if channel == TOOL_CALL:
+                self._tool_calls.append(value[1])
+        message = self._message = self._build_message(stop_reason)
+        return message
+
+    def _finish(self) -> None:
+        """No more text: flush the decoder and the stages."""
+        self._closed = True
+        if self._decoder is not None:
+            self._write(self._decoder.decode(b"", final=True))
+        self._splitter.end()
 
     def _deltas(self) -> list[Delta]:
         # Consecutive pieces of one channel become one delta; the pieces are collected

@@ -1,0 +1,156 @@
+"""The Granite 3.x parse fast paths, each against the slower path it shortcuts.
+
+* the 3.3 grammar reads the canonical ``<|start_of_cite|>{"document_id": "ID"}`` in
+  one regex step (:meth:`_CiteTags.match`) instead of the general reading
+  (:meth:`_CiteTags.match_any_form`);
+* a quoted document id without a backslash is taken as it is, not JSON-decoded;
+* the tag remover resolves a cluster with shortcuts for one tag and one whitespace
+  run: compared with the rule-by-rule resolution it replaced (kept here).
+"""
+
+from __future__ import annotations
+
+import json
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from granite_formatters.granite3 import cite_format
+from granite_formatters.granite3._citetags import (
+    ANCHOR,
+    CLOSE,
+    OPEN,
+    CitationTagRemover,
+    TagEvent,
+    remove_citation_tags,
+)
+from granite_formatters.granite3.cite_format import CITE_GRAMMAR, END_OF_CITE, START_OF_CITE
+
+from .test_citetags import POINT, TAGGED, WrapTags
+
+# Characters that decide the reading of an id: quotes, escapes, braces, line breaks,
+# control characters, non-ASCII and a lone surrogate.
+_ID_CHARS = st.sampled_from(list('ab1 -_"\\}{\n\t\x00\x1féü\ud800/'))
+_IDS = st.one_of(
+    st.lists(_ID_CHARS, max_size=12).map("".join),
+    st.integers(min_value=195, max_value=205).map(lambda n: "d" * n),
+)
+_TAILS = st.sampled_from(["", END_OF_CITE, " Next.", "}", '"}', "\n", " " * 300])
+
+
+@settings(max_examples=300)
+@given(
+    ident=_IDS,
+    head=st.sampled_from(['{"document_id": "', '{"document_id":"', ' {"document_id": "', "{", ""]),
+    close=st.sampled_from(['"}', '"', "}", '" }', ""]),
+    tail=_TAILS,
+    final=st.booleans(),
+)
+def test_the_canonical_start_tag_reads_as_the_general_reading(
+    ident: str, head: str, close: str, tail: str, final: bool
+) -> None:
+    for text in (START_OF_CITE + head + ident + close + tail, "x " + head + ident + close + tail):
+        pos = 0 if text.startswith(START_OF_CITE) else 2
+        assert CITE_GRAMMAR.match(text, pos, final) == CITE_GRAMMAR.match_any_form(text, pos, final)
+
+
+def _reference_read_object(text: str, pos: int, final: bool) -> object:
+    """``_read_object`` as it was: every quoted id JSON-decoded."""
+    found = cite_format._read_object(text, pos, final)
+    if not isinstance(found, tuple):
+        return found
+    match = cite_format._DOCUMENT_ID.match(text, pos, found[0])
+    assert match is not None or found[1] is None
+    if match is None or match.group(1) is None:
+        return found
+    try:
+        ref = str(json.loads(f'"{match.group(1)}"'))
+    except ValueError:
+        ref = match.group(1)
+    return found[0], ref
+
+
+@settings(max_examples=300)
+@given(ident=_IDS, final=st.booleans())
+def test_an_id_without_a_backslash_is_what_json_decodes(ident: str, final: bool) -> None:
+    text = '{"document_id": "' + ident + '"} rest'
+    assert cite_format._read_object(text, 0, final) == _reference_read_object(text, 0, final)
+
+
+def test_the_canonical_start_tag_on_the_usual_shapes() -> None:
+    text = f'Fact.{START_OF_CITE}{{"document_id": "doc-1"}}{END_OF_CITE} Next.'
+    clean, events = remove_citation_tags(text, CITE_GRAMMAR)
+    assert clean == "Fact. Next."
+    assert events == [TagEvent(ANCHOR, "doc-1", 5)]
+    escaped = f'{START_OF_CITE}{{"document_id": "a\\u00e9"}}'
+    assert CITE_GRAMMAR.match(escaped, 0, True) == (len(escaped), OPEN, "aé", "")
+
+
+class _ReferenceRemover(CitationTagRemover):
+    """The cluster resolution as it was before its shortcuts."""
+
+    def _resolve(self, following: str | None) -> None:
+        cluster = self._cluster or []
+        runs = ["".join(run) for run in self._runs]
+        separator = ""
+        line_start = self._out == 0 or self._last == "\n"
+        if following is not None and not (runs[-1] == "" and following in ".,;:!?)]}\"'”’»…"):
+            candidates = [run for run in runs if run]
+            if candidates:
+                separator = max(reversed(candidates), key=lambda run: run.count("\n"))
+                if line_start and "\n" not in separator:
+                    separator = ""
+        before, after = self._out, self._out + len(separator)
+        index = 0
+        while index < len(cluster):
+            tag = cluster[index]
+            if tag.kind == OPEN and index + 1 < len(cluster) and cluster[index + 1].kind == CLOSE:
+                self.events.append(TagEvent(ANCHOR, tag.ref, before, tag.flag))
+                index += 2
+                continue
+            position = after if tag.kind == OPEN else before
+            self.events.append(TagEvent(tag.kind, tag.ref, position, tag.flag))
+            index += 1
+        self._cluster = None
+        self._runs = []
+        self._pass(separator)
+
+
+class _Sink:
+    def __init__(self) -> None:
+        self.parts: list[str] = []
+
+    def write(self, text: str) -> None:
+        self.parts.append(text)
+
+    def end(self) -> None:
+        pass
+
+
+def _remove(remover_type: type[CitationTagRemover], text: str, grammar: object) -> object:
+    sink = _Sink()
+    remover = remover_type(sink, grammar)  # type: ignore[arg-type]
+    remover.write(text)
+    remover.end()
+    return "".join(sink.parts), remover.events
+
+
+_CLUSTERS = st.lists(
+    st.sampled_from(["<c>1</c>", "<w>", "</w>", "<p>", " ", "  ", "\n", "\n\n", "\t", ".", ")",
+                     "word", "x"]),
+    max_size=20,
+).map("".join)  # fmt: skip
+
+
+@settings(max_examples=300)
+@given(text=st.one_of(TAGGED, _CLUSTERS))
+def test_cluster_resolution_equals_the_rule_by_rule_resolution(text: str) -> None:
+    for grammar in (POINT, WrapTags(), CITE_GRAMMAR):
+        shaped = (
+            text.replace("<w>", START_OF_CITE + '{"document_id": "d"}').replace("</w>", END_OF_CITE)
+            if grammar is CITE_GRAMMAR
+            else text
+        )
+        assert _remove(CitationTagRemover, shaped, grammar) == _remove(
+            _ReferenceRemover, shaped, grammar
+        )
