@@ -221,8 +221,16 @@ class ContextLocator:
         slices the document: ``document[begin:end]`` is the matched text. The first
         occurrence is returned, as ``str.find`` would find it.
         """
-        candidates = [context.strip()]
-        unquoted = candidates[0].strip("\"'“”").strip()
+        index = self._documents.get(key)
+        if index is None or index.document is not document:
+            index = self._documents[key] = _DocumentIndex(document)
+        stripped = context.strip()
+        if stripped:
+            span = index.find(stripped)  # the usual case: the context is quoted exactly
+            if span is not None:
+                return span
+        candidates = [stripped]
+        unquoted = stripped.strip("\"'“”").strip()
         trimmed = unquoted
         if trimmed.startswith(("...", "…")):
             trimmed = trimmed.lstrip(".…").strip()
@@ -231,10 +239,7 @@ class ContextLocator:
         for candidate in (unquoted, trimmed):
             if candidate and candidate not in candidates:
                 candidates.append(candidate)
-        index = self._documents.get(key)
-        if index is None or index.document is not document:
-            index = self._documents[key] = _DocumentIndex(document)
-        for candidate in candidates:
+        for candidate in candidates[1:]:
             if candidate:
                 span = index.find(candidate)
                 if span is not None:

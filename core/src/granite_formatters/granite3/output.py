@@ -332,9 +332,18 @@ class DocumentIndex:
                 key = "" if document.doc_id is None else str(document.doc_id)
                 self._by_id.setdefault(key, index)
         self._cited: dict[int, str | int] = {}
+        # Each ref's answer, once: a few documents are cited many times.
+        self._answers: dict[str, tuple[str | int, Document] | None] = {}
 
     def lookup(self, ref: str) -> tuple[str | int, Document] | None:
         """The citation ``doc_id`` and the document that ``ref`` names, or ``None``."""
+        try:
+            return self._answers[ref]
+        except KeyError:
+            answer = self._answers[ref] = self._lookup(ref)
+            return answer
+
+    def _lookup(self, ref: str) -> tuple[str | int, Document] | None:
         if self.by_position:
             ref = ref.strip()
             # ASCII digits only: "²".isdigit() is true but int("²") raises.
@@ -386,36 +395,40 @@ def make_citation(
     ``entry`` is the listed citation (``None`` when the tag has no entry: the context
     is then empty and unlocated). ``doc_ref`` names the document as the model did.
     """
-    safe_ref = text_safe(doc_ref)
-    if safe_ref is not None:
-        notes.append(f"citation {citation_id}: replaced lone surrogates in its document id")
-        doc_ref = safe_ref
+    if not doc_ref.isascii():
+        safe_ref = text_safe(doc_ref)
+        if safe_ref is not None:
+            notes.append(f"citation {citation_id}: replaced lone surrogates in its document id")
+            doc_ref = safe_ref
     found = documents.lookup(doc_ref)
     context = entry.context if entry is not None else ""
-    doc_id: str | int = found[0] if found is not None else doc_ref
+    # Only the fields that are known are given (they make the model's fields_set).
     fields: dict[str, Any] = {
         "citation_id": citation_id,
-        "doc_id": doc_id,
+        "doc_id": found[0] if found is not None else doc_ref,
         "context_text": context,
     }
     if response is not None:
-        fields.update(
-            response_text=content[response[0] : response[1]],
-            response_begin=response[0],
-            response_end=response[1],
-        )
+        begin, end = response
+        fields["response_text"] = content[begin:end]
+        fields["response_begin"] = begin
+        fields["response_end"] = end
     if found is None:
         if documents.documents:
             notes.append(f"citation {citation_id}: the request has no document {doc_ref!r}")
         return Citation(**fields)
-    text = found[1].text
-    span = locator.locate(doc_id, text, context) if context.strip() else None
-    if span is not None:
-        fields.update(
-            context_text=text[span[0] : span[1]], context_begin=span[0], context_end=span[1]
-        )
-    elif context.strip():
-        notes.append(f"citation {citation_id}: {_excerpt(context)} is not in document {doc_id!r}")
+    if context.strip():
+        doc_id, document = found
+        text = document.text
+        span = locator.locate(doc_id, text, context)
+        if span is not None:
+            fields["context_text"] = text[span[0] : span[1]]
+            fields["context_begin"] = span[0]
+            fields["context_end"] = span[1]
+        else:
+            notes.append(
+                f"citation {citation_id}: {_excerpt(context)} is not in document {doc_id!r}"
+            )
     return Citation(**fields)
 
 
