@@ -87,6 +87,23 @@ class TagEvent(NamedTuple):
     flag: str = ""
 
 
+#: Buffers at least this long are scanned with their output collected (see ``_scan``).
+_COLLECT_FROM = 256
+
+
+class _Collected:
+    """A sink that keeps what it is given, in pieces."""
+
+    __slots__ = ("parts", "write")
+
+    def __init__(self) -> None:
+        self.parts: list[str] = []
+        self.write = self.parts.append
+
+    def end(self) -> None:
+        pass
+
+
 class CitationTagRemover(ScanningSink):
     """A :class:`~.stages.TextSink` that removes citation tags and records them in ``events``."""
 
@@ -127,6 +144,22 @@ class CitationTagRemover(ScanningSink):
             self._last = text[-1]
 
     def _scan(self, buffer: str, final: bool) -> None:
+        if len(buffer) < _COLLECT_FROM:
+            self._scan_tags(buffer, final)
+            return
+        # A long buffer's output goes on in one write, not a write per piece between
+        # tags (the next sinks are chunking-invariant, and nothing else is output
+        # while this scan runs).
+        sink = self.next
+        collected = self.next = _Collected()
+        try:
+            self._scan_tags(buffer, final)
+        finally:
+            self.next = sink
+            if collected.parts:
+                sink.write("".join(collected.parts))
+
+    def _scan_tags(self, buffer: str, final: bool) -> None:
         # One regex search per marker, the text between tags passed on only when there
         # is some, and the tag added to the cluster inline: a long answer with a tag per
         # sentence runs this loop once per tag.
