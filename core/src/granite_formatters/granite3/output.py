@@ -269,12 +269,6 @@ def _unquote(text: str) -> str:
     return text.strip()
 
 
-def _quote_open(text: str) -> bool:
-    """Whether ``text`` starts a double-quoted context that has not been closed yet."""
-    text = text.strip()
-    return text.startswith('"') and (len(text) == 1 or not text.endswith('"'))
-
-
 def parse_citation_lines(
     body: str, item_patterns: Sequence[re.Pattern[str]], notes: list[str]
 ) -> list[CitationEntry]:
@@ -311,8 +305,14 @@ def parse_citation_lines(
             if line.strip():
                 notes.append(f"could not read citation line {_excerpt(line)}")
             continue
-        quote_open = _quote_open(context[0] if len(context) == 1 else "\n".join(context))
-    return [CitationEntry(key, doc, _unquote("\n".join(lines))) for key, doc, lines in items]
+        # Open: it starts with a double quote that does not also end it (a lone '"' is
+        # open too).
+        text = (context[0] if len(context) == 1 else "\n".join(context)).strip()
+        quote_open = text[:1] == '"' and (len(text) == 1 or text[-1] != '"')
+    return [
+        CitationEntry(key, doc, _unquote(lines[0] if len(lines) == 1 else "\n".join(lines)))
+        for key, doc, lines in items
+    ]
 
 
 class DocumentIndex:
