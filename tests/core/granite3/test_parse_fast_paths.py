@@ -5,7 +5,9 @@
   (:meth:`_CiteTags.match_any_form`);
 * a quoted document id without a backslash is taken as it is, not JSON-decoded;
 * the tag remover resolves a cluster with shortcuts for one tag and one whitespace
-  run: compared with the rule-by-rule resolution it replaced (kept here).
+  run: compared with the rule-by-rule resolution it replaced (kept here);
+* the tag remover collects the output of a long buffer and writes it on once: a long
+  text written whole against the same text in small chunks.
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ import json
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from granite_formatters.granite3 import cite_format
+from granite_formatters.granite3 import _citetags, cite_format
 from granite_formatters.granite3._citetags import (
     ANCHOR,
     CLOSE,
@@ -26,7 +28,8 @@ from granite_formatters.granite3._citetags import (
 )
 from granite_formatters.granite3.cite_format import CITE_GRAMMAR, END_OF_CITE, START_OF_CITE
 
-from .test_citetags import POINT, TAGGED, WrapTags
+from .test_citetags import POINT, TAGGED, WrapTags, _chunked
+from support.granite3_output_support import cuts_for
 
 # Characters that decide the reading of an id: quotes, escapes, braces, line breaks,
 # control characters, non-ASCII and a lone surrogate.
@@ -153,4 +156,21 @@ def test_cluster_resolution_equals_the_rule_by_rule_resolution(text: str) -> Non
         )
         assert _remove(CitationTagRemover, shaped, grammar) == _remove(
             _ReferenceRemover, shaped, grammar
+        )
+
+
+@settings(max_examples=100)
+@given(data=st.data(), pieces=st.lists(st.one_of(TAGGED, _CLUSTERS), min_size=1, max_size=12))
+def test_a_long_buffer_collected_in_one_write_equals_small_chunks(
+    data: st.DataObject, pieces: list[str]
+) -> None:
+    # Long enough for the collected scan; the small chunks take the piece-by-piece one.
+    text = "".join(pieces) + " Filler sentence." * 20
+    assert len(text) >= _citetags._COLLECT_FROM
+    cuts = data.draw(cuts_for(text))
+    for grammar in (POINT, WrapTags()):
+        small = [cut for cut in cuts if cut > 0]
+        assert _chunked(text, small, grammar) == remove_citation_tags(text, grammar)
+        assert _chunked(text, list(range(1, len(text))), grammar) == remove_citation_tags(
+            text, grammar
         )
