@@ -174,3 +174,27 @@ def test_a_long_buffer_collected_in_one_write_equals_small_chunks(
         assert _chunked(text, list(range(1, len(text))), grammar) == remove_citation_tags(
             text, grammar
         )
+
+
+def test_a_tag_inside_a_quoted_context_is_removed_only_where_there_is_one() -> None:
+    # The citations section is searched for tag markers once; only then are contexts
+    # cleaned one by one. A context with a tag and one without, in 3.3 syntax.
+    from granite_formatters_granite33.output import Granite33OutputProcessor
+
+    request = {
+        "messages": [{"role": "user", "content": "Q?"}],
+        "documents": [{"doc_id": "d", "text": "Granite is a family of models. It is open."}],
+    }
+    tag = START_OF_CITE + '{"document_id": "d"}' + END_OF_CITE
+    section = '<|start_of_plugin|>{"id": "citation"}\n{lines}\n<|end_of_plugin|>'
+    answer = f"Granite is a family.{tag} It is open.{tag}\n\n"
+    tagged = 'd: "Granite is ' + tag + 'a family of models."\nd: "It is open."'
+    plain = 'd: "Granite is a family of models."\nd: "It is open."'
+    parser = Granite33OutputProcessor()
+    with_tag = parser.transform(answer + section.replace("{lines}", tagged), request)
+    without = parser.transform(answer + section.replace("{lines}", plain), request)
+    assert [c.context_text for c in with_tag.citations] == [
+        "Granite is a family of models.",
+        "It is open.",
+    ]
+    assert with_tag.citations == without.citations

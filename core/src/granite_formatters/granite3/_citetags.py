@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from typing import NamedTuple, Protocol
 
-from ._markers import MarkerSearch, marker_first_chars, marker_pattern, partial_marker_length
+from ._markers import marker_first_chars, marker_pattern, partial_marker_length
 from ._stages import CONTENT, WHITESPACE, ChannelSink, Outbox, ScanningSink, TextSink
 
 __all__ = [
@@ -267,7 +267,8 @@ class CitationTagRemover(ScanningSink):
 
 def remove_citation_tags(text: str, grammar: TagGrammar) -> tuple[str, list[TagEvent]]:
     """Remove the citation tags of ``grammar`` from ``text`` (all at once)."""
-    if MarkerSearch(text, grammar.markers).next() is None:
+    pattern = marker_pattern(grammar.markers)
+    if pattern is None or pattern.search(text) is None:
         return text, []  # no tag can start: the remover would pass the text on whole
     sink = ChannelSink(Outbox(), CONTENT)
     remover = CitationTagRemover(sink, grammar)

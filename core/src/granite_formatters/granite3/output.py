@@ -41,6 +41,7 @@ import codecs
 import logging
 import re
 from collections.abc import Callable, Sequence
+from operator import itemgetter
 from typing import Any, ClassVar, NamedTuple
 
 import attrs
@@ -57,7 +58,7 @@ from ..streaming import (
 from ..types import Document, ToolCall, coerce_request
 from ._citetags import CitationTagRemover, TagEvent, TagGrammar, remove_citation_tags
 from ._linepatterns import PatternSet
-from ._markers import MarkerSearch
+from ._markers import MarkerSearch, marker_pattern
 from ._reasoning import ReasoningSplitter
 from ._sections import SectionSplitter
 from ._sentences import SentenceSplitter, split_sentences
@@ -847,6 +848,7 @@ class Granite3StreamParser(StreamParser):
         recovered: list[str] = []
         no_request = self._request is None
         kinds_seen: set[str] = set()
+        tag_markers = marker_pattern(cite.tag_grammar.markers)
         for block in blocks:
             if block.kind is None:
                 outbox.note(
@@ -861,12 +863,15 @@ class Granite3StreamParser(StreamParser):
             entries: list[CitationEntry] = []
             items: list[Hallucination] = []
             if block.kind == "citations":
-                for entry in cite.read_section(block.body, block_notes):
-                    # A citation tag inside a quoted context is noise (prior defect B33).
-                    context = remove_citation_tags(entry.context, cite.tag_grammar)[0]
-                    if context != entry.context:
-                        entry = CitationEntry(entry.key, entry.document, context)
-                    entries.append(entry)
+                entries = list(cite.read_section(block.body, block_notes))
+                # A citation tag inside a quoted context is noise (prior defect B33).
+                # Contexts are made of the body's lines, and no tag marker spans a line
+                # break: a body without a marker has no tag to remove.
+                if tag_markers is not None and tag_markers.search(block.body) is not None:
+                    for number, entry in enumerate(entries):
+                        context = remove_citation_tags(entry.context, cite.tag_grammar)[0]
+                        if context != entry.context:
+                            entries[number] = CitationEntry(entry.key, entry.document, context)
             else:
                 items = parse_hallucinations_text(block.body, block_notes)
             unreadable = not (entries or items) or any(
@@ -902,11 +907,13 @@ class Granite3StreamParser(StreamParser):
             index = DocumentIndex(request_documents, by_position=cite.documents_by_position)
             lead = self._content_trim.lead
             size = len(content)
-            # Direct construction: NamedTuple._replace costs several times more.
-            events = [
-                TagEvent(kind, ref, min(max(position - lead, 0), size), flag)
-                for kind, ref, position, flag in self._tags.events
-            ]
+            events = self._tags.events
+            if lead or (events and max(map(itemgetter(2), events)) > size):
+                # Direct construction: NamedTuple._replace costs several times more.
+                events = [
+                    TagEvent(kind, ref, min(max(position - lead, 0), size), flag)
+                    for kind, ref, position, flag in events
+                ]
             # One sentence split per parse, shared by citations and hallucinations.
             found = CitationInput(
                 events,
