@@ -7,7 +7,9 @@
 * the tag remover resolves a cluster with shortcuts for one tag and one whitespace
   run: compared with the rule-by-rule resolution it replaced (kept here);
 * the tag remover collects the output of a long buffer and writes it on once: a long
-  text written whole against the same text in small chunks.
+  text written whole against the same text in small chunks;
+* section blocks are split with the lines that cannot start a header skipped in one
+  search: compared with the line-by-line split it replaced (kept here).
 """
 
 from __future__ import annotations
@@ -26,7 +28,18 @@ from granite_formatters.granite3._citetags import (
     TagEvent,
     remove_citation_tags,
 )
-from granite_formatters.granite3.cite_format import CITE_GRAMMAR, END_OF_CITE, START_OF_CITE
+from granite_formatters.granite3._linepatterns import PatternSet
+from granite_formatters.granite3._markers import MarkerSearch
+from granite_formatters.granite3.cite_format import (
+    CITE_GRAMMAR,
+    CITE_SECTION_PATTERNS,
+    END_OF_CITE,
+    END_OF_PLUGIN,
+    START_OF_CITE,
+    START_OF_PLUGIN,
+)
+from granite_formatters.granite3.co_format import CO_SECTION_PATTERNS
+from granite_formatters.granite3.output import SectionBlock, split_section_blocks
 
 from .test_citetags import POINT, TAGGED, WrapTags, _chunked
 from support.granite3_output_support import cuts_for
@@ -198,3 +211,77 @@ def test_a_tag_inside_a_quoted_context_is_removed_only_where_there_is_one() -> N
         "It is open.",
     ]
     assert with_tag.citations == without.citations
+
+
+def _reference_split_section_blocks(
+    text: str, patterns: PatternSet, *, open_token: str = "", close_token: str = ""
+) -> tuple[list[SectionBlock], list[str]]:
+    """``split_section_blocks`` as it was: every line tested against the patterns."""
+    blocks: list[SectionBlock] = []
+    strays: list[str] = []
+    kind: str | None = None
+    header = ""
+    body: list[str] | None = None
+    token = False
+
+    def finish() -> None:
+        nonlocal body
+        if body is not None:
+            blocks.append(SectionBlock(kind, "".join(body), token, header))
+            body = None
+
+    def lines(piece: str) -> list[str]:
+        parts = piece.split("\n")
+        return [part + "\n" for part in parts[:-1]] + ([parts[-1]] if parts[-1] else [])
+
+    search = MarkerSearch(text, [t for t in (open_token, close_token) if t])
+    position = 0
+    opened = False
+    while True:
+        found = search.next(position)
+        stop = len(text) if found is None else found.start
+        at_line_start = opened or position == 0 or text[position - 1] == "\n"
+        for line in lines(text[position:stop]):
+            hit = patterns.match(line) if at_line_start else None
+            if hit is not None:
+                finish()
+                kind, header, body, token = hit[0].name, line[: hit[1]], [line[hit[1] :]], opened
+            elif opened:
+                finish()
+                kind, header, body, token = None, "", [line], True
+            elif body is not None:
+                body.append(line)
+            else:
+                strays.append(line)
+            opened = False
+            at_line_start = line.endswith("\n")
+        if opened:
+            finish()
+            kind, header, body, token = None, "", [], True
+        finish()
+        if found is None:
+            break
+        opened = found.marker == open_token
+        position = found.end
+    return blocks, strays
+
+
+_SECTION_PIECES = st.sampled_from(
+    ["# Citations:", "## hallucinations :", " # Citations:", "#Citations", '{"id": "citation"}',
+     ' {"id":"hallucinations"}', "<co>1</co> Document 0: \"x\"", "1. Risk low: A.", "\n", "\n\n",
+     " ", "\t", "text", "#", "{", START_OF_PLUGIN, END_OF_PLUGIN, "<|start_of", "d: \"q\""]
+)  # fmt: skip
+
+
+@settings(max_examples=300)
+@given(pieces=st.lists(_SECTION_PIECES, max_size=24))
+def test_section_blocks_split_as_line_by_line(pieces: list[str]) -> None:
+    text = "".join(pieces)
+    for patterns, tokens in (
+        (CO_SECTION_PATTERNS, {}),
+        (CITE_SECTION_PATTERNS, {"open_token": START_OF_PLUGIN, "close_token": END_OF_PLUGIN}),
+        (CITE_SECTION_PATTERNS, {}),
+    ):
+        assert split_section_blocks(text, patterns, **tokens) == _reference_split_section_blocks(
+            text, patterns, **tokens
+        )

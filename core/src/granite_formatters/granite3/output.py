@@ -218,13 +218,20 @@ def split_section_blocks(
             body = None
 
     search = MarkerSearch(text, [t for t in (open_token, close_token) if t])
+    line_starts = patterns.line_starts
     position = 0
     opened = False
     while True:
         found = search.next(position)
         stop = len(text) if found is None else found.start
         at_line_start = opened or position == 0 or text[position - 1] == "\n"
-        for line in _lines(text[position:stop]):
+        chunk = text[position:stop]
+        size = len(chunk)
+        begin = 0
+        while begin < size:
+            newline = chunk.find("\n", begin)
+            end = size if newline == -1 else newline + 1
+            line = chunk[begin:end]
             hit = patterns.match(line) if at_line_start else None
             if hit is not None:
                 finish()
@@ -237,7 +244,19 @@ def split_section_blocks(
             else:
                 strays.append(line)
             opened = False
-            at_line_start = line.endswith("\n")
+            at_line_start = True  # every later line of the chunk starts after a "\n"
+            # The lines up to the next one that could start a header, in one piece
+            # (strays stay one per line: each is noted).
+            begin = end
+            if begin < size:
+                candidate = line_starts.search(chunk, begin - 1)
+                skip_to = size if candidate is None else candidate.end()
+                if skip_to > begin:
+                    if body is not None:
+                        body.append(chunk[begin:skip_to])
+                    else:
+                        strays.extend(_lines(chunk[begin:skip_to]))
+                    begin = skip_to
         if opened:  # an open token with nothing after it
             finish()
             kind, header, body, token = None, "", [], True
