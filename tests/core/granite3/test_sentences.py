@@ -104,8 +104,13 @@ _REFERENCE_BOUNDARY = re.compile(r"[.!?…]+|\n")
 _REFERENCE_CLOSERS = "\"'”’)]}*_»`"
 
 
+def _reference_word_before(text: str, end: int) -> str:
+    match = re.search(r"[\w.]+$", text[:end][max(0, end - 32) :])
+    return match.group(0) if match else ""
+
+
 def _reference_period_ends_sentence(text: str, dot: int, next_char: str) -> bool:
-    word = _sentences._word_before(text, dot)
+    word = _reference_word_before(text, dot)
     bare = word.strip(".").lower()
     if _sentences._is_list_number(text, dot, word.rstrip(".")):
         return False
@@ -160,7 +165,8 @@ def reference_split_sentences(text: str) -> list[tuple[int, int]]:
     return spans
 
 
-_SENTENCE_WORDS = ["e.g", "Dr", "etc", "U.S", "J", "12", "Inc", "approx", "x" * 40, "ß", "İ", "aZq"]
+_SENTENCE_WORDS = ["e.g", "Dr", "etc", "U.S", "J", "12", "Inc", "approx", "x" * 40, "ß", "İ", "aZq",
+                   "a_b", "x" * 29 + ".dr", "\ndr"]  # fmt: skip
 _SENTENCE_PUNCTUATION = [".", "..", "!", "?", "…", "?!", "", "'", '"', ")", "*", "”", "»", "`"]
 _SENTENCE_SPACES = [" ", "  ", "\t", "\n", "\r", "\r\n", "\u00a0", "\u2028", "\x0c", "", " \n "]
 # Words, then terminators and closers, then whitespace: the shapes every rule looks at.

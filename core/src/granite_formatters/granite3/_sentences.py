@@ -109,12 +109,15 @@ _CLOSERS = "\"'”’)]}*_»`"
 _BOUNDARY = re.compile(
     r"([.!?…\n])(?:(?<=\n)|([.!?…]*)[" + re.escape(_CLOSERS) + r"]*(?=\s|\Z)(?=[ \t]*((?s:.)?)))"
 )
-_WORD_BEFORE = re.compile(r"[\w.]+$")
+# Tried only where a run starts (the look-behind), so no attempt inside a word backtracks.
+_WORD_BEFORE = re.compile(r"(?<![\w.])[\w.]+$")
 
 
 def _word_before(text: str, end: int) -> str:
     """The run of word characters and dots ending at ``end`` (bounded look-back)."""
-    match = _WORD_BEFORE.search(text, max(0, end - 32), end)
+    # Searched in the 32-character window itself, so a run cut by the window start
+    # counts from there.
+    match = _WORD_BEFORE.search(text[max(0, end - 32) : end])
     return match.group(0) if match else ""
 
 
