@@ -9,7 +9,9 @@
 * the tag remover collects the output of a long buffer and writes it on once: a long
   text written whole against the same text in small chunks;
 * section blocks are split with the lines that cannot start a header skipped in one
-  search: compared with the line-by-line split it replaced (kept here).
+  search: compared with the line-by-line split it replaced (kept here);
+* the bundled citation formats validate their citations as one list: equal, with the
+  same fields set, to building them one by one.
 """
 
 from __future__ import annotations
@@ -39,7 +41,12 @@ from granite_formatters.granite3.cite_format import (
     START_OF_PLUGIN,
 )
 from granite_formatters.granite3.co_format import CO_SECTION_PATTERNS
-from granite_formatters.granite3.output import SectionBlock, split_section_blocks
+from granite_formatters.granite3.output import (
+    SectionBlock,
+    citations_from_fields,
+    split_section_blocks,
+)
+from granite_formatters.granite3.types import Citation
 
 from .test_citetags import POINT, TAGGED, WrapTags, _chunked
 from support.granite3_output_support import cuts_for
@@ -285,3 +292,31 @@ def test_section_blocks_split_as_line_by_line(pieces: list[str]) -> None:
         assert split_section_blocks(text, patterns, **tokens) == _reference_split_section_blocks(
             text, patterns, **tokens
         )
+
+
+_CITATION_FIELDS = st.fixed_dictionaries(
+    {
+        "citation_id": st.text(max_size=3),
+        "doc_id": st.one_of(st.text(max_size=4), st.integers(-5, 10**12)),
+        "context_text": st.text(max_size=8),
+    },
+    optional={
+        "context_begin": st.integers(0, 99),
+        "context_end": st.integers(0, 99),
+        "response_text": st.text(max_size=8),
+        "response_begin": st.integers(0, 99),
+        "response_end": st.integers(0, 99),
+    },
+)
+
+
+@given(st.lists(_CITATION_FIELDS, max_size=6))
+def test_citations_validated_as_one_list_equal_one_by_one(fields: list[dict[str, object]]) -> None:
+    together = citations_from_fields(fields)
+    one_by_one = [Citation(**item) for item in fields]  # type: ignore[arg-type]
+    assert together == one_by_one
+    for made, expected in zip(together, one_by_one, strict=True):
+        assert type(made) is Citation
+        assert made.model_fields_set == expected.model_fields_set
+        assert made.model_dump(exclude_unset=True) == expected.model_dump(exclude_unset=True)
+        assert made.model_dump_json() == expected.model_dump_json()

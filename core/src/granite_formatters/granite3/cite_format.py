@@ -26,6 +26,7 @@ from __future__ import annotations
 import json
 import re
 from collections import deque
+from typing import Any
 
 from ._citetags import ANCHOR, CLOSE, NEED_MORE, OPEN, NeedMore, TagEvent, TagMatch
 from ._linepatterns import SPACES, BoundedPattern, Lit, PatternSet, Rep
@@ -34,7 +35,8 @@ from .output import (
     CitationEntry,
     CitationFormat,
     CitationInput,
-    make_citation,
+    citation_fields,
+    citations_from_fields,
     parse_citation_lines,
 )
 from .types import Citation
@@ -230,7 +232,7 @@ def _build_cite_citations(found: CitationInput) -> list[Citation]:
         queues.setdefault(listed.key, deque()).append(listed)
     last_used: dict[str, CitationEntry] = {}
     locator = ContextLocator()
-    citations: list[Citation] = []
+    citations: list[dict[str, Any]] = []
     for ref, _, span in refs:
         response = span if span is not None else next(point_spans)
         citation_id = str(len(citations))
@@ -246,7 +248,7 @@ def _build_cite_citations(found: CitationInput) -> list[Citation]:
         else:
             last_used[ref] = entry
         citations.append(
-            make_citation(citation_id, entry, ref, response, content, documents, locator, notes)
+            citation_fields(citation_id, entry, ref, response, content, documents, locator, notes)
         )
     for queue in queues.values():
         for unused in queue:
@@ -256,11 +258,11 @@ def _build_cite_citations(found: CitationInput) -> list[Citation]:
                 "in the answer"
             )
             citations.append(
-                make_citation(
+                citation_fields(
                     citation_id, unused, unused.key, None, content, documents, locator, notes
                 )
             )
-    return citations
+    return citations_from_fields(citations)
 
 
 def _read_cite_section(body: str, notes: list[str]) -> list[CitationEntry]:

@@ -38,6 +38,7 @@ implementation's helpers: :func:`parse_hallucinations_text` and
 from __future__ import annotations
 
 import codecs
+import functools
 import logging
 import re
 from collections.abc import Callable, Sequence
@@ -45,6 +46,7 @@ from operator import itemgetter
 from typing import Any, ClassVar, NamedTuple
 
 import attrs
+from pydantic import TypeAdapter
 
 from ..processors import OutputProcessor, RequestLike
 from ..streaming import (
@@ -415,6 +417,24 @@ def make_citation(
     ``entry`` is the listed citation (``None`` when the tag has no entry: the context
     is then empty and unlocated). ``doc_ref`` names the document as the model did.
     """
+    return Citation(
+        **citation_fields(citation_id, entry, doc_ref, response, content, documents, locator, notes)
+    )
+
+
+def citation_fields(
+    citation_id: str,
+    entry: CitationEntry | None,
+    doc_ref: str,
+    response: Span | None,
+    content: str,
+    documents: DocumentIndex,
+    locator: ContextLocator,
+    notes: list[str],
+) -> dict[str, Any]:
+    """The fields of the citation :func:`make_citation` builds (only those that are known,
+    as they make the model's ``fields_set``); turn many into citations at once with
+    :func:`citations_from_fields`."""
     if not doc_ref.isascii():
         safe_ref = text_safe(doc_ref)
         if safe_ref is not None:
@@ -422,7 +442,6 @@ def make_citation(
             doc_ref = safe_ref
     found = documents.lookup(doc_ref)
     context = entry.context if entry is not None else ""
-    # Only the fields that are known are given (they make the model's fields_set).
     fields: dict[str, Any] = {
         "citation_id": citation_id,
         "doc_id": found[0] if found is not None else doc_ref,
@@ -436,7 +455,7 @@ def make_citation(
     if found is None:
         if documents.documents:
             notes.append(f"citation {citation_id}: the request has no document {doc_ref!r}")
-        return Citation(**fields)
+        return fields
     if context.strip():
         doc_id, document = found
         text = document.text
@@ -449,7 +468,17 @@ def make_citation(
             notes.append(
                 f"citation {citation_id}: {_excerpt(context)} is not in document {doc_id!r}"
             )
-    return Citation(**fields)
+    return fields
+
+
+@functools.cache
+def _citation_list() -> TypeAdapter[list[Citation]]:
+    return TypeAdapter(list[Citation])
+
+
+def citations_from_fields(fields: list[dict[str, Any]]) -> list[Citation]:
+    """``[Citation(**item) for item in fields]``, validated as one list (about twice as fast)."""
+    return _citation_list().validate_python(fields)
 
 
 # ----------------------------------------------------------------------------------------
