@@ -207,3 +207,11 @@ def test_the_one_scan_splitter_on_every_word_terminator_and_space() -> None:
                     for after in ("Next", "next", "3", ""):
                         text = f"Lead {word}{first}{second}{space}{after}"
                         assert split_sentences(text) == reference_split_sentences(text), text
+
+
+@settings(max_examples=500)
+@given(st.text(alphabet=st.sampled_from(list("ab Z1²٣_.\n\t-ßİ\u00a0") + ["x" * 20]), max_size=50))
+def test_the_word_before_a_period_is_the_regex_run(text: str) -> None:
+    # The space-and-isalnum shortcut against the bounded regex search.
+    for end in range(len(text) + 1):
+        assert _sentences._word_before(text, end) == _reference_word_before(text, end)

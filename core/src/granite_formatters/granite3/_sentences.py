@@ -115,9 +115,17 @@ _WORD_BEFORE = re.compile(r"(?<![\w.])[\w.]+$")
 
 def _word_before(text: str, end: int) -> str:
     """The run of word characters and dots ending at ``end`` (bounded look-back)."""
+    start = max(0, end - 32)
+    # The usual case without a regex: a plain word after a space (``\w`` is exactly
+    # what ``str.isalnum`` accepts, plus "_").
+    space = text.rfind(" ", start, end)
+    if space != -1:
+        word = text[space + 1 : end]
+        if not word or word.isalnum():
+            return word
     # Searched in the 32-character window itself, so a run cut by the window start
     # counts from there.
-    match = _WORD_BEFORE.search(text[max(0, end - 32) : end])
+    match = _WORD_BEFORE.search(text[start:end])
     return match.group(0) if match else ""
 
 
