@@ -210,7 +210,7 @@ def test_the_one_scan_splitter_on_every_word_terminator_and_space() -> None:
 
 
 @settings(max_examples=500)
-@given(st.text(alphabet=st.sampled_from(list("ab Z1²٣_.\n\t-ßİ\u00a0") + ["x" * 20]), max_size=50))
+@given(st.lists(st.sampled_from([*"ab Z1²٣_.\n\t-ßİ\u00a0", "x" * 20]), max_size=40).map("".join))
 def test_the_word_before_a_period_is_the_regex_run(text: str) -> None:
     # The space-and-isalnum shortcut against the bounded regex search.
     for end in range(len(text) + 1):
