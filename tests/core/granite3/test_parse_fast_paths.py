@@ -11,7 +11,8 @@
 * section blocks are split with the lines that cannot start a header skipped in one
   search: compared with the line-by-line split it replaced (kept here);
 * the bundled citation formats validate their citations as one list: equal, with the
-  same fields set, to building them one by one.
+  same fields set, to building them one by one;
+* a document answers a quote it was asked before from its cache: as ``str.find``.
 """
 
 from __future__ import annotations
@@ -32,6 +33,7 @@ from granite_formatters.granite3._citetags import (
 )
 from granite_formatters.granite3._linepatterns import PatternSet
 from granite_formatters.granite3._markers import MarkerSearch
+from granite_formatters.granite3._spans import _TextIndex
 from granite_formatters.granite3.cite_format import (
     CITE_GRAMMAR,
     CITE_SECTION_PATTERNS,
@@ -320,3 +322,15 @@ def test_citations_validated_as_one_list_equal_one_by_one(fields: list[dict[str,
         assert made.model_fields_set == expected.model_fields_set
         assert made.model_dump(exclude_unset=True) == expected.model_dump(exclude_unset=True)
         assert made.model_dump_json() == expected.model_dump_json()
+
+
+@given(
+    text=st.text(alphabet="ab .", max_size=60),
+    quotes=st.lists(st.text(alphabet="ab .", min_size=1, max_size=5), max_size=12),
+)
+def test_a_short_text_answers_repeated_quotes_from_its_cache_as_find(
+    text: str, quotes: list[str]
+) -> None:
+    index = _TextIndex(text)
+    for quote in quotes + quotes:  # each quote asked twice: the second from the cache
+        assert index.find(quote) == text.find(quote)

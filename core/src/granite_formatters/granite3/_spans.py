@@ -139,12 +139,11 @@ class _TextIndex:
 
     def find(self, quote: str) -> int:
         """The first index of ``quote`` in the text, or -1 (also when out of budget)."""
-        text = self.text
-        if len(text) <= _DIRECT:
-            return text.find(quote)
-        cached = self._cache.get(quote)
+        cached = self._cache.get(quote)  # a passage is often quoted more than once
         if cached is None:
-            cached = self._cache[quote] = self._search(quote)
+            text = self.text
+            found = text.find(quote) if len(text) <= _DIRECT else self._search(quote)
+            cached = self._cache[quote] = found
         return cached
 
     def _search(self, quote: str) -> int:
