@@ -12,17 +12,21 @@
   search: compared with the line-by-line split it replaced (kept here);
 * the bundled citation formats validate their citations as one list: equal, with the
   same fields set, to building them one by one;
-* a document answers a quote it was asked before from its cache: as ``str.find``.
+* a document answers a quote it was asked before from its cache: as ``str.find``;
+* citation lines keep each context's stripped text instead of re-joining it per line:
+  compared with the reading it replaced (kept here).
 """
 
 from __future__ import annotations
 
 import json
+import re
+from collections.abc import Sequence
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from granite_formatters.granite3 import _citetags, cite_format
+from granite_formatters.granite3 import _citetags, cite_format, co_format
 from granite_formatters.granite3._citetags import (
     ANCHOR,
     CLOSE,
@@ -44,8 +48,10 @@ from granite_formatters.granite3.cite_format import (
 )
 from granite_formatters.granite3.co_format import CO_SECTION_PATTERNS
 from granite_formatters.granite3.output import (
+    CitationEntry,
     SectionBlock,
     citations_from_fields,
+    parse_citation_lines,
     split_section_blocks,
 )
 from granite_formatters.granite3.types import Citation
@@ -334,3 +340,58 @@ def test_a_short_text_answers_repeated_quotes_from_its_cache_as_find(
     index = _TextIndex(text)
     for quote in quotes + quotes:  # each quote asked twice: the second from the cache
         assert index.find(quote) == text.find(quote)
+
+
+def _reference_parse_citation_lines(
+    body: str, item_patterns: Sequence[re.Pattern[str]], notes: list[str]
+) -> list[CitationEntry]:
+    """``parse_citation_lines`` as it was: the open quote re-checked on the joined context."""
+
+    def unquote(text: str) -> str:
+        text = text.strip()
+        if text.startswith('"'):
+            text = text[1:]
+        if text.endswith('"'):
+            text = text[:-1]
+        return text.strip()
+
+    def quote_open(text: str) -> bool:
+        text = text.strip()
+        return text.startswith('"') and (len(text) == 1 or not text.endswith('"'))
+
+    items: list[tuple[str, str, list[str]]] = []
+    for line in body.splitlines():
+        match = None
+        if not (items and quote_open("\n".join(items[-1][2]))):
+            for pattern in item_patterns:
+                match = pattern.fullmatch(line)
+                if match is not None:
+                    break
+        if match is not None:
+            groups = match.groupdict()
+            key = (groups.get("key") or "").strip()
+            document = (groups.get("document") or key).strip()
+            items.append((key, document, [groups.get("context") or ""]))
+        elif items:
+            items[-1][2].append(line)
+        elif line.strip():
+            notes.append(f"could not read citation line {line!r}")
+    return [CitationEntry(key, doc, unquote("\n".join(lines))) for key, doc, lines in items]
+
+
+_LINE_PIECES = st.sampled_from(
+    ['<co>1</co> Document 0: "a', '"', 'b"', "<co> 2 </co> document 3 : x", "1. ", "d: ", '"',
+     ' "q" ', "\n", "\r\n", "\n \n", " ", "c\u2028d", "text", ":", "<co>", '""']
+)  # fmt: skip
+_KEY_ONLY = re.compile(r"(?P<key>\w+)=(?P<context>.*)")
+
+
+@settings(max_examples=300)
+@given(pieces=st.lists(_LINE_PIECES, max_size=20))
+def test_citation_lines_read_as_with_the_joined_open_quote_check(pieces: list[str]) -> None:
+    body = "".join(pieces)
+    for patterns in (co_format._CITATION_LINE,), cite_format._CITATION_LINES, (_KEY_ONLY,):
+        notes: list[str] = []
+        assert parse_citation_lines(body, patterns, notes) == _reference_parse_citation_lines(
+            body, patterns, []
+        )

@@ -282,15 +282,6 @@ class CitationEntry(NamedTuple):
     context: str
 
 
-def _unquote(text: str) -> str:
-    text = text.strip()
-    if text.startswith('"'):
-        text = text[1:]
-    if text.endswith('"'):
-        text = text[:-1]
-    return text.strip()
-
-
 def parse_citation_lines(
     body: str, item_patterns: Sequence[re.Pattern[str]], notes: list[str]
 ) -> list[CitationEntry]:
@@ -304,37 +295,50 @@ def parse_citation_lines(
     quotes is removed from each context.
     """
     items: list[tuple[str, str, list[str]]] = []
+    # Each item's context so far, stripped.
+    stripped: list[str] = []
     # Whether the last item's context opens a double quote it has not closed yet
     # (recomputed when that context grows; most contexts are one line).
     quote_open = False
+    readers = [
+        (p, "key" in p.groupindex, "document" in p.groupindex, "context" in p.groupindex)
+        for p in item_patterns
+    ]
     for line in body.splitlines():
         match = None
         if not quote_open:
-            for pattern in item_patterns:
-                match = pattern.fullmatch(line)
+            for reader in readers:
+                match = reader[0].fullmatch(line)
                 if match is not None:
                     break
         if match is not None:
-            groups = match.groupdict()
-            key = (groups.get("key") or "").strip()
-            document = (groups.get("document") or key).strip()
-            context = [groups.get("context") or ""]
+            _, has_key, has_document, has_context = reader
+            key = ((match["key"] if has_key else None) or "").strip()
+            document = ((match["document"] if has_document else None) or key).strip()
+            context = [(match["context"] if has_context else None) or ""]
             items.append((key, document, context))
+            text = context[0].strip()
+            stripped.append(text)
         elif items:
             context = items[-1][2]
             context.append(line)
+            text = stripped[-1] = "\n".join(context).strip()
         else:
             if line.strip():
                 notes.append(f"could not read citation line {_excerpt(line)}")
             continue
         # Open: it starts with a double quote that does not also end it (a lone '"' is
         # open too).
-        text = (context[0] if len(context) == 1 else "\n".join(context)).strip()
         quote_open = text[:1] == '"' and (len(text) == 1 or text[-1] != '"')
-    return [
-        CitationEntry(key, doc, _unquote(lines[0] if len(lines) == 1 else "\n".join(lines)))
-        for key, doc, lines in items
-    ]
+    entries: list[CitationEntry] = []
+    for (key, document, _), text in zip(items, stripped, strict=True):
+        # One pair of surrounding double quotes removed, then the spaces inside them.
+        if text[:1] == '"':
+            text = text[1:]
+        if text[-1:] == '"':
+            text = text[:-1]
+        entries.append(CitationEntry(key, document, text.strip()))
+    return entries
 
 
 class DocumentIndex:
