@@ -17,6 +17,7 @@ the rest, incrementally:
 
 from __future__ import annotations
 
+import re
 from typing import NamedTuple, Protocol
 
 from ._markers import marker_first_chars, marker_pattern, partial_marker_length
@@ -39,6 +40,7 @@ __all__ = [
 ANCHOR, OPEN, CLOSE = "anchor", "open", "close"
 
 _CLOSING_PUNCTUATION = frozenset(".,;:!?)]}\"'”’»…")
+_WHITESPACE_RUN = re.compile("[" + re.escape(WHITESPACE) + "]*")
 
 
 class TagMatch(NamedTuple):
@@ -111,6 +113,9 @@ class CitationTagRemover(ScanningSink):
         self.next = next_sink
         self.grammar = grammar
         self._lane_chars = marker_first_chars(grammar.markers)
+        # Clusters resolve in place unless a marker can begin with whitespace.
+        self._in_place = self._lane_chars.isdisjoint(WHITESPACE)
+        self._markers = marker_pattern(grammar.markers)
         self.events: list[TagEvent] = []
         self._pending = ""
         # Whitespace at the end of the text so far (a cluster may follow), in pieces.
@@ -187,6 +192,11 @@ class CitationTagRemover(ScanningSink):
                 text(found.group())
                 position = found.end()
                 continue
+            # The usual cluster is resolved where it stands (see _close_in_place).
+            resumed = self._close_in_place(buffer, start, result, final)
+            if resumed >= 0:
+                position = resumed
+                continue
             # The tag joins the current cluster (see _resolve), or starts one.
             if self._cluster is None:
                 self._cluster = [result]
@@ -196,6 +206,40 @@ class CitationTagRemover(ScanningSink):
                 self._cluster.append(result)
                 self._runs.append([])
             position = start + result.length
+
+    def _close_in_place(self, buffer: str, start: int, first: TagMatch, final: bool) -> int:
+        """Resolve, without the cluster state, a cluster that ``buffer`` holds whole.
+
+        That is the usual shape: text ending in no whitespace, tags written back to back
+        (``first`` at ``start``, the first of them), then whitespace and a character
+        that begins no marker. Whitespace repair is then what :meth:`_resolve` does with
+        only its last run non-empty. Returns where the text after the whitespace starts,
+        or -1 (nothing done) for any other shape, which the general path reads.
+        """
+        if self._cluster is not None or self._held or not self._in_place:
+            return -1
+        grammar, firsts = self.grammar, self._lane_chars
+        length = len(buffer)
+        cluster = [first]
+        end = start + first.length
+        while end < length and buffer[end] in firsts:
+            pattern = self._markers
+            if pattern is None or pattern.match(buffer, end) is None:
+                return -1
+            more = grammar.match(buffer, end, final)
+            if not isinstance(more, TagMatch):
+                return -1
+            cluster.append(more)
+            end += more.length
+        stop = _WHITESPACE_RUN.match(buffer, end).end()  # type: ignore[union-attr]
+        if stop >= length or buffer[stop] in firsts:
+            return -1
+        separator = buffer[end:stop]
+        if separator and "\n" not in separator and (self._out == 0 or self._last == "\n"):
+            separator = ""  # at the start of a line
+        self._record(cluster, self._out, self._out + len(separator))
+        self._pass(separator)
+        return stop
 
     def _text(self, text: str) -> None:
         if not text:
@@ -237,7 +281,13 @@ class CitationTagRemover(ScanningSink):
                 separator = max(reversed(candidates), key=lambda run: run.count("\n"))
             if separator and "\n" not in separator and (self._out == 0 or self._last == "\n"):
                 separator = ""  # at the start of a line
-        before, after = self._out, self._out + len(separator)
+        self._record(cluster, self._out, self._out + len(separator))
+        self._cluster = None
+        self._runs = []
+        self._pass(separator)
+
+    def _record(self, cluster: list[TagMatch], before: int, after: int) -> None:
+        """The events of a resolved cluster: its separator spans ``before`` to ``after``."""
         events = self.events
         if len(cluster) == 1:
             tag = cluster[0]
@@ -260,9 +310,6 @@ class CitationTagRemover(ScanningSink):
                 position = after if tag.kind == OPEN else before
                 events.append(TagEvent(tag.kind, tag.ref, position, tag.flag))
                 index += 1
-        self._cluster = None
-        self._runs = []
-        self._pass(separator)
 
 
 def remove_citation_tags(text: str, grammar: TagGrammar) -> tuple[str, list[TagEvent]]:
