@@ -5,7 +5,8 @@
   (:meth:`_CiteTags.match_any_form`);
 * a quoted document id without a backslash is taken as it is, not JSON-decoded;
 * the tag remover resolves a cluster with shortcuts for one tag and one whitespace
-  run: compared with the rule-by-rule resolution it replaced (kept here);
+  run, and the usual cluster (tags back to back after a word, then whitespace and a
+  word) in place: compared with the rule-by-rule resolution it replaced (kept here);
 * the tag remover collects the output of a long buffer and writes it on once: a long
   text written whole against the same text in small chunks;
 * section blocks are split with the lines that cannot start a header skipped in one
@@ -117,8 +118,23 @@ def test_the_canonical_start_tag_on_the_usual_shapes() -> None:
     assert CITE_GRAMMAR.match(escaped, 0, True) == (len(escaped), OPEN, "aé", "")
 
 
+class _Sink:
+    def __init__(self) -> None:
+        self.parts: list[str] = []
+
+    def write(self, text: str) -> None:
+        self.parts.append(text)
+
+    def end(self) -> None:
+        pass
+
+
 class _ReferenceRemover(CitationTagRemover):
-    """The cluster resolution as it was before its shortcuts."""
+    """The cluster resolution as it was before its shortcuts (none resolved in place)."""
+
+    def __init__(self, next_sink: _Sink, grammar: object) -> None:
+        super().__init__(next_sink, grammar)  # type: ignore[arg-type]
+        self._in_place = False
 
     def _resolve(self, following: str | None) -> None:
         cluster = self._cluster or []
@@ -145,17 +161,6 @@ class _ReferenceRemover(CitationTagRemover):
         self._cluster = None
         self._runs = []
         self._pass(separator)
-
-
-class _Sink:
-    def __init__(self) -> None:
-        self.parts: list[str] = []
-
-    def write(self, text: str) -> None:
-        self.parts.append(text)
-
-    def end(self) -> None:
-        pass
 
 
 def _remove(remover_type: type[CitationTagRemover], text: str, grammar: object) -> object:
