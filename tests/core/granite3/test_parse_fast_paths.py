@@ -13,7 +13,8 @@
   search: compared with the line-by-line split it replaced (kept here);
 * the bundled citation formats validate their citations as one list: equal, with the
   same fields set, to building them one by one;
-* a document answers a quote it was asked before from its cache: as ``str.find``;
+* a document answers a quote it was asked before from its cache: as ``str.find``, and
+  a locator a context it was asked before: as a fresh locator;
 * citation lines keep each context's stripped text instead of re-joining it per line:
   compared with the reading it replaced (kept here).
 """
@@ -38,7 +39,7 @@ from granite_formatters.granite3._citetags import (
 )
 from granite_formatters.granite3._linepatterns import PatternSet
 from granite_formatters.granite3._markers import MarkerSearch
-from granite_formatters.granite3._spans import _TextIndex
+from granite_formatters.granite3._spans import ContextLocator, _TextIndex
 from granite_formatters.granite3.cite_format import (
     CITE_GRAMMAR,
     CITE_SECTION_PATTERNS,
@@ -399,4 +400,23 @@ def test_citation_lines_read_as_with_the_joined_open_quote_check(pieces: list[st
         notes: list[str] = []
         assert parse_citation_lines(body, patterns, notes) == _reference_parse_citation_lines(
             body, patterns, []
+        )
+
+
+@settings(max_examples=200)
+@given(
+    document=st.text(alphabet="aB .\n\"'…", max_size=40),
+    long=st.booleans(),
+    contexts=st.lists(st.text(alphabet="ab .\n\"'…", max_size=8), max_size=8),
+)
+def test_a_repeated_context_is_located_as_the_first_time(
+    document: str, long: bool, contexts: list[str]
+) -> None:
+    # One locator remembers each context's answer; a fresh locator per call cannot.
+    if long:
+        document = "x " * 2100 + document  # past the direct search: the word index
+    shared = ContextLocator()
+    for context in contexts + contexts:
+        assert shared.locate("d", document, context) == ContextLocator().locate(
+            "d", document, context
         )

@@ -180,13 +180,17 @@ class _TextIndex:
 class _DocumentIndex:
     """A document's exact and normalised (whitespace, case) indexes, each built lazily."""
 
-    __slots__ = ("_exact", "_normal", "_origin", "document")
+    __slots__ = ("_exact", "_normal", "_origin", "document", "located")
 
     def __init__(self, document: str) -> None:
         self.document = document
         self._exact = _TextIndex(document)
         self._normal: _TextIndex | None = None
         self._origin: list[int] = []
+        #: What :meth:`ContextLocator.locate` found for each context asked so far (the
+        #: indexes answer a repeated quote from their caches, so this is what it would
+        #: find again).
+        self.located: dict[str, Span | None] = {}
 
     def find(self, quote: str) -> Span | None:
         found = self._exact.find(quote)
@@ -223,6 +227,14 @@ class ContextLocator:
         index = self._documents.get(key)
         if index is None or index.document is not document:
             index = self._documents[key] = _DocumentIndex(document)
+        try:
+            return index.located[context]
+        except KeyError:
+            span = index.located[context] = self._locate(index, context)
+            return span
+
+    @staticmethod
+    def _locate(index: _DocumentIndex, context: str) -> Span | None:
         stripped = context.strip()
         if stripped:
             span = index.find(stripped)  # the usual case: the context is quoted exactly

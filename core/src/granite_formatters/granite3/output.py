@@ -921,6 +921,8 @@ class Granite3StreamParser(StreamParser):
                 # break: a body without a marker has no tag to remove.
                 if tag_markers is not None and tag_markers.search(block.body) is not None:
                     for number, entry in enumerate(entries):
+                        if tag_markers.search(entry.context) is None:
+                            continue
                         context = remove_citation_tags(entry.context, cite.tag_grammar)[0]
                         if context != entry.context:
                             entries[number] = CitationEntry(entry.key, entry.document, context)
