@@ -145,6 +145,13 @@ def _period_ends_sentence(text: str, dot: int, next_char: str) -> bool:
     if next_char.islower() or next_char.isdigit():
         return False  # checked first: it needs no look-back
     word = _word_before(text, dot)
+    if word.isalpha():  # the usual word: no dots, no digits (so no list number)
+        bare = word.lower()
+        if bare in _ABBREVIATIONS:
+            return False
+        if bare in _AMBIGUOUS:
+            return next_char.isupper()
+        return not (len(bare) == 1 and bare.isalpha())
     bare = word.strip(".").lower()
     if _is_list_number(text, dot, word.rstrip(".")):
         return False
