@@ -295,11 +295,13 @@ def parse_citation_lines(
     quotes is removed from each context.
     """
     items: list[tuple[str, str, list[str]]] = []
-    # Each item's context so far, stripped.
-    stripped: list[str] = []
-    # Whether the last item's context opens a double quote it has not closed yet
-    # (recomputed when that context grows; most contexts are one line).
+    # Whether the last item's context opens a double quote it has not closed yet: it
+    # starts with '"' and does not also end with it (a lone '"' is open). Known from
+    # its first and last visible characters and whether it has only one, kept as the
+    # context grows (re-reading the joined context per line would be quadratic).
     quote_open = False
+    first = last = ""
+    visible = 0  # visible characters of the context, counted up to 2
     readers = [
         (p, "key" in p.groupindex, "document" in p.groupindex, "context" in p.groupindex)
         for p in item_patterns
@@ -315,23 +317,26 @@ def parse_citation_lines(
             _, has_key, has_document, has_context = reader
             key = ((match["key"] if has_key else None) or "").strip()
             document = ((match["document"] if has_document else None) or key).strip()
-            context = [(match["context"] if has_context else None) or ""]
-            items.append((key, document, context))
-            text = context[0].strip()
-            stripped.append(text)
+            piece = (match["context"] if has_context else None) or ""
+            items.append((key, document, [piece]))
+            first = last = ""
+            visible = 0
         elif items:
-            context = items[-1][2]
-            context.append(line)
-            text = stripped[-1] = "\n".join(context).strip()
+            piece = line
+            items[-1][2].append(piece)
         else:
             if line.strip():
                 notes.append(f"could not read citation line {_excerpt(line)}")
             continue
-        # Open: it starts with a double quote that does not also end it (a lone '"' is
-        # open too).
-        quote_open = text[:1] == '"' and (len(text) == 1 or text[-1] != '"')
+        shown = piece.strip()
+        if shown:
+            first = first or shown[0]
+            last = shown[-1]
+            visible = min(2, visible + len(shown))
+        quote_open = first == '"' and (visible == 1 or last != '"')
     entries: list[CitationEntry] = []
-    for (key, document, _), text in zip(items, stripped, strict=True):
+    for key, document, lines in items:
+        text = (lines[0] if len(lines) == 1 else "\n".join(lines)).strip()
         # One pair of surrounding double quotes removed, then the spaces inside them.
         if text[:1] == '"':
             text = text[1:]
