@@ -372,7 +372,7 @@ def co_shapes() -> dict[str, Any]:
         "header-like lines": lambda n: ("# Citations:\n" * n, None),
         "a quote left open over many lines": lambda n: (
             'Answer.<co>1</co>\n# Citations:\n<co>1</co> Document 0: "x\n' + "more text\n" * n,
-            _rag_request("x"),
+            None,  # no documents: the quote is read, not searched for
         ),
     }
 
@@ -399,6 +399,6 @@ def cite_shapes() -> dict[str, Any]:
         "a quote left open over many lines": lambda n: (
             'A.<|start_of_cite|>{"document_id": "0"}<|end_of_cite|>\n'
             '<|start_of_plugin|>{"id": "citation"}\n0: "x\n' + "more text\n" * n,
-            _rag_request("x"),
+            None,  # no documents: the quote is read, not searched for
         ),
     }
