@@ -19,7 +19,13 @@ from collections.abc import Sequence
 from functools import lru_cache
 from typing import NamedTuple
 
-__all__ = ["MarkerMatch", "MarkerSearch", "marker_first_chars", "partial_marker_length"]
+__all__ = [
+    "MarkerMatch",
+    "MarkerSearch",
+    "marker_first_chars",
+    "marker_pattern",
+    "partial_marker_length",
+]
 
 
 class MarkerMatch(NamedTuple):
@@ -66,6 +72,15 @@ def _prepare(markers: tuple[str, ...]) -> _Prepared:
 def marker_first_chars(markers: Sequence[str]) -> frozenset[str]:
     """The characters any of ``markers`` begins with (text without them holds no marker)."""
     return _prepare(tuple(markers)).firsts
+
+
+def marker_pattern(markers: Sequence[str]) -> re.Pattern[str] | None:
+    """The markers as one compiled alternation, longest first (``None`` if there are none).
+
+    Its ``search(text, start)`` finds the marker :meth:`MarkerSearch.next` finds, for a
+    scanner that runs one search per marker and needs no :class:`MarkerMatch`.
+    """
+    return _prepare(tuple(markers)).any_marker
 
 
 class MarkerSearch:
