@@ -394,7 +394,9 @@ class Granite4InputProcessor(InputProcessor):
         messages = request.messages
         # The caller's messages, read for content parts (a plain request has none).
         raw_messages = (
-            raw.get("messages") if raw is not None and type(request) is not PlainRequest else None
+            raw.get("messages")
+            if raw is not None and not isinstance(request, PlainRequest)
+            else None
         )
 
         def content_of(index: int) -> str:
