@@ -295,7 +295,8 @@ class Granite3InputProcessor(InputProcessor):
             raise InvalidRequestError(
                 f"must be a datetime.date, not {type(today).__name__}", field="today"
             )
-        special_tokens = str.__str__(special_tokens)  # type: ignore[assignment]
+        if type(special_tokens) is not str:
+            special_tokens = str.__str__(special_tokens)  # type: ignore[assignment]
         request: RequestView | None = None
         if type(chat_completion) is dict:
             # A plain dict of the common shapes renders straight from the dict; other plain
@@ -524,7 +525,9 @@ class Granite3InputProcessor(InputProcessor):
         first = messages[0]
         # Text without the sentinel character has no special token ("" matches all text).
         sentinel = fmt.special_tokens.sentinel if special_tokens != "keep" else None
-        first_role = _exact_str(first.role, "messages[0].role")
+        first_role = first.role
+        if type(first_role) is not str:
+            first_role = _exact_str(first_role, "messages[0].role")
         if special_tokens == "strip" and sentinel is not None and sentinel in first_role:
             # As if the request had been sanitized first: "sys<|end_of_text|>tem" is a system role.
             first_role = fmt.special_tokens.remove(first_role)
