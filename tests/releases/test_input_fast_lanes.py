@@ -60,6 +60,15 @@ class _Sneaky(str):
         return False
 
 
+class _Raising:
+    """A value that fails every comparison (the direct lane must not compare it)."""
+
+    def __eq__(self, other: object) -> bool:
+        raise RuntimeError("compared")
+
+    __hash__ = object.__hash__
+
+
 class _Dict(dict):  # type: ignore[type-arg]
     """A ``dict`` subclass: never a plain dict."""
 
@@ -240,6 +249,7 @@ UNUSUAL: dict[str, tuple[tuple[Any, ...], Any]] = {
     "content null": (("messages", 0, "content"), None),
     "content parts": (("messages", 0, "content"), [{"type": "text", "text": "Q?"}]),
     "role not a string": (("messages", 0, "role"), 1),
+    "role fails comparisons": (("messages", 0, "role"), _Raising()),
     "developer role": (("messages", 0, "role"), "developer"),
     "doc_id bool": (("documents", 0, "doc_id"), True),
     "doc_id float": (("documents", 0, "doc_id"), 1.0),

@@ -394,7 +394,8 @@ class Granite3InputProcessor(InputProcessor):
         # Text without the sentinel has no special token; text with it is searched.
         sentinel = tokens.sentinel if special_tokens != "keep" else None
         first = messages[0]
-        custom_system = type(first) is dict and first.get("role") == "system"
+        first_role = first.get("role") if type(first) is dict else None
+        custom_system = type(first_role) is str and first_role == "system"
         has_tools = bool(tools)
         has_documents = bool(documents)
         if (thinking or (controls and (custom_system or not has_documents))) and self.check_options(
@@ -411,8 +412,7 @@ class Granite3InputProcessor(InputProcessor):
             first_loop = 1
             content = first.get("content")
             if (
-                type(first["role"]) is not str
-                or type(content) is not str
+                type(content) is not str
                 or (len(first) > 2 and not _plain_message_extras(first))
                 or (sentinel is not None and sentinel in content and tokens.search(content))
             ):
