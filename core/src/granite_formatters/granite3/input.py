@@ -173,6 +173,16 @@ _MESSAGE_STRINGS = ("tool_call_id", "name", "reasoning_content")
 _SYSTEM_TURNS_KEPT = 32
 
 
+def _document_heading(index: int) -> str:
+    """The line before document ``index`` in the single documents turn (3.1, 3.2), with
+    the blank line that separates it from the previous document."""
+    return f"\n\nDocument {index}\n" if index else "Document 0\n"
+
+
+#: ``_document_heading(index)`` of the first documents, made once (read in the loops).
+_DOCUMENT_HEADINGS = tuple(_document_heading(index) for index in range(16))
+
+
 def _str_keys(data: dict[Any, Any]) -> bool:
     """Every key of ``data`` is an exact ``str`` (validation refuses other keys)."""
     return all(type(key) is str for key in data)
@@ -494,7 +504,8 @@ class Granite3InputProcessor(InputProcessor):
         if single_turn:
             out.append(DOCUMENTS_OPEN)
             for index, text in enumerate(texts):
-                out += (f"\n\nDocument {index}\n" if index else "Document 0\n", text)
+                heading = _DOCUMENT_HEADINGS[index] if index < 16 else _document_heading(index)
+                out += (heading, text)
             out.append(TURN_END)
         return True
 
@@ -863,9 +874,8 @@ class Granite3InputProcessor(InputProcessor):
                     text = self._document_field_with_tokens(
                         index, document, "text", text, special_tokens
                     )
-                if index:
-                    out.append("\n\n")
-                out += (f"Document {index}\n", text)
+                heading = _DOCUMENT_HEADINGS[index] if index < 16 else _document_heading(index)
+                out += (heading, text)
             out.append(TURN_END)
             return
         for index, document in enumerate(documents):
