@@ -439,26 +439,28 @@ class Granite3InputProcessor(InputProcessor):
             out += (fmt.tools_open, block, TURN_END)
         if documents and not self._plain_documents(out, documents, sentinel):
             return None
-        for index in range(first_loop, len(messages)):
-            message = messages[index]
-            if type(message) is not dict:
-                return None
-            role = message.get("role")
-            content = message.get("content")
-            if (
-                type(role) is not str
-                or type(content) is not str
-                or (len(message) > 2 and not _plain_message_extras(message))
-                or role in _UNKNOWN_ROLES
-            ):
-                return None
-            if (
-                sentinel is not None
-                and (sentinel in role or sentinel in content)
-                and (tokens.search(role) is not None or tokens.search(content) is not None)
-            ):
-                return None
-            out += (START_OF_ROLE, role, END_OF_ROLE, content, TURN_END)
+        try:  # (subscripts, faster than get(); a missing key leaves it to the general path)
+            for message in messages[1:] if first_loop else messages:
+                if type(message) is not dict:
+                    return None
+                role = message["role"]
+                content = message["content"]
+                if (
+                    type(role) is not str
+                    or type(content) is not str
+                    or (len(message) > 2 and not _plain_message_extras(message))
+                    or role in _UNKNOWN_ROLES
+                ):
+                    return None
+                if (
+                    sentinel is not None
+                    and (sentinel in role or sentinel in content)
+                    and (tokens.search(role) is not None or tokens.search(content) is not None)
+                ):
+                    return None
+                out += (START_OF_ROLE, role, END_OF_ROLE, content, TURN_END)
+        except KeyError:
+            return None
         if add_generation_prompt and len(messages) > first_loop:
             out.append(generation_prompt(controls, control_items))
         return "".join(out)
