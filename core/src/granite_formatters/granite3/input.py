@@ -482,9 +482,7 @@ class Granite3InputProcessor(InputProcessor):
             if type(text) is not str or (title is not None and type(title) is not str):
                 return False
             # Keys other than the three read must be strings (validation refuses others).
-            if len(document) != 1 + (doc_id is not None) + (title is not None) and not (
-                _str_keys(document)
-            ):
+            if not (_DOCUMENT_KEYS.issuperset(document) or _str_keys(document)):
                 return False
             if sentinel is not None and sentinel in text and tokens.search(text) is not None:
                 return False
