@@ -472,8 +472,9 @@ class Granite3InputProcessor(InputProcessor):
         fmt = self.prompt_format
         tokens = fmt.special_tokens
         single_turn = fmt.document_layout is DocumentLayout.SINGLE_TURN
-        texts: list[str] = []
-        for document in documents:
+        if single_turn:
+            out.append(DOCUMENTS_OPEN)
+        for index, document in enumerate(documents):
             if type(document) is not dict:
                 return False
             text = document.get("text")
@@ -498,14 +499,11 @@ class Granite3InputProcessor(InputProcessor):
             elif doc_id is not None or not single_turn:
                 return False  # (a bool, another type, or a missing 3.3 id)
             if single_turn:
-                texts.append(text)
+                heading = _DOCUMENT_HEADINGS[index] if index < 16 else _document_heading(index)
+                out += (heading, text)
             else:
                 out += (DOCUMENT_OPEN, printed_id, DOCUMENT_ID_CLOSE, text, TURN_END)
         if single_turn:
-            out.append(DOCUMENTS_OPEN)
-            for index, text in enumerate(texts):
-                heading = _DOCUMENT_HEADINGS[index] if index < 16 else _document_heading(index)
-                out += (heading, text)
             out.append(TURN_END)
         return True
 
