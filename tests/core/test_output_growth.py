@@ -15,7 +15,14 @@ import pytest
 from support import robustness
 
 #: Sizes chosen so that the smallest run takes a few milliseconds.
-BIG_N = {"newlines", "short lines", "think markers", "header-like lines", "plugin tokens"}
+BIG_N = {
+    "newlines",
+    "short lines",
+    "think markers",
+    "header-like lines",
+    "plugin tokens",
+    "a quote left open over many lines",
+}
 
 
 def _cases() -> list[Any]:

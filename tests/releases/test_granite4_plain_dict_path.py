@@ -225,3 +225,67 @@ def test_a_str_subclass_takes_the_validated_path() -> None:
     request = copy.deepcopy(PLAIN)
     request["messages"][1]["content"] = _Str("x")
     assert granite4_input._plain_request(request) is None
+
+
+# -- the typed lanes ----------------------------------------------------------------------
+
+_DOCUMENT_VALUES = st.one_of(
+    st.none(),
+    st.text(max_size=5),
+    st.integers(),
+    st.booleans(),
+    st.floats(allow_nan=False),
+    st.lists(st.integers(), max_size=2),
+    st.dictionaries(st.text(max_size=3), st.integers(), max_size=2),
+    st.builds(_Str, st.text(max_size=5)),
+)
+
+
+@given(
+    st.dictionaries(
+        st.sampled_from(["text", "doc_id", "title", "source", "x"]), _DOCUMENT_VALUES, max_size=5
+    )
+)
+def test_a_typed_documents_data_is_its_dump(data: dict[str, Any]) -> None:
+    """``_document_data`` (read from the fields) against ``model_dump(exclude_unset=True)``:
+    equal, keys in the same order, for documents with and without extras, unset fields and
+    values of every type."""
+    try:
+        document = types.Document.model_validate(data)
+    except ValidationError:
+        return
+    read = granite4_input._document_data(document)
+    dumped = document.model_dump(exclude_unset=True)
+    assert read == dumped
+    assert list(read) == list(dumped)
+    assert [type(value) for value in read.values()] == [type(value) for value in dumped.values()]
+
+
+class _Sneaky(str):
+    """A ``str`` subclass that hides what it contains from ``in``."""
+
+    def __contains__(self, item: object) -> bool:
+        return False
+
+
+@pytest.mark.parametrize("processor", PROCESSORS, ids=["4.0", "4.1"])
+@pytest.mark.parametrize("index", [0, 1, 2])
+def test_a_typed_request_changed_after_validation_is_scanned_again(
+    processor: Any, index: int
+) -> None:
+    """A token hidden from ``in`` by a ``str`` subclass put into a validated request is
+    still found (the per-message fast lane takes only exact strings)."""
+    typed = ChatCompletion.model_validate(
+        {
+            "messages": [
+                {"role": "system", "content": "S"},
+                {"role": "user", "content": "Q"},
+                {"role": "assistant", "content": "A"},
+            ]
+        }
+    )
+    typed.messages[index].content = _Sneaky("x<|end_of_text|>y")
+    with pytest.raises(InvalidRequestError) as caught:
+        processor.transform(typed)
+    assert caught.value.field == f"messages[{index}].content"
+    assert "special token" in str(caught.value)

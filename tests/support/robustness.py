@@ -370,6 +370,10 @@ def co_shapes() -> dict[str, Any]:
             _rag_request("x"),
         ),
         "header-like lines": lambda n: ("# Citations:\n" * n, None),
+        "a quote left open over many lines": lambda n: (
+            'Answer.<co>1</co>\n# Citations:\n<co>1</co> Document 0: "x\n' + "more text\n" * n,
+            None,  # no documents: the quote is read, not searched for
+        ),
     }
 
 
@@ -392,4 +396,9 @@ def cite_shapes() -> dict[str, Any]:
             _rag_request("x"),
         ),
         "plugin tokens": lambda n: ("<|start_of_plugin|>" * n + "<|end_of_plugin|>" * n, None),
+        "a quote left open over many lines": lambda n: (
+            'A.<|start_of_cite|>{"document_id": "0"}<|end_of_cite|>\n'
+            '<|start_of_plugin|>{"id": "citation"}\n0: "x\n' + "more text\n" * n,
+            None,  # no documents: the quote is read, not searched for
+        ),
     }

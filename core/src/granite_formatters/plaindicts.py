@@ -145,16 +145,22 @@ def is_plain_tool(tool: Any) -> bool:
     """A tool in one of the two shapes validation accepts, with exact types only:
     ``{"type": "function", "function": {"name": str, ...}}`` or ``{"name": str, ...}``,
     every key of the tool a ``str``."""
-    if type(tool) is not dict or any(type(key) is not str for key in tool):
+    if type(tool) is not dict:
         return False
     if "function" in tool:
         function = tool["function"]
-        return (
+        if not (
             tool.get("type", "function") == "function"
             and type(function) is dict
             and type(function.get("name")) is str
-        )
-    return type(tool.get("name")) is str
+        ):
+            return False
+        known = 1 + ("type" in tool)  # (how many of the tool's keys are known strings)
+    elif type(tool.get("name")) is str:
+        known = 1
+    else:
+        return False
+    return len(tool) == known or all(type(key) is str for key in tool)
 
 
 class MessageView(Protocol):

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from granite_formatters.granite3 import _sentences
 from granite_formatters.granite3._sentences import split_sentences
 
 
@@ -90,3 +93,125 @@ def test_spans_are_ordered_stripped_and_cover_every_visible_character(text: str)
     visible = {i for i, c in enumerate(text) if not c.isspace()}
     assert visible <= covered
     assert split_sentences(text) == spans  # deterministic
+
+
+# ----------------------------------------------------------------------------------------
+# The one-scan splitter against the rule-by-rule loop it replaced (kept here as the
+# reference): the boundary regex skips terminator runs that cannot end a sentence and
+# reads the next character itself, which must change no split.
+
+_REFERENCE_BOUNDARY = re.compile(r"[.!?…]+|\n")
+_REFERENCE_CLOSERS = "\"'”’)]}*_»`"
+
+
+def _reference_word_before(text: str, end: int) -> str:
+    match = re.search(r"[\w.]+$", text[:end][max(0, end - 32) :])
+    return match.group(0) if match else ""
+
+
+def _reference_period_ends_sentence(text: str, dot: int, next_char: str) -> bool:
+    word = _reference_word_before(text, dot)
+    bare = word.strip(".").lower()
+    if _sentences._is_list_number(text, dot, word.rstrip(".")):
+        return False
+    if bare in _sentences._ABBREVIATIONS or word.lower().rstrip(".") in _sentences._ABBREVIATIONS:
+        return False
+    if next_char.islower() or next_char.isdigit():
+        return False
+    if bare in _sentences._AMBIGUOUS:
+        return next_char.isupper()
+    return not (len(bare) == 1 and bare.isalpha())
+
+
+def reference_split_sentences(text: str) -> list[tuple[int, int]]:
+    spans: list[tuple[int, int]] = []
+    length = len(text)
+    start = 0
+
+    def close(end: int) -> None:
+        nonlocal start
+        segment = text[start:end]
+        stripped = segment.strip()
+        if stripped:
+            lead = len(segment) - len(segment.lstrip())
+            spans.append((start + lead, start + lead + len(stripped)))
+        start = end
+
+    for match in _REFERENCE_BOUNDARY.finditer(text):
+        if match.start() < start:
+            continue
+        if match.group(0) == "\n":
+            close(match.start())
+            continue
+        end = match.end()
+        while end < length and text[end] in _REFERENCE_CLOSERS:
+            end += 1
+        if end < length and not text[end].isspace():
+            continue
+        rest = end
+        while rest < length and text[rest] in " \t":
+            rest += 1
+        next_char = text[rest] if rest < length else ""
+        terminators = match.group(0)
+        if terminators[-1] in ".…" and next_char not in ("", "\n", "\r"):
+            if terminators == "." and not _reference_period_ends_sentence(
+                text, match.start(), next_char
+            ):
+                continue
+            if terminators != "." and (next_char.islower() or next_char.isdigit()):
+                continue
+        close(end)
+    close(length)
+    return spans
+
+
+_SENTENCE_WORDS = ["e.g", "Dr", "etc", "U.S", "J", "12", "Inc", "approx", "x" * 40, "ß", "İ", "aZq",
+                   "a_b", "x" * 29 + ".dr", "\ndr"]  # fmt: skip
+_SENTENCE_PUNCTUATION = [".", "..", "!", "?", "…", "?!", "", "'", '"', ")", "*", "”", "»", "`"]
+_SENTENCE_SPACES = [" ", "  ", "\t", "\n", "\r", "\r\n", "\u00a0", "\u2028", "\x0c", "", " \n "]
+# Words, then terminators and closers, then whitespace: the shapes every rule looks at.
+_SENTENCE_PIECES = st.tuples(
+    st.sampled_from(_SENTENCE_WORDS),
+    st.sampled_from(_SENTENCE_PUNCTUATION),
+    st.sampled_from(_SENTENCE_PUNCTUATION),
+    st.sampled_from(_SENTENCE_SPACES),
+).map("".join)
+
+
+@settings(max_examples=400)
+@given(
+    st.lists(st.one_of(_SENTENCE_PIECES, st.sampled_from(list(". 1a\n"))), max_size=30).map("".join)
+)
+def test_the_one_scan_splitter_splits_as_the_reference_loop(text: str) -> None:
+    assert split_sentences(text) == reference_split_sentences(text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "A.. b. C.)x. D.\u00a0E.\u2028F.' g. 1. Two. Dr. No. etc. Q.\r\nR…  s. T?! u",
+        "  3. Item.\n   12. Item. x" + "y" * 40 + ". Z. e.g.: U.S. now. A.B. C",
+    ],
+)
+def test_the_one_scan_splitter_on_mixed_shapes(text: str) -> None:
+    assert split_sentences(text) == reference_split_sentences(text)
+
+
+def test_the_one_scan_splitter_on_every_word_terminator_and_space() -> None:
+    # Each word, terminator run, closer and whitespace, before a capital, a small
+    # letter, a digit and the end: every branch of the rules, exhaustively.
+    for word in _SENTENCE_WORDS:
+        for first in _SENTENCE_PUNCTUATION:
+            for second in _SENTENCE_PUNCTUATION:
+                for space in _SENTENCE_SPACES:
+                    for after in ("Next", "next", "3", ""):
+                        text = f"Lead {word}{first}{second}{space}{after}"
+                        assert split_sentences(text) == reference_split_sentences(text), text
+
+
+@settings(max_examples=500)
+@given(st.lists(st.sampled_from([*"ab Z1²٣_.\n\t-ßİ\u00a0", "x" * 20]), max_size=40).map("".join))
+def test_the_word_before_a_period_is_the_regex_run(text: str) -> None:
+    # The space-and-isalnum shortcut against the bounded regex search.
+    for end in range(len(text) + 1):
+        assert _sentences._word_before(text, end) == _reference_word_before(text, end)

@@ -17,9 +17,10 @@ the rest, incrementally:
 
 from __future__ import annotations
 
+import re
 from typing import NamedTuple, Protocol
 
-from ._markers import MarkerSearch, marker_first_chars, marker_prefixes, partial_marker_length
+from ._markers import marker_first_chars, marker_pattern, marker_prefixes, partial_marker_length
 from ._stages import CONTENT, WHITESPACE, ChannelSink, Outbox, ScanningSink, TextSink
 
 __all__ = [
@@ -39,6 +40,7 @@ __all__ = [
 ANCHOR, OPEN, CLOSE = "anchor", "open", "close"
 
 _CLOSING_PUNCTUATION = frozenset(".,;:!?)]}\"'”’»…")
+_WHITESPACE_RUN = re.compile("[" + re.escape(WHITESPACE) + "]*")
 
 
 class TagMatch(NamedTuple):
@@ -87,6 +89,23 @@ class TagEvent(NamedTuple):
     flag: str = ""
 
 
+#: Buffers at least this long are scanned with their output collected (see ``_scan``).
+_COLLECT_FROM = 256
+
+
+class _Collected:
+    """A sink that keeps what it is given, in pieces."""
+
+    __slots__ = ("parts", "write")
+
+    def __init__(self) -> None:
+        self.parts: list[str] = []
+        self.write = self.parts.append
+
+    def end(self) -> None:
+        pass
+
+
 class CitationTagRemover(ScanningSink):
     """A :class:`~.stages.TextSink` that removes citation tags and records them in ``events``."""
 
@@ -94,6 +113,9 @@ class CitationTagRemover(ScanningSink):
         self.next = next_sink
         self.grammar = grammar
         self._lane_chars = marker_first_chars(grammar.markers)
+        # Clusters resolve in place unless a marker can begin with whitespace.
+        self._in_place = self._lane_chars.isdisjoint(WHITESPACE)
+        self._markers = marker_pattern(grammar.markers)
         self._prefixes = marker_prefixes(grammar.markers)
         self.events: list[TagEvent] = []
         self._pending = ""
@@ -125,14 +147,7 @@ class CitationTagRemover(ScanningSink):
                 self._pending = buffer
                 return
             self._pending, self._waiting = "", False
-            if result is None:
-                self._scan(buffer, final=False)
-                return
-            # A tag: what _scan would do with it, then the rest scanned.
-            self._tag(result)
-            rest = buffer[result.length :]
-            if rest:
-                self._scan(rest, final=False)
+            self._scan(buffer, final=False)
             return
         super().write(text)
 
@@ -154,30 +169,99 @@ class CitationTagRemover(ScanningSink):
             self._last = text[-1]
 
     def _scan(self, buffer: str, final: bool) -> None:
-        markers = self.grammar.markers
-        search = MarkerSearch(buffer, markers)
+        if len(buffer) < _COLLECT_FROM:
+            self._scan_tags(buffer, final)
+            return
+        # A long buffer's output goes on in one write, not a write per piece between
+        # tags (the next sinks are chunking-invariant, and nothing else is output
+        # while this scan runs).
+        sink = self.next
+        collected = self.next = _Collected()
+        try:
+            self._scan_tags(buffer, final)
+        finally:
+            self.next = sink
+            if collected.parts:
+                sink.write("".join(collected.parts))
+
+    def _scan_tags(self, buffer: str, final: bool) -> None:
+        # One regex search per marker, the text between tags passed on only when there
+        # is some, and the tag added to the cluster inline: a long answer with a tag per
+        # sentence runs this loop once per tag.
+        grammar = self.grammar
+        markers = grammar.markers
+        pattern = marker_pattern(markers)
+        text = self._text
         position = 0
         length = len(buffer)
         while position < length:
-            found = search.next(position)
+            found = None if pattern is None else pattern.search(buffer, position)
             if found is None:
                 keep = 0 if final else partial_marker_length(buffer, markers, position)
-                self._text(buffer[position : length - keep])
+                text(buffer[position : length - keep])
                 self._pending = buffer[length - keep :]
                 self._waiting = False
                 return
-            self._text(buffer[position : found.start])
-            result = self.grammar.match(buffer, found.start, final)
+            start = found.start()
+            if start > position:
+                text(buffer[position:start])
+            result = grammar.match(buffer, start, final)
             if isinstance(result, NeedMore):
-                self._pending = buffer[found.start :]
+                self._pending = buffer[start:]
                 self._waiting = True
                 return
             if result is None:
-                self._text(found.marker)
-                position = found.end
+                text(found.group())
+                position = found.end()
                 continue
-            self._tag(result)
-            position = found.start + result.length
+            # The usual cluster is resolved where it stands (see _close_in_place).
+            resumed = self._close_in_place(buffer, start, result, final)
+            if resumed >= 0:
+                position = resumed
+                continue
+            # The tag joins the current cluster (see _resolve), or starts one.
+            if self._cluster is None:
+                self._cluster = [result]
+                self._runs = [self._held, []]
+                self._held = []
+            else:
+                self._cluster.append(result)
+                self._runs.append([])
+            position = start + result.length
+
+    def _close_in_place(self, buffer: str, start: int, first: TagMatch, final: bool) -> int:
+        """Resolve, without the cluster state, a cluster that ``buffer`` holds whole.
+
+        That is the usual shape: text ending in no whitespace, tags written back to back
+        (``first`` at ``start``, the first of them), then whitespace and a character
+        that begins no marker. Whitespace repair is then what :meth:`_resolve` does with
+        only its last run non-empty. Returns where the text after the whitespace starts,
+        or -1 (nothing done) for any other shape, which the general path reads.
+        """
+        if self._cluster is not None or self._held or not self._in_place:
+            return -1
+        grammar, firsts = self.grammar, self._lane_chars
+        length = len(buffer)
+        cluster = [first]
+        end = start + first.length
+        while end < length and buffer[end] in firsts:
+            pattern = self._markers
+            if pattern is None or pattern.match(buffer, end) is None:
+                return -1
+            more = grammar.match(buffer, end, final)
+            if not isinstance(more, TagMatch):
+                return -1
+            cluster.append(more)
+            end += more.length
+        stop = _WHITESPACE_RUN.match(buffer, end).end()  # type: ignore[union-attr]
+        if stop >= length or buffer[stop] in firsts:
+            return -1
+        separator = buffer[end:stop]
+        if separator and "\n" not in separator and (self._out == 0 or self._last == "\n"):
+            separator = ""  # at the start of a line
+        self._record(cluster, self._out, self._out + len(separator))
+        self._pass(separator)
+        return stop
 
     def _text(self, text: str) -> None:
         if not text:
@@ -206,46 +290,54 @@ class CitationTagRemover(ScanningSink):
     #: Text known to hold no tag (see :meth:`lane`): whitespace repair, then passed on.
     text = _text
 
-    def _tag(self, match: TagMatch) -> None:
-        if self._cluster is None:
-            self._cluster = []
-            self._runs = [self._held]
-            self._held = []
-        self._cluster.append(match)
-        self._runs.append([])
-
     def _resolve(self, following: str | None) -> None:
         """Close the current cluster; ``following`` is the next character (None at the end)."""
         cluster = self._cluster or []
-        runs = ["".join(run) for run in self._runs]
+        runs = [run[0] if len(run) == 1 else "".join(run) for run in self._runs]
         separator = ""
-        line_start = self._out == 0 or self._last == "\n"
         if following is not None and not (runs[-1] == "" and following in _CLOSING_PUNCTUATION):
             candidates = [run for run in runs if run]
-            if candidates:
+            if len(candidates) == 1:
+                separator = candidates[0]  # the usual case: one space after the tags
+            elif candidates:
                 separator = max(reversed(candidates), key=lambda run: run.count("\n"))
-                if line_start and "\n" not in separator:
-                    separator = ""
-        before, after = self._out, self._out + len(separator)
-        index = 0
-        while index < len(cluster):
-            tag = cluster[index]
-            if tag.kind == OPEN and index + 1 < len(cluster) and cluster[index + 1].kind == CLOSE:
-                # An empty wrap <open><close> is a point reference.
-                self.events.append(TagEvent(ANCHOR, tag.ref, before, tag.flag))
-                index += 2
-                continue
-            position = after if tag.kind == OPEN else before
-            self.events.append(TagEvent(tag.kind, tag.ref, position, tag.flag))
-            index += 1
+            if separator and "\n" not in separator and (self._out == 0 or self._last == "\n"):
+                separator = ""  # at the start of a line
+        self._record(cluster, self._out, self._out + len(separator))
         self._cluster = None
         self._runs = []
         self._pass(separator)
 
+    def _record(self, cluster: list[TagMatch], before: int, after: int) -> None:
+        """The events of a resolved cluster: its separator spans ``before`` to ``after``."""
+        events = self.events
+        if len(cluster) == 1:
+            tag = cluster[0]
+            events.append(
+                TagEvent(tag.kind, tag.ref, after if tag.kind == OPEN else before, tag.flag)
+            )
+        else:
+            index = 0
+            while index < len(cluster):
+                tag = cluster[index]
+                if (
+                    tag.kind == OPEN
+                    and index + 1 < len(cluster)
+                    and cluster[index + 1].kind == CLOSE
+                ):
+                    # An empty wrap <open><close> is a point reference.
+                    events.append(TagEvent(ANCHOR, tag.ref, before, tag.flag))
+                    index += 2
+                    continue
+                position = after if tag.kind == OPEN else before
+                events.append(TagEvent(tag.kind, tag.ref, position, tag.flag))
+                index += 1
+
 
 def remove_citation_tags(text: str, grammar: TagGrammar) -> tuple[str, list[TagEvent]]:
     """Remove the citation tags of ``grammar`` from ``text`` (all at once)."""
-    if not any(marker in text for marker in grammar.markers):
+    pattern = marker_pattern(grammar.markers)
+    if pattern is None or pattern.search(text) is None:
         return text, []  # no tag can start: the remover would pass the text on whole
     sink = ChannelSink(Outbox(), CONTENT)
     remover = CitationTagRemover(sink, grammar)

@@ -21,6 +21,30 @@ CONTROL_VALUES: dict[str, tuple[Any, ...]] = {
 
 _WHERE = "chat_template_kwargs.controls"
 
+#: Every valid (control, value) pair, null included. Looked up only with a value of an
+#: exact type (``1 == True`` and they hash alike, so the type is checked first).
+_VALID_PAIRS: frozenset[tuple[str, Any]] = frozenset(
+    (key, value) for key, values in CONTROL_VALUES.items() for value in (*values, None)
+)
+
+
+def valid_control_items(controls: dict[str, Any]) -> tuple[tuple[str, Any], ...] | None:
+    """The items of ``controls`` when every key and value is valid and of an exact type
+    (``str`` keys; ``bool``, ``str`` or null values), else ``None``.
+
+    The common case of :func:`controls_problem`, in a few set look-ups. Two valid item
+    tuples are equal only if the controls print alike, so the tuple is an exact cache key.
+    """
+    items = tuple(controls.items())
+    for key, value in items:
+        if not (
+            type(key) is str
+            and (value is None or value is True or value is False or type(value) is str)
+            and (key, value) in _VALID_PAIRS
+        ):
+            return None
+    return items
+
 
 def controls_problem(controls: Any) -> tuple[str, str] | None:
     """``(field, message)`` for the first invalid key or value, or ``None``.
@@ -28,6 +52,8 @@ def controls_problem(controls: Any) -> tuple[str, str] | None:
     Values are compared by exact type (``1`` is not ``true``; a ``str`` subclass is not a
     string); the message quotes the value received.
     """
+    if type(controls) is dict and valid_control_items(controls) is not None:
+        return None
     if not isinstance(controls, Mapping):
         return _WHERE, f"must be an object, not {type(controls).__name__}"
     for key, value in controls.items():

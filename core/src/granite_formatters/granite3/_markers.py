@@ -23,6 +23,7 @@ __all__ = [
     "MarkerMatch",
     "MarkerSearch",
     "marker_first_chars",
+    "marker_pattern",
     "marker_prefixes",
     "partial_marker_length",
 ]
@@ -72,6 +73,15 @@ def _prepare(markers: tuple[str, ...]) -> _Prepared:
 def marker_first_chars(markers: Sequence[str]) -> frozenset[str]:
     """The characters any of ``markers`` begins with (text without them holds no marker)."""
     return _prepare(tuple(markers)).firsts
+
+
+def marker_pattern(markers: Sequence[str]) -> re.Pattern[str] | None:
+    """The markers as one compiled alternation, longest first (``None`` if there are none).
+
+    Its ``search(text, start)`` finds the marker :meth:`MarkerSearch.next` finds, for a
+    scanner that runs one search per marker and needs no :class:`MarkerMatch`.
+    """
+    return _prepare(tuple(markers)).any_marker
 
 
 @lru_cache(maxsize=256)

@@ -99,15 +99,33 @@ _ABBREVIATIONS = frozenset(
 # End a sentence only when a capitalised word follows.
 _AMBIGUOUS = frozenset(["etc", "inc", "ltd", "co", "corp", "llc", "plc", "bros"])
 
-_TERMINATORS = ".!?…"
 _CLOSERS = "\"'”’)]}*_»`"
-_BOUNDARY = re.compile(r"[.!?…]+|\n")
-_WORD_BEFORE = re.compile(r"[\w.]+$")
+# A sentence end candidate, found in one C-level scan: a terminator (group 1), the
+# rest of its run (group 2) and the closers after it, followed by whitespace or the end
+# of the text; group 3 is the character after the spaces and tabs that follow ("" at
+# the end). Or a line break (groups 2 and 3 are None). A terminator run followed by
+# anything else ("3.5", "e.g.,") is never a boundary, so it is not even visited. The
+# pattern starts with a single character set, which lets ``re`` skip ahead fast.
+_BOUNDARY = re.compile(
+    r"([.!?…\n])(?:(?<=\n)|([.!?…]*)[" + re.escape(_CLOSERS) + r"]*(?=\s|\Z)(?=[ \t]*((?s:.)?)))"
+)
+# Tried only where a run starts (the look-behind), so no attempt inside a word backtracks.
+_WORD_BEFORE = re.compile(r"(?<![\w.])[\w.]+$")
 
 
 def _word_before(text: str, end: int) -> str:
     """The run of word characters and dots ending at ``end`` (bounded look-back)."""
-    match = _WORD_BEFORE.search(text, max(0, end - 32), end)
+    start = max(0, end - 32)
+    # The usual case without a regex: a plain word after a space (``\w`` is exactly
+    # what ``str.isalnum`` accepts, plus "_").
+    space = text.rfind(" ", start, end)
+    if space != -1:
+        word = text[space + 1 : end]
+        if not word or word.isalnum():
+            return word
+    # Searched in the 32-character window itself, so a run cut by the window start
+    # counts from there.
+    match = _WORD_BEFORE.search(text[start:end])
     return match.group(0) if match else ""
 
 
@@ -124,13 +142,20 @@ def _is_list_number(text: str, dot: int, word: str) -> bool:
 
 
 def _period_ends_sentence(text: str, dot: int, next_char: str) -> bool:
+    if next_char.islower() or next_char.isdigit():
+        return False  # checked first: it needs no look-back
     word = _word_before(text, dot)
+    if word.isalpha():  # the usual word: no dots, no digits (so no list number)
+        bare = word.lower()
+        if bare in _ABBREVIATIONS:
+            return False
+        if bare in _AMBIGUOUS:
+            return next_char.isupper()
+        return not (len(bare) == 1 and bare.isalpha())
     bare = word.strip(".").lower()
     if _is_list_number(text, dot, word.rstrip(".")):
         return False
     if bare in _ABBREVIATIONS or word.lower().rstrip(".") in _ABBREVIATIONS:
-        return False
-    if next_char.islower() or next_char.isdigit():
         return False
     if bare in _AMBIGUOUS:
         return next_char.isupper()
@@ -144,39 +169,28 @@ def split_sentences(text: str) -> list[tuple[int, int]]:
     in order and do not overlap. Empty or whitespace-only text gives ``[]``.
     """
     spans: list[tuple[int, int]] = []
-    length = len(text)
     start = 0
-
-    def close(end: int) -> None:
-        nonlocal start
+    for match in _BOUNDARY.finditer(text):
+        first, rest, next_char = match.groups()
+        if rest is None:  # a line break
+            end = match.start()
+        else:
+            end = match.end()
+            if (rest[-1] if rest else first) in ".…" and next_char not in ("", "\n", "\r"):
+                if first == "." and not rest:
+                    if not _period_ends_sentence(text, match.start(), next_char):
+                        continue
+                elif next_char.islower() or next_char.isdigit():
+                    continue  # "wait... and then"
         segment = text[start:end]
         stripped = segment.strip()
         if stripped:
-            lead = len(segment) - len(segment.lstrip())
-            spans.append((start + lead, start + lead + len(stripped)))
+            begin = start + len(segment) - len(segment.lstrip())
+            spans.append((begin, begin + len(stripped)))
         start = end
-
-    for match in _BOUNDARY.finditer(text):
-        if match.start() < start:
-            continue
-        if match.group(0) == "\n":
-            close(match.start())
-            continue
-        end = match.end()
-        while end < length and text[end] in _CLOSERS:
-            end += 1
-        if end < length and not text[end].isspace():
-            continue  # "3.5", "e.g.,", "a.b" : not a boundary
-        rest = end
-        while rest < length and text[rest] in " \t":
-            rest += 1
-        next_char = text[rest] if rest < length else ""
-        terminators = match.group(0)
-        if terminators[-1] in ".…" and next_char not in ("", "\n", "\r"):
-            if terminators == "." and not _period_ends_sentence(text, match.start(), next_char):
-                continue
-            if terminators != "." and (next_char.islower() or next_char.isdigit()):
-                continue  # "wait... and then"
-        close(end)
-    close(length)
+    segment = text[start:]
+    stripped = segment.strip()
+    if stripped:
+        begin = start + len(segment) - len(segment.lstrip())
+        spans.append((begin, begin + len(stripped)))
     return spans

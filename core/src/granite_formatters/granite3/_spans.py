@@ -139,12 +139,11 @@ class _TextIndex:
 
     def find(self, quote: str) -> int:
         """The first index of ``quote`` in the text, or -1 (also when out of budget)."""
-        text = self.text
-        if len(text) <= _DIRECT:
-            return text.find(quote)
-        cached = self._cache.get(quote)
+        cached = self._cache.get(quote)  # a passage is often quoted more than once
         if cached is None:
-            cached = self._cache[quote] = self._search(quote)
+            text = self.text
+            found = text.find(quote) if len(text) <= _DIRECT else self._search(quote)
+            cached = self._cache[quote] = found
         return cached
 
     def _search(self, quote: str) -> int:
@@ -181,13 +180,17 @@ class _TextIndex:
 class _DocumentIndex:
     """A document's exact and normalised (whitespace, case) indexes, each built lazily."""
 
-    __slots__ = ("_exact", "_normal", "_origin", "document")
+    __slots__ = ("_exact", "_normal", "_origin", "document", "located")
 
     def __init__(self, document: str) -> None:
         self.document = document
         self._exact = _TextIndex(document)
         self._normal: _TextIndex | None = None
         self._origin: list[int] = []
+        #: What :meth:`ContextLocator.locate` found for each context asked so far (the
+        #: indexes answer a repeated quote from their caches, so this is what it would
+        #: find again).
+        self.located: dict[str, Span | None] = {}
 
     def find(self, quote: str) -> Span | None:
         found = self._exact.find(quote)
@@ -221,8 +224,24 @@ class ContextLocator:
         slices the document: ``document[begin:end]`` is the matched text. The first
         occurrence is returned, as ``str.find`` would find it.
         """
-        candidates = [context.strip()]
-        unquoted = candidates[0].strip("\"'“”").strip()
+        index = self._documents.get(key)
+        if index is None or index.document is not document:
+            index = self._documents[key] = _DocumentIndex(document)
+        try:
+            return index.located[context]
+        except KeyError:
+            span = index.located[context] = self._locate(index, context)
+            return span
+
+    @staticmethod
+    def _locate(index: _DocumentIndex, context: str) -> Span | None:
+        stripped = context.strip()
+        if stripped:
+            span = index.find(stripped)  # the usual case: the context is quoted exactly
+            if span is not None:
+                return span
+        candidates = [stripped]
+        unquoted = stripped.strip("\"'“”").strip()
         trimmed = unquoted
         if trimmed.startswith(("...", "…")):
             trimmed = trimmed.lstrip(".…").strip()
@@ -231,10 +250,7 @@ class ContextLocator:
         for candidate in (unquoted, trimmed):
             if candidate and candidate not in candidates:
                 candidates.append(candidate)
-        index = self._documents.get(key)
-        if index is None or index.document is not document:
-            index = self._documents[key] = _DocumentIndex(document)
-        for candidate in candidates:
+        for candidate in candidates[1:]:
             if candidate:
                 span = index.find(candidate)
                 if span is not None:

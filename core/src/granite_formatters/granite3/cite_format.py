@@ -26,6 +26,7 @@ from __future__ import annotations
 import json
 import re
 from collections import deque
+from typing import Any
 
 from ._citetags import ANCHOR, CLOSE, NEED_MORE, OPEN, NeedMore, TagEvent, TagMatch
 from ._linepatterns import SPACES, BoundedPattern, Lit, PatternSet, Rep
@@ -34,7 +35,8 @@ from .output import (
     CitationEntry,
     CitationFormat,
     CitationInput,
-    make_citation,
+    citation_fields,
+    citations_from_fields,
     parse_citation_lines,
 )
 from .types import Citation
@@ -106,14 +108,29 @@ def _read_object(text: str, pos: int, final: bool) -> tuple[int, str | None] | N
     found = _DOCUMENT_ID.match(text, pos, close + 1)
     ref: str | None = None
     if found is not None:
-        if found.group(1) is not None:
-            try:
-                ref = str(json.loads(f'"{found.group(1)}"'))
-            except ValueError:
-                ref = found.group(1)
+        quoted = found.group(1)
+        if quoted is not None:
+            # Without a backslash the JSON string is its own text (json.loads would
+            # return it, or reject a control character and the raw text is kept).
+            if "\\" not in quoted:
+                ref = quoted
+            else:
+                try:
+                    ref = str(json.loads(f'"{quoted}"'))
+                except ValueError:
+                    ref = quoted
         else:
             ref = found.group(2)
     return close + 1, ref
+
+
+# The start tag as the model writes it (the prompt's example), read in one step: the id
+# holds no quote, backslash, line break or "}", so the first "}" closes the object and
+# the id is what _read_object would return (the object is far shorter than its limit).
+_CANONICAL_OPEN = re.compile(
+    re.escape(START_OF_CITE + '{"document_id": "') + r'([^"\\\n}]{0,200})"\}'
+)
+_END_TAG = TagMatch(len(END_OF_CITE), CLOSE)
 
 
 class _CiteTags:
@@ -123,7 +140,16 @@ class _CiteTags:
 
     def match(self, text: str, pos: int, final: bool) -> TagMatch | NeedMore | None:
         if text.startswith(END_OF_CITE, pos):
-            return TagMatch(len(END_OF_CITE), CLOSE)
+            return _END_TAG
+        canonical = _CANONICAL_OPEN.match(text, pos)
+        if canonical is not None:
+            return TagMatch(canonical.end() - pos, OPEN, canonical.group(1))
+        return self.match_any_form(text, pos, final)
+
+    def match_any_form(self, text: str, pos: int, final: bool) -> TagMatch | NeedMore | None:
+        """:meth:`match` without the one-step reading of the canonical start tag."""
+        if text.startswith(END_OF_CITE, pos):
+            return _END_TAG
         if text.startswith(START_OF_CITE, pos):
             cursor = pos + len(START_OF_CITE)
             brace = cursor
@@ -206,7 +232,7 @@ def _build_cite_citations(found: CitationInput) -> list[Citation]:
         queues.setdefault(listed.key, deque()).append(listed)
     last_used: dict[str, CitationEntry] = {}
     locator = ContextLocator()
-    citations: list[Citation] = []
+    citations: list[dict[str, Any]] = []
     for ref, _, span in refs:
         response = span if span is not None else next(point_spans)
         citation_id = str(len(citations))
@@ -222,7 +248,7 @@ def _build_cite_citations(found: CitationInput) -> list[Citation]:
         else:
             last_used[ref] = entry
         citations.append(
-            make_citation(citation_id, entry, ref, response, content, documents, locator, notes)
+            citation_fields(citation_id, entry, ref, response, content, documents, locator, notes)
         )
     for queue in queues.values():
         for unused in queue:
@@ -232,11 +258,11 @@ def _build_cite_citations(found: CitationInput) -> list[Citation]:
                 "in the answer"
             )
             citations.append(
-                make_citation(
+                citation_fields(
                     citation_id, unused, unused.key, None, content, documents, locator, notes
                 )
             )
-    return citations
+    return citations_from_fields(citations)
 
 
 def _read_cite_section(body: str, notes: list[str]) -> list[CitationEntry]:

@@ -22,6 +22,7 @@ release puts it in its :class:`~.output.OutputFormat` with its reasoning markers
 from __future__ import annotations
 
 import re
+from typing import Any
 
 from ._citetags import ANCHOR, NEED_MORE, NeedMore, TagMatch
 from ._linepatterns import SPACES, BoundedPattern, Lit, PatternSet, Rep
@@ -32,7 +33,8 @@ from .output import (
     CitationInput,
     Granite3OutputProcessor,
     OutputFormat,
-    make_citation,
+    citation_fields,
+    citations_from_fields,
     parse_citation_lines,
 )
 from .types import Citation
@@ -107,7 +109,7 @@ def _build_co_citations(found: CitationInput) -> list[Citation]:
     sentences = found.sentences() if anchors else []
     spans = anchor_sentences([event.position for event in anchors], sentences)
     locator = ContextLocator()
-    citations: list[Citation] = []
+    citations: list[dict[str, Any]] = []
     tagged: set[str] = set()
     for event, span in zip(anchors, spans, strict=True):
         key = event.ref or ""
@@ -117,17 +119,17 @@ def _build_co_citations(found: CitationInput) -> list[Citation]:
             continue
         tagged.add(key)
         citations.append(
-            make_citation(key, hit, hit.document, span, content, documents, locator, notes)
+            citation_fields(key, hit, hit.document, span, content, documents, locator, notes)
         )
     for key, untagged in listed.items():
         if key not in tagged:
             notes.append(f"citation {key} is listed but not marked in the answer")
             citations.append(
-                make_citation(
+                citation_fields(
                     key, untagged, untagged.document, None, content, documents, locator, notes
                 )
             )
-    return citations
+    return citations_from_fields(citations)
 
 
 #: The ``<co>`` citation format of Granite 3.1 and 3.2, as data.

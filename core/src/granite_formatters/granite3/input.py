@@ -30,11 +30,12 @@ import json
 import marshal
 import warnings
 from collections.abc import Iterable, Mapping, Sequence
+from types import ModuleType
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from ..errors import DroppedInputWarning, InvalidRequestError, quote
 from ..jsonwriter import JSONNestingError, tojson
-from ..plaindicts import PlainDataMemo
+from ..plaindicts import PlainDataMemo, has_plain_keys, is_optional_str, is_plain_tool
 from ..processors import InputProcessor
 from ..special_tokens import (
     SPECIAL_TOKEN_POLICIES,
@@ -43,7 +44,7 @@ from ..special_tokens import (
     remove_special_tokens_in_json,
 )
 from . import dates
-from ._controls import check_controls
+from ._controls import check_controls, valid_control_items
 from ._turns import (
     DOCUMENT_ID_CLOSE,
     DOCUMENT_OPEN,
@@ -163,6 +164,64 @@ def _document_id(index: int, raw: Any, release: str, dropped: list[str] | None) 
     )
 
 
+#: The ``chat_template_kwargs`` keys Granite 3 reads (validation refuses any other).
+_OPTION_KEYS = frozenset({"thinking", "controls"})
+#: The document keys the Granite 3 fast path reads (any other must be a ``str``).
+_DOCUMENT_KEYS = frozenset({"text", "doc_id", "title"})
+_MESSAGE_STRINGS = ("tool_call_id", "name", "reasoning_content")
+#: How many default system turns a processor keeps (then it starts afresh).
+_SYSTEM_TURNS_KEPT = 32
+
+
+def _document_heading(index: int) -> str:
+    """The line before document ``index`` in the single documents turn (3.1, 3.2), with
+    the blank line that separates it from the previous document."""
+    return f"\n\nDocument {index}\n" if index else "Document 0\n"
+
+
+#: ``_document_heading(index)`` of the first documents, made once (read in the loops).
+_DOCUMENT_HEADINGS = tuple(_document_heading(index) for index in range(16))
+
+
+def _str_keys(data: dict[Any, Any]) -> bool:
+    """Every key of ``data`` is an exact ``str`` (validation refuses other keys)."""
+    return all(type(key) is str for key in data)
+
+
+def _plain_message_extras(message: dict[Any, Any]) -> bool:
+    """A message's keys besides role and content are as validation keeps them and need
+    nothing from the general path: ``str`` keys, no tool calls (null or ``[]``), and
+    ``tool_call_id``, ``name`` and ``reasoning_content`` strings or null."""
+    if not _str_keys(message):
+        return False
+    calls = message.get("tool_calls")
+    if calls is not None and (type(calls) is not list or calls):
+        return False
+    return all(is_optional_str(message.get(name)) for name in _MESSAGE_STRINGS)
+
+
+#: ``granite_formatters.types`` and :class:`Granite3ChatCompletion`, imported on the
+#: first validated request (an import statement per call costs about 1 µs).
+_VALIDATION: tuple[ModuleType, type[Granite3ChatCompletion]] | None = None
+
+
+def _validated(chat_completion: Any) -> Granite3ChatCompletion:
+    """The request as a :class:`Granite3ChatCompletion` (pydantic, imported on first use)."""
+    global _VALIDATION
+    if _VALIDATION is None:
+        from .. import types
+        from .types import Granite3ChatCompletion
+
+        _VALIDATION = (types, Granite3ChatCompletion)
+    types_module, request_type = _VALIDATION
+    request: Granite3ChatCompletion
+    if type(chat_completion) is request_type:
+        request = chat_completion  # (as coerce_request returns it)
+    else:
+        request = types_module.coerce_request(chat_completion, request_type)
+    return request
+
+
 def _indented_json(value: Any) -> str:
     return tojson(value, indent=4)
 
@@ -206,6 +265,8 @@ class Granite3InputProcessor(InputProcessor):
                 "to a Granite3PromptFormat"
             )
         self._tools_json = _IndentedJsonMemo()
+        # Default system turns by date and flags (see _system_turn).
+        self._system_turns: dict[tuple[datetime.date, bool, bool, bool, bool, bool], str] = {}
 
     # ------------------------------------------------------------------ public API
 
@@ -244,18 +305,21 @@ class Granite3InputProcessor(InputProcessor):
             raise InvalidRequestError(
                 f"must be a datetime.date, not {type(today).__name__}", field="today"
             )
-        special_tokens = str.__str__(special_tokens)  # type: ignore[assignment]
+        if type(special_tokens) is not str:
+            special_tokens = str.__str__(special_tokens)  # type: ignore[assignment]
         request: RequestView | None = None
         if type(chat_completion) is dict:
-            # A plain dict of exactly the expected types renders without building models;
-            # anything else (and every invalid request) takes the validated path.
+            # A plain dict of the common shapes renders straight from the dict; other plain
+            # dicts of exactly the expected types render from a light view without building
+            # models; anything else (and every invalid request) takes the validated path.
+            prompt = self._render_plain(
+                chat_completion, add_generation_prompt, today, special_tokens
+            )
+            if prompt is not None:
+                return prompt
             request = plain_request(chat_completion)
         if request is None:
-            # The validated path (pydantic, imported here and not before).
-            from ..types import coerce_request
-            from .types import Granite3ChatCompletion
-
-            request = coerce_request(chat_completion, Granite3ChatCompletion)
+            request = _validated(chat_completion)
         return self._render(request, add_generation_prompt, today, special_tokens, strict)
 
     @classmethod
@@ -286,6 +350,163 @@ class Granite3InputProcessor(InputProcessor):
         """
         return self._render(request, add_generation_prompt, today, special_tokens, strict)
 
+    def _render_plain(
+        self,
+        data: dict[str, Any],
+        add_generation_prompt: bool,
+        today: datetime.date,
+        special_tokens: SpecialTokenPolicy,
+    ) -> str | None:
+        """The prompt of a plain request dict of the common shapes, read straight from the
+        dict, or ``None``.
+
+        ``None`` (the caller then takes the general path, which renders the same prompt
+        or raises the error) unless every key read has exactly the type validation keeps
+        unchanged (as :func:`~granite_formatters.plaindicts.plain_fields` checks) and the
+        request needs none of the general path's cases: no tool calls, no special token
+        in caller text (whatever the policy), no option the template would ignore, no
+        unknown role, every 3.3 document with an id. So it never raises, never warns and
+        gives the same prompt in strict and compatible mode.
+        """
+        if not has_plain_keys(data):
+            return None
+        messages = data.get("messages")
+        if type(messages) is not list or not messages:
+            return None
+        options = data.get("chat_template_kwargs")
+        thinking = False
+        controls = control_items = None
+        if options is not None:
+            if type(options) is not dict or not _OPTION_KEYS.issuperset(options):
+                return None
+            thinking = options.get("thinking", False)
+            controls = options.get("controls")
+            if type(thinking) is not bool:
+                return None
+            if controls is not None:
+                if type(controls) is not dict:
+                    return None
+                control_items = valid_control_items(controls)
+                if control_items is None:
+                    return None
+        tools = data.get("tools")
+        if tools is not None:
+            if type(tools) is not list:
+                return None
+            for tool in tools:
+                if not is_plain_tool(tool):
+                    return None
+        documents = data.get("documents")
+        if documents is not None and type(documents) is not list:
+            return None
+        fmt = self.prompt_format
+        tokens = fmt.special_tokens
+        # Text without the sentinel has no special token; text with it is searched.
+        sentinel = tokens.sentinel if special_tokens != "keep" else None
+        first = messages[0]
+        first_role = first.get("role") if type(first) is dict else None
+        custom_system = type(first_role) is str and first_role == "system"
+        has_tools = bool(tools)
+        has_documents = bool(documents)
+        if (thinking or (controls and (custom_system or not has_documents))) and self.check_options(
+            custom_system=custom_system,
+            tools=has_tools,
+            documents=has_documents,
+            thinking=thinking,
+            controls=controls,
+            strict=False,
+        ):
+            return None
+        out: list[str] = []
+        if custom_system:
+            first_loop = 1
+            content = first.get("content")
+            if (
+                type(content) is not str
+                or (len(first) > 2 and not _plain_message_extras(first))
+                or (sentinel is not None and sentinel in content and tokens.search(content))
+            ):
+                return None
+            out += (SYSTEM_OPEN, content, TURN_END)
+        else:
+            first_loop = 0
+            out.append(self._system_turn(today, has_tools, has_documents, thinking, controls))
+        if tools:
+            try:
+                block = self._tools_block(tools, special_tokens)
+            except InvalidRequestError:
+                return None
+            out += (fmt.tools_open, block, TURN_END)
+        if documents and not self._plain_documents(out, documents, sentinel):
+            return None
+        try:  # (subscripts, faster than get(); a missing key leaves it to the general path)
+            for message in messages[1:] if first_loop else messages:
+                if type(message) is not dict:
+                    return None
+                role = message["role"]
+                content = message["content"]
+                if (
+                    type(role) is not str
+                    or type(content) is not str
+                    or (len(message) > 2 and not _plain_message_extras(message))
+                    or role in _UNKNOWN_ROLES
+                ):
+                    return None
+                if (
+                    sentinel is not None
+                    and (sentinel in role or sentinel in content)
+                    and (tokens.search(role) is not None or tokens.search(content) is not None)
+                ):
+                    return None
+                out += (START_OF_ROLE, role, END_OF_ROLE, content, TURN_END)
+        except KeyError:
+            return None
+        if add_generation_prompt and len(messages) > first_loop:
+            out.append(generation_prompt(controls, control_items))
+        return "".join(out)
+
+    def _plain_documents(self, out: list[str], documents: list[Any], sentinel: str | None) -> bool:
+        """Append the documents turn(s) of plain document dicts to ``out``; ``False`` (and
+        ``out`` is to be dropped) for any document :meth:`_render_plain` leaves to the
+        general path."""
+        fmt = self.prompt_format
+        tokens = fmt.special_tokens
+        single_turn = fmt.document_layout is DocumentLayout.SINGLE_TURN
+        if single_turn:
+            out.append(DOCUMENTS_OPEN)
+        for index, document in enumerate(documents):
+            if type(document) is not dict:
+                return False
+            text = document.get("text")
+            doc_id = document.get("doc_id")
+            title = document.get("title")
+            if type(text) is not str or (title is not None and type(title) is not str):
+                return False
+            # Keys other than the three read must be strings (validation refuses others).
+            if not (_DOCUMENT_KEYS.issuperset(document) or _str_keys(document)):
+                return False
+            if sentinel is not None and sentinel in text and tokens.search(text) is not None:
+                return False
+            if type(doc_id) is str:
+                if sentinel is not None and sentinel in doc_id and tokens.search(doc_id):
+                    return False
+                printed_id = doc_id
+            elif type(doc_id) is int:
+                try:
+                    printed_id = str(doc_id)
+                except ValueError:  # more digits than Python prints
+                    return False
+            elif doc_id is not None or not single_turn:
+                return False  # (a bool, another type, or a missing 3.3 id)
+            if single_turn:
+                heading = _DOCUMENT_HEADINGS[index] if index < 16 else _document_heading(index)
+                out += (heading, text)
+            else:
+                out += (DOCUMENT_OPEN, printed_id, DOCUMENT_ID_CLOSE, text, TURN_END)
+        if single_turn:
+            out.append(TURN_END)
+        return True
+
     def _render(
         self,
         request: RequestView,
@@ -300,30 +521,39 @@ class Granite3InputProcessor(InputProcessor):
         documents = request.documents
         options = request.chat_template_kwargs
         controls = options.controls
+        control_items = None
         if controls is not None:
             # Checked again here: a typed request may have been changed after validation.
-            check_controls(controls)
+            if type(controls) is dict:
+                control_items = valid_control_items(controls)
+            if control_items is None:
+                check_controls(controls)
         has_tools = bool(tools)
         has_documents = bool(documents)
         dropped: list[str] | None = None if strict else []
         first = messages[0]
         # Text without the sentinel character has no special token ("" matches all text).
         sentinel = fmt.special_tokens.sentinel if special_tokens != "keep" else None
-        first_role = _exact_str(first.role, "messages[0].role")
+        first_role = first.role
+        if type(first_role) is not str:
+            first_role = _exact_str(first_role, "messages[0].role")
         if special_tokens == "strip" and sentinel is not None and sentinel in first_role:
             # As if the request had been sanitized first: "sys<|end_of_text|>tem" is a system role.
             first_role = fmt.special_tokens.remove(first_role)
         custom_system = first_role == "system"
-        problems = self.check_options(
-            custom_system=custom_system,
-            tools=has_tools,
-            documents=has_documents,
-            thinking=options.thinking,
-            controls=controls,
-            strict=strict,
-        )
-        if dropped is not None:
-            dropped += problems
+        thinking = options.thinking
+        if thinking or (controls and (custom_system or not has_documents)):
+            # (check_options has nothing to say otherwise)
+            problems = self.check_options(
+                custom_system=custom_system,
+                tools=has_tools,
+                documents=has_documents,
+                thinking=thinking,
+                controls=controls,
+                strict=strict,
+            )
+            if dropped is not None:
+                dropped += problems
         out: list[str] = []
         if custom_system:
             first_loop = 1
@@ -337,24 +567,27 @@ class Granite3InputProcessor(InputProcessor):
                 self._tool_calls_unrendered(0, first, dropped)
         else:
             first_loop = 0
-            out.append(
-                fmt.system_turn(
-                    today,
-                    tools=has_tools,
-                    documents=has_documents,
-                    thinking=options.thinking,
-                    citations=controls is not None and "citations" in controls,
-                    hallucinations=controls is not None and "hallucinations" in controls,
-                )
-            )
+            out.append(self._system_turn(today, has_tools, has_documents, thinking, controls))
         if tools:
             out += (fmt.tools_open, self._tools_block(tools, special_tokens), TURN_END)
         if documents:
             self._render_documents(out, documents, special_tokens, dropped)
         for index in range(first_loop, len(messages)):
             message = messages[index]
-            role = _exact_str(message.role, f"messages[{index}].role")
+            role = message.role
+            text = message.content
             calls = message.tool_calls
+            if (
+                type(role) is str
+                and type(text) is str
+                and not calls
+                and role not in _UNKNOWN_ROLES
+                and (sentinel is None or (sentinel not in role and sentinel not in text))
+            ):
+                # The common case, the same as the general one below with nothing to do.
+                out += (START_OF_ROLE, role, END_OF_ROLE, text, TURN_END)
+                continue
+            role = _exact_str(role, f"messages[{index}].role")
             if message.content is None:
                 if not (calls and strict and role == "assistant"):
                     raise self._missing_content(index, message, strict)
@@ -372,7 +605,7 @@ class Granite3InputProcessor(InputProcessor):
                     self._tool_calls_unrendered(index, message, dropped)
             out += (START_OF_ROLE, role, END_OF_ROLE, content, TURN_END)
         if add_generation_prompt and len(messages) > first_loop:
-            out.append(generation_prompt(controls))
+            out.append(generation_prompt(controls, control_items))
         if dropped:
             warnings.warn(
                 f"{fmt.release} template-compatible mode: the model will not see "
@@ -381,6 +614,35 @@ class Granite3InputProcessor(InputProcessor):
                 stacklevel=4,
             )
         return "".join(out)
+
+    def _system_turn(
+        self,
+        today: datetime.date,
+        tools: bool,
+        documents: bool,
+        thinking: bool,
+        controls: Mapping[str, Any] | None,
+    ) -> str:
+        """The default system turn (:meth:`Granite3PromptFormat.system_turn`), from a
+        small memo: it depends only on the date and five flags."""
+        citations = controls is not None and "citations" in controls
+        hallucinations = controls is not None and "hallucinations" in controls
+        key = (today, tools, documents, thinking, citations, hallucinations)
+        turn = self._system_turns.get(key) if type(today) is datetime.date else None
+        if turn is None:
+            turn = self.prompt_format.system_turn(
+                today,
+                tools=tools,
+                documents=documents,
+                thinking=thinking,
+                citations=citations,
+                hallucinations=hallucinations,
+            )
+            if type(today) is datetime.date:  # (a subclass may compare as it likes)
+                if len(self._system_turns) >= _SYSTEM_TURNS_KEPT:
+                    self._system_turns.clear()
+                self._system_turns[key] = turn
+        return turn
 
     def check_options(
         self,
@@ -603,19 +865,30 @@ class Granite3InputProcessor(InputProcessor):
         if fmt.document_layout is DocumentLayout.SINGLE_TURN:
             out.append(DOCUMENTS_OPEN)
             for index, document in enumerate(documents):
-                text = _exact_str(document.text, f"documents[{index}].text")
+                text = document.text
+                if type(text) is not str:
+                    text = _exact_str(text, f"documents[{index}].text")
                 if sentinel is not None and sentinel in text:
                     text = self._document_field_with_tokens(
                         index, document, "text", text, special_tokens
                     )
-                if index:
-                    out.append("\n\n")
-                out += (f"Document {index}\n", text)
+                heading = _DOCUMENT_HEADINGS[index] if index < 16 else _document_heading(index)
+                out += (heading, text)
             out.append(TURN_END)
             return
         for index, document in enumerate(documents):
-            doc_id = _document_id(index, document.doc_id, fmt.release, dropped)
-            text = _exact_str(document.text, f"documents[{index}].text")
+            raw_id = document.doc_id
+            text = document.text
+            if (
+                type(raw_id) is str
+                and type(text) is str
+                and (sentinel is None or (sentinel not in raw_id and sentinel not in text))
+            ):
+                # The common case, the same as the general one below with nothing to do.
+                out += (DOCUMENT_OPEN, raw_id, DOCUMENT_ID_CLOSE, text, TURN_END)
+                continue
+            doc_id = _document_id(index, raw_id, fmt.release, dropped)
+            text = _exact_str(text, f"documents[{index}].text")
             if sentinel is not None:
                 if sentinel in doc_id:
                     doc_id = self._document_field_with_tokens(

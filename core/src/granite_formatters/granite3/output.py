@@ -42,9 +42,11 @@ import functools
 import logging
 import re
 from collections.abc import Callable, Sequence
+from operator import itemgetter
 from typing import Any, ClassVar, NamedTuple
 
 import attrs
+from pydantic import TypeAdapter
 
 from ..processors import OutputProcessor, RequestLike
 from ..streaming import (
@@ -58,7 +60,13 @@ from ..streaming import (
 from ..types import Document, ToolCall, coerce_request
 from ._citetags import CitationTagRemover, TagEvent, TagGrammar, remove_citation_tags
 from ._linepatterns import PatternSet
-from ._markers import MarkerSearch, marker_first_chars, marker_prefixes, partial_marker_length
+from ._markers import (
+    MarkerSearch,
+    marker_first_chars,
+    marker_pattern,
+    marker_prefixes,
+    partial_marker_length,
+)
 from ._reasoning import ReasoningSplitter
 from ._sections import SectionSplitter
 from ._sentences import SentenceSplitter, split_sentences
@@ -220,13 +228,20 @@ def split_section_blocks(
             body = None
 
     search = MarkerSearch(text, [t for t in (open_token, close_token) if t])
+    line_starts = patterns.line_starts
     position = 0
     opened = False
     while True:
         found = search.next(position)
         stop = len(text) if found is None else found.start
         at_line_start = opened or position == 0 or text[position - 1] == "\n"
-        for line in _lines(text[position:stop]):
+        chunk = text[position:stop]
+        size = len(chunk)
+        begin = 0
+        while begin < size:
+            newline = chunk.find("\n", begin)
+            end = size if newline == -1 else newline + 1
+            line = chunk[begin:end]
             hit = patterns.match(line) if at_line_start else None
             if hit is not None:
                 finish()
@@ -239,7 +254,19 @@ def split_section_blocks(
             else:
                 strays.append(line)
             opened = False
-            at_line_start = line.endswith("\n")
+            at_line_start = True  # every later line of the chunk starts after a "\n"
+            # The lines up to the next one that could start a header, in one piece
+            # (strays stay one per line: each is noted).
+            begin = end
+            if begin < size:
+                candidate = line_starts.search(chunk, begin - 1)
+                skip_to = size if candidate is None else candidate.end()
+                if skip_to > begin:
+                    if body is not None:
+                        body.append(chunk[begin:skip_to])
+                    else:
+                        strays.extend(_lines(chunk[begin:skip_to]))
+                    begin = skip_to
         if opened:  # an open token with nothing after it
             finish()
             kind, header, body, token = None, "", [], True
@@ -263,21 +290,6 @@ class CitationEntry(NamedTuple):
     context: str
 
 
-def _unquote(text: str) -> str:
-    text = text.strip()
-    if text.startswith('"'):
-        text = text[1:]
-    if text.endswith('"'):
-        text = text[:-1]
-    return text.strip()
-
-
-def _quote_open(text: str) -> bool:
-    """Whether ``text`` starts a double-quoted context that has not been closed yet."""
-    text = text.strip()
-    return text.startswith('"') and (len(text) == 1 or not text.endswith('"'))
-
-
 def parse_citation_lines(
     body: str, item_patterns: Sequence[re.Pattern[str]], notes: list[str]
 ) -> list[CitationEntry]:
@@ -291,23 +303,55 @@ def parse_citation_lines(
     quotes is removed from each context.
     """
     items: list[tuple[str, str, list[str]]] = []
+    # Whether the last item's context opens a double quote it has not closed yet: it
+    # starts with '"' and does not also end with it (a lone '"' is open). Known from
+    # its first and last visible characters and whether it has only one, kept as the
+    # context grows (re-reading the joined context per line would be quadratic).
+    quote_open = False
+    first = last = ""
+    visible = 0  # visible characters of the context, counted up to 2
+    readers = [
+        (p, "key" in p.groupindex, "document" in p.groupindex, "context" in p.groupindex)
+        for p in item_patterns
+    ]
     for line in body.splitlines():
         match = None
-        if not (items and _quote_open("\n".join(items[-1][2]))):
-            for pattern in item_patterns:
-                match = pattern.fullmatch(line)
+        if not quote_open:
+            for reader in readers:
+                match = reader[0].fullmatch(line)
                 if match is not None:
                     break
         if match is not None:
-            groups = match.groupdict()
-            key = (groups.get("key") or "").strip()
-            document = (groups.get("document") or key).strip()
-            items.append((key, document, [groups.get("context") or ""]))
+            _, has_key, has_document, has_context = reader
+            key = ((match["key"] if has_key else None) or "").strip()
+            document = ((match["document"] if has_document else None) or key).strip()
+            piece = (match["context"] if has_context else None) or ""
+            items.append((key, document, [piece]))
+            first = last = ""
+            visible = 0
         elif items:
-            items[-1][2].append(line)
-        elif line.strip():
-            notes.append(f"could not read citation line {_excerpt(line)}")
-    return [CitationEntry(key, doc, _unquote("\n".join(lines))) for key, doc, lines in items]
+            piece = line
+            items[-1][2].append(piece)
+        else:
+            if line.strip():
+                notes.append(f"could not read citation line {_excerpt(line)}")
+            continue
+        shown = piece.strip()
+        if shown:
+            first = first or shown[0]
+            last = shown[-1]
+            visible = min(2, visible + len(shown))
+        quote_open = first == '"' and (visible == 1 or last != '"')
+    entries: list[CitationEntry] = []
+    for key, document, lines in items:
+        text = (lines[0] if len(lines) == 1 else "\n".join(lines)).strip()
+        # One pair of surrounding double quotes removed, then the spaces inside them.
+        if text[:1] == '"':
+            text = text[1:]
+        if text[-1:] == '"':
+            text = text[:-1]
+        entries.append(CitationEntry(key, document, text.strip()))
+    return entries
 
 
 class DocumentIndex:
@@ -327,9 +371,18 @@ class DocumentIndex:
                 key = "" if document.doc_id is None else str(document.doc_id)
                 self._by_id.setdefault(key, index)
         self._cited: dict[int, str | int] = {}
+        # Each ref's answer, once: a few documents are cited many times.
+        self._answers: dict[str, tuple[str | int, Document] | None] = {}
 
     def lookup(self, ref: str) -> tuple[str | int, Document] | None:
         """The citation ``doc_id`` and the document that ``ref`` names, or ``None``."""
+        try:
+            return self._answers[ref]
+        except KeyError:
+            answer = self._answers[ref] = self._lookup(ref)
+            return answer
+
+    def _lookup(self, ref: str) -> tuple[str | int, Document] | None:
         if self.by_position:
             ref = ref.strip()
             # ASCII digits only: "²".isdigit() is true but int("²") raises.
@@ -381,37 +434,68 @@ def make_citation(
     ``entry`` is the listed citation (``None`` when the tag has no entry: the context
     is then empty and unlocated). ``doc_ref`` names the document as the model did.
     """
-    safe_ref = text_safe(doc_ref)
-    if safe_ref is not None:
-        notes.append(f"citation {citation_id}: replaced lone surrogates in its document id")
-        doc_ref = safe_ref
+    return Citation(
+        **citation_fields(citation_id, entry, doc_ref, response, content, documents, locator, notes)
+    )
+
+
+def citation_fields(
+    citation_id: str,
+    entry: CitationEntry | None,
+    doc_ref: str,
+    response: Span | None,
+    content: str,
+    documents: DocumentIndex,
+    locator: ContextLocator,
+    notes: list[str],
+) -> dict[str, Any]:
+    """The fields of the citation :func:`make_citation` builds (only those that are known,
+    as they make the model's ``fields_set``); turn many into citations at once with
+    :func:`citations_from_fields`."""
+    if not doc_ref.isascii():
+        safe_ref = text_safe(doc_ref)
+        if safe_ref is not None:
+            notes.append(f"citation {citation_id}: replaced lone surrogates in its document id")
+            doc_ref = safe_ref
     found = documents.lookup(doc_ref)
     context = entry.context if entry is not None else ""
-    doc_id: str | int = found[0] if found is not None else doc_ref
     fields: dict[str, Any] = {
         "citation_id": citation_id,
-        "doc_id": doc_id,
+        "doc_id": found[0] if found is not None else doc_ref,
         "context_text": context,
     }
     if response is not None:
-        fields.update(
-            response_text=content[response[0] : response[1]],
-            response_begin=response[0],
-            response_end=response[1],
-        )
+        begin, end = response
+        fields["response_text"] = content[begin:end]
+        fields["response_begin"] = begin
+        fields["response_end"] = end
     if found is None:
         if documents.documents:
             notes.append(f"citation {citation_id}: the request has no document {doc_ref!r}")
-        return Citation(**fields)
-    text = found[1].text
-    span = locator.locate(doc_id, text, context) if context.strip() else None
-    if span is not None:
-        fields.update(
-            context_text=text[span[0] : span[1]], context_begin=span[0], context_end=span[1]
-        )
-    elif context.strip():
-        notes.append(f"citation {citation_id}: {_excerpt(context)} is not in document {doc_id!r}")
-    return Citation(**fields)
+        return fields
+    if context.strip():
+        doc_id, document = found
+        text = document.text
+        span = locator.locate(doc_id, text, context)
+        if span is not None:
+            fields["context_text"] = text[span[0] : span[1]]
+            fields["context_begin"] = span[0]
+            fields["context_end"] = span[1]
+        else:
+            notes.append(
+                f"citation {citation_id}: {_excerpt(context)} is not in document {doc_id!r}"
+            )
+    return fields
+
+
+@functools.cache
+def _citation_list() -> TypeAdapter[list[Citation]]:
+    return TypeAdapter(list[Citation])
+
+
+def citations_from_fields(fields: list[dict[str, Any]]) -> list[Citation]:
+    """``[Citation(**item) for item in fields]``, validated as one list (about twice as fast)."""
+    return _citation_list().validate_python(fields)
 
 
 # ----------------------------------------------------------------------------------------
@@ -535,12 +619,7 @@ class Granite3OutputProcessor(OutputProcessor):
         Raises :class:`~granite_formatters.errors.InvalidRequestError` only for an
         invalid ``chat_completion``.
         """
-        parser = self.stream_parser(chat_completion)
-        parser.feed(model_output)
-        parser.close(stop_reason=stop_reason)
-        message = parser.message
-        assert message is not None
-        return message
+        return self.stream_parser(chat_completion).parse_whole(model_output, stop_reason)
 
     def stream_parser(self, chat_completion: RequestLike | None = None) -> Granite3StreamParser:
         """A parser for one output arriving in chunks (see :mod:`granite_formatters.streaming`)."""
@@ -923,6 +1002,35 @@ class Granite3StreamParser(StreamParser):
         """
         if self._closed:
             return []
+        self._finish()
+        deltas = self._deltas()
+        self._message = self._build_message(stop_reason)
+        return finish_deltas(
+            deltas,
+            first=not self._role_sent,
+            finish_reason=finish_reason,
+            tool_calls=bool(self._tool_calls),
+        )
+
+    def parse_whole(self, text: str, stop_reason: str | None = None) -> Granite3AssistantMessage:
+        """The batch parse: ``text`` as the only chunk, then the end; the message.
+
+        The stages see exactly what ``feed(text)`` then ``close()`` gives them; only
+        the deltas, which a batch parse would throw away, are not assembled (the
+        tool calls are taken from the outbox as :meth:`_deltas` takes them).
+        """
+        if self._closed:
+            raise RuntimeError("this stream parser is closed; create a new one per output")
+        self._write(text if text.__class__ is str else self._text(text))
+        self._finish()
+        for channel, value in self._outbox.drain():
+            if channel == TOOL_CALL:
+                self._tool_calls.append(value[1])
+        message = self._message = self._build_message(stop_reason)
+        return message
+
+    def _finish(self) -> None:
+        """No more text: flush the decoder, the marker beginning held back and the stages."""
         self._closed = True
         if self._decoder is not None:
             self._write(self._decoder.decode(b"", final=True))
@@ -932,14 +1040,6 @@ class Granite3StreamParser(StreamParser):
         # No lane after the end (feed's steady lane would take a chunk instead of refusing it).
         self._lane = self._steady = None
         self._splitter.end()
-        deltas = self._deltas()
-        self._message = self._build_message(stop_reason)
-        return finish_deltas(
-            deltas,
-            first=not self._role_sent,
-            finish_reason=finish_reason,
-            tool_calls=bool(self._tool_calls),
-        )
 
     def _deltas(self) -> list[Delta]:
         # Consecutive pieces of one channel become one delta; the pieces are collected
@@ -995,6 +1095,7 @@ class Granite3StreamParser(StreamParser):
         recovered: list[str] = []
         no_request = self._request is None
         kinds_seen: set[str] = set()
+        tag_markers = marker_pattern(cite.tag_grammar.markers)
         for block in blocks:
             if block.kind is None:
                 outbox.note(
@@ -1009,10 +1110,17 @@ class Granite3StreamParser(StreamParser):
             entries: list[CitationEntry] = []
             items: list[Hallucination] = []
             if block.kind == "citations":
-                for entry in cite.read_section(block.body, block_notes):
-                    # A citation tag inside a quoted context is noise (prior defect B33).
-                    context = remove_citation_tags(entry.context, cite.tag_grammar)[0]
-                    entries.append(entry._replace(context=context))
+                entries = list(cite.read_section(block.body, block_notes))
+                # A citation tag inside a quoted context is noise (prior defect B33).
+                # Contexts are made of the body's lines, and no tag marker spans a line
+                # break: a body without a marker has no tag to remove.
+                if tag_markers is not None and tag_markers.search(block.body) is not None:
+                    for number, entry in enumerate(entries):
+                        if tag_markers.search(entry.context) is None:
+                            continue
+                        context = remove_citation_tags(entry.context, cite.tag_grammar)[0]
+                        if context != entry.context:
+                            entries[number] = CitationEntry(entry.key, entry.document, context)
             else:
                 items = parse_hallucinations_text(block.body, block_notes)
             unreadable = not (entries or items) or any(
@@ -1048,11 +1156,13 @@ class Granite3StreamParser(StreamParser):
             index = DocumentIndex(request_documents, by_position=cite.documents_by_position)
             lead = self._content_trim.lead
             size = len(content)
-            # Direct construction: NamedTuple._replace costs several times more.
-            events = [
-                TagEvent(kind, ref, min(max(position - lead, 0), size), flag)
-                for kind, ref, position, flag in self._tags.events
-            ]
+            events = self._tags.events
+            if lead or (events and max(map(itemgetter(2), events)) > size):
+                # Direct construction: NamedTuple._replace costs several times more.
+                events = [
+                    TagEvent(kind, ref, min(max(position - lead, 0), size), flag)
+                    for kind, ref, position, flag in events
+                ]
             # One sentence split per parse, shared by citations and hallucinations.
             found = CitationInput(
                 events,

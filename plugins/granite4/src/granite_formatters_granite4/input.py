@@ -218,6 +218,26 @@ def _raw_documents(raw: Mapping[str, Any]) -> Any:
     return found
 
 
+def _document_data(document: Any) -> dict[str, Any]:
+    """``document.model_dump(exclude_unset=True)`` of a validated ``Document``, read
+    straight from its fields when they are all it has and each is an exact ``str``,
+    ``int`` or null (what a dump returns as it is); otherwise the dump itself."""
+    if not document.model_extra:
+        fields = vars(document)
+        fields_set = document.model_fields_set
+        if len(fields_set) == len(fields):
+            data = dict(fields)
+        else:
+            data = {name: value for name, value in fields.items() if name in fields_set}
+        for value in data.values():
+            if value is not None and type(value) is not str and type(value) is not int:
+                break
+        else:
+            return data
+    dumped: dict[str, Any] = document.model_dump(exclude_unset=True)
+    return dumped
+
+
 class _RequestView(Protocol):
     """What the renderer reads: a validated ``ChatCompletion`` or a ``PlainRequest``."""
 
@@ -372,7 +392,12 @@ class Granite4InputProcessor(InputProcessor):
     ) -> str:
         fmt = self.prompt_format
         messages = request.messages
-        raw_messages = raw.get("messages") if raw is not None else None
+        # The caller's messages, read for content parts (a plain request has none).
+        raw_messages = (
+            raw.get("messages")
+            if raw is not None and not isinstance(request, PlainRequest)
+            else None
+        )
 
         def content_of(index: int) -> str:
             if raw_messages is not None and isinstance(raw_messages[index], Mapping):
@@ -416,7 +441,7 @@ class Granite4InputProcessor(InputProcessor):
         if request.documents:
             documents = _raw_documents(raw) if raw is not None else None
             if not isinstance(documents, list) or len(documents) != len(request.documents):
-                documents = [doc.model_dump(exclude_unset=True) for doc in request.documents]
+                documents = [_document_data(doc) for doc in request.documents]
 
         blocks: list[str] = []
         if tools:
@@ -446,28 +471,43 @@ class Granite4InputProcessor(InputProcessor):
             )
 
         count = len(messages)
+        # Text without a token set's sentinel has none of its tokens (see SpecialTokens).
+        sentinel = fmt.special_tokens.sentinel if policy != "keep" else None
+        assistant_sentinel = _ASSISTANT_TOKENS.sentinel if policy != "keep" else None
         for index, message in enumerate(messages):
             role = message.role
-            field = f"messages[{index}]"
-            if message.tool_calls and role != "assistant":
+            calls = message.tool_calls
+            if calls and role != "assistant":
                 problems.add(
                     f"tool_calls on a {quote(role)} message are not rendered; only assistant "
                     "messages carry tool calls.",
-                    f"{field}.tool_calls",
+                    f"messages[{index}].tool_calls",
                 )
+            if raw_messages is None:
+                text = message.content
+                if text is None:
+                    text = ""
+            else:
+                text = content_of(index)
             if role == "user" or (role == "system" and index > 0):
-                text = self._text(content_of(index), f"{field}.content", policy)
+                if sentinel is None or type(text) is not str or sentinel in text:
+                    text = self._text(text, f"messages[{index}].content", policy)
                 out += (START_OF_ROLE, role, END_OF_ROLE, text, END_OF_TEXT, "\n")
             elif role == "assistant":
-                text = self._text(content_of(index), f"{field}.content", policy, assistant=True)
+                if (
+                    assistant_sentinel is None
+                    or type(text) is not str
+                    or assistant_sentinel in text
+                ):
+                    text = self._text(text, f"messages[{index}].content", policy, assistant=True)
                 out += (START_OF_ROLE, "assistant", END_OF_ROLE, text)
-                if message.tool_calls:
-                    self._tool_calls(out, message.tool_calls, text, field, policy, problems)
+                if calls:
+                    self._tool_calls(out, calls, text, f"messages[{index}]", policy, problems)
                 out += (END_OF_TEXT, "\n")
             elif role == "tool":
                 if index == 0 or messages[index - 1].role != "tool":
                     out += (START_OF_ROLE, "user", END_OF_ROLE)
-                text = self._text(content_of(index), f"{field}.content", policy)
+                text = self._text(text, f"messages[{index}].content", policy)
                 out += ("\n<tool_response>\n", text, "\n</tool_response>")
                 if index == count - 1 or messages[index + 1].role != "tool":
                     out += (END_OF_TEXT, "\n")
@@ -475,7 +515,7 @@ class Granite4InputProcessor(InputProcessor):
                 problems.add(
                     f"the Granite 4 chat template drops messages with role {quote(role)} "
                     "(it renders system, user, assistant and tool messages only).",
-                    f"{field}.role",
+                    f"messages[{index}].role",
                 )
         if add_generation_prompt:
             out += (START_OF_ROLE, "assistant", END_OF_ROLE)
