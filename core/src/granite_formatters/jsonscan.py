@@ -20,6 +20,7 @@ MAX_JSON_DEPTH = 64
 
 _STRUCTURE = re.compile(r'["\[\]{}]')
 _IN_STRING = re.compile(r'["\\]')
+_BRACKET = re.compile(r"[\[\]{}]")
 
 
 class JsonScanner:
@@ -41,6 +42,25 @@ class JsonScanner:
         self.error: str | None = None
         #: Where the last :meth:`scan` stopped in its text.
         self.stop = 0
+
+    def take(self, text: str) -> bool:
+        """Consume all of ``text`` if the value can neither end nor fail within it (it
+        holds no bracket and stays within :data:`MAX_JSON_CHARS`). Returns whether it
+        did (as :meth:`scan` would have, returning ``None``); if not, nothing changed.
+        The cheap path for a value arriving in small chunks."""
+        if self.error is not None or self.consumed + len(text) > MAX_JSON_CHARS:
+            return False
+        if (
+            not self._escape
+            and (_IN_STRING if self._in_string else _STRUCTURE).search(text) is None
+        ):
+            self.consumed += len(text)  # nothing that changes the state: no scan needed
+            self.stop = len(text)
+            return True
+        if _BRACKET.search(text) is not None:
+            return False
+        self.scan(text)  # quotes or escapes, but no end and no error
+        return True
 
     def scan(self, text: str, pos: int = 0) -> int | None:
         """Consume ``text[pos:]``; return the index just after the value if it ended.

@@ -74,7 +74,7 @@ class ToolCallDelta:
         return out
 
 
-@attrs.frozen
+@attrs.frozen(weakref_slot=False)  # no __weakref__ slot: see _DeltaBuilder
 class Delta:
     """A piece of an assistant message: new reasoning text, answer text or tool calls.
 
@@ -111,37 +111,50 @@ class Delta:
         return {"index": index, "delta": self.to_openai(), "finish_reason": self.finish_reason}
 
 
-# A stream makes one delta per chunk, so the common ones are built without the
-# generated __init__ (which sets each field through the frozen-class machinery): a new
-# instance and its slots set directly, about 40% cheaper and equal in every way.
-_new_delta = object.__new__
-_set_reasoning = Delta.__dict__["reasoning_content"].__set__
-_set_content = Delta.__dict__["content"].__set__
-_set_tool_calls = Delta.__dict__["tool_calls"].__set__
-_set_role = Delta.__dict__["role"].__set__
-_set_finish = Delta.__dict__["finish_reason"].__set__
+class _DeltaBuilder:
+    """A :class:`Delta` under construction: the same slots without the frozen
+    ``__setattr__``.
+
+    A stream makes one delta per chunk, so the common ones are built here: the slots
+    filled with plain attribute stores (which CPython specialises), then the object
+    becomes a ``Delta`` (``__class__`` assignment, allowed between classes of the same
+    slots; CPython refuses it when they have a ``__weakref__`` slot, hence none on
+    ``Delta``). The result is an ordinary, frozen ``Delta``, equal in every way to one
+    made by its constructor, at less than half the cost of setting the frozen slots
+    through their descriptors.
+    """
+
+    __slots__ = tuple(field.name for field in attrs.fields(Delta))
+
+    reasoning_content: str | None
+    content: str | None
+    tool_calls: tuple[ToolCallDelta, ...]
+    role: str | None
+    finish_reason: str | None
 
 
 def content_delta(text: str) -> Delta:
     """``Delta(content=text)``, built faster (a stream parser makes one per chunk)."""
-    delta: Delta = _new_delta(Delta)
-    _set_reasoning(delta, None)
-    _set_content(delta, text)
-    _set_tool_calls(delta, ())
-    _set_role(delta, None)
-    _set_finish(delta, None)
-    return delta
+    delta = _DeltaBuilder()
+    delta.reasoning_content = None
+    delta.content = text
+    delta.tool_calls = ()
+    delta.role = None
+    delta.finish_reason = None
+    delta.__class__ = Delta  # type: ignore[assignment]
+    return delta  # type: ignore[return-value]
 
 
 def reasoning_delta(text: str) -> Delta:
     """``Delta(reasoning_content=text)``, built faster (see :func:`content_delta`)."""
-    delta: Delta = _new_delta(Delta)
-    _set_reasoning(delta, text)
-    _set_content(delta, None)
-    _set_tool_calls(delta, ())
-    _set_role(delta, None)
-    _set_finish(delta, None)
-    return delta
+    delta = _DeltaBuilder()
+    delta.reasoning_content = text
+    delta.content = None
+    delta.tool_calls = ()
+    delta.role = None
+    delta.finish_reason = None
+    delta.__class__ = Delta  # type: ignore[assignment]
+    return delta  # type: ignore[return-value]
 
 
 def tool_call_delta(index: int, call: ToolCall) -> ToolCallDelta:

@@ -232,3 +232,50 @@ def test_an_empty_call_list_is_removed_with_a_note(marker: str) -> None:
     )
     # Without a marker an empty list is an answer, not a tool call.
     assert parse_tool_calls("[]", tools_offered=True) == ("[]", [], [])
+
+
+_SCANNER_STATE = ("_depth", "_in_string", "_escape", "consumed", "error", "stop")
+
+
+@given(
+    st.lists(st.text(alphabet='{}[]"\\ ab:,\n', max_size=6), max_size=30),
+    st.booleans(),
+)
+def test_json_scanner_take_is_what_scan_does(pieces: list[str], array: bool) -> None:
+    # Two scanners fed the same pieces: one tries take first, the other only scans.
+    # Whenever take takes a piece, scan would have consumed it whole with no end and no
+    # error; when it does not, nothing changed. Either way the states agree.
+    fast, slow = JsonScanner(), JsonScanner()
+    text = ("[" if array else "{") + "".join(pieces)
+    taken = 0
+    for piece in [text[:1], *pieces]:
+        if fast.error is not None:
+            break
+        before = [getattr(fast, name) for name in _SCANNER_STATE]
+        took = fast.take(piece)
+        if not took:
+            assert [getattr(fast, name) for name in _SCANNER_STATE] == before
+            end = fast.scan(piece)
+        slow_end = slow.scan(piece)
+        if took:
+            taken += 1
+            assert slow_end is None and slow.stop == len(piece)
+        else:
+            assert end == slow_end
+        assert [getattr(fast, name) for name in _SCANNER_STATE] == [
+            getattr(slow, name) for name in _SCANNER_STATE
+        ]
+        if slow_end is not None:
+            break
+
+
+def test_json_scanner_take_takes_what_cannot_end_the_value() -> None:
+    scanner = JsonScanner()
+    assert scanner.scan('{"a') is None
+    assert scanner.take("bc de")  # inside the string
+    assert scanner.take('x", "b\\')  # a quote and an escape, no bracket
+    assert not scanner.take('"}')  # could end the value
+    assert not scanner.take('n"]')  # a bracket, even inside a string: scanned instead
+    assert scanner.scan('n"') is None
+    assert scanner.take(" : 12 ")
+    assert scanner.scan("}") == 1

@@ -20,7 +20,7 @@ from __future__ import annotations
 import re
 from typing import NamedTuple, Protocol
 
-from ._markers import marker_first_chars, marker_pattern, partial_marker_length
+from ._markers import marker_first_chars, marker_pattern, marker_prefixes, partial_marker_length
 from ._stages import CONTENT, WHITESPACE, ChannelSink, Outbox, ScanningSink, TextSink
 
 __all__ = [
@@ -116,8 +116,11 @@ class CitationTagRemover(ScanningSink):
         # Clusters resolve in place unless a marker can begin with whitespace.
         self._in_place = self._lane_chars.isdisjoint(WHITESPACE)
         self._markers = marker_pattern(grammar.markers)
+        self._prefixes = marker_prefixes(grammar.markers)
         self.events: list[TagEvent] = []
         self._pending = ""
+        # Whether ``_pending`` is a tag the grammar could not decide yet (NEED_MORE).
+        self._waiting = False
         # Whitespace at the end of the text so far (a cluster may follow), in pieces.
         self._held: list[str] = []
         self._out = 0  # characters passed on
@@ -133,6 +136,23 @@ class CitationTagRemover(ScanningSink):
         :meth:`write` would hand it to :meth:`text` whole.
         """
         return None if self._pending else self._lane_chars
+
+    def write(self, text: str) -> None:
+        if text and self._waiting:
+            # An undecided tag is asked again directly (what _scan would do first, as
+            # the pending text begins with the tag's marker), not rescanned.
+            buffer = self._pending + text
+            result = self.grammar.match(buffer, 0, False)
+            if isinstance(result, NeedMore):
+                self._pending = buffer
+                return
+            self._pending, self._waiting = "", False
+            self._scan(buffer, final=False)
+            return
+        super().write(text)
+
+    def _holds(self) -> frozenset[str]:
+        return self._prefixes
 
     def end(self) -> None:
         self._flush()
@@ -180,6 +200,7 @@ class CitationTagRemover(ScanningSink):
                 keep = 0 if final else partial_marker_length(buffer, markers, position)
                 text(buffer[position : length - keep])
                 self._pending = buffer[length - keep :]
+                self._waiting = False
                 return
             start = found.start()
             if start > position:
@@ -187,6 +208,7 @@ class CitationTagRemover(ScanningSink):
             result = grammar.match(buffer, start, final)
             if isinstance(result, NeedMore):
                 self._pending = buffer[start:]
+                self._waiting = True
                 return
             if result is None:
                 text(found.group())

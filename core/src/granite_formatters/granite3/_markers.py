@@ -24,6 +24,7 @@ __all__ = [
     "MarkerSearch",
     "marker_first_chars",
     "marker_pattern",
+    "marker_prefixes",
     "partial_marker_length",
 ]
 
@@ -81,6 +82,27 @@ def marker_pattern(markers: Sequence[str]) -> re.Pattern[str] | None:
     scanner that runs one search per marker and needs no :class:`MarkerMatch`.
     """
     return _prepare(tuple(markers)).any_marker
+
+
+@lru_cache(maxsize=256)
+def _prefixes(markers: tuple[str, ...]) -> frozenset[str]:
+    present = [m for m in markers if m]
+    return frozenset(
+        prefix
+        for marker in present
+        for prefix in (marker[:size] for size in range(1, len(marker)))
+        if not any(other in prefix for other in present)
+    )
+
+
+def marker_prefixes(markers: Sequence[str]) -> frozenset[str]:
+    """The proper prefixes of ``markers`` that hold none of them.
+
+    A scan for ``markers`` finds no marker in such a text, and
+    :func:`partial_marker_length` holds all of it back: a stage whose pending text
+    would become one of them can keep it pending without scanning.
+    """
+    return _prefixes(tuple(markers))
 
 
 class MarkerSearch:

@@ -27,8 +27,8 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Sequence
 
-from ._markers import MarkerSearch, marker_first_chars, partial_marker_length
-from ._stages import WHITESPACE, Outbox, ScanningSink, TextSink
+from ._markers import MarkerSearch, marker_first_chars, marker_prefixes, partial_marker_length
+from ._stages import NOTHING, WHITESPACE, Outbox, ScanningSink, TextSink
 
 __all__ = ["ReasoningSplitter"]
 
@@ -82,9 +82,17 @@ class ReasoningSplitter(ScanningSink):
         self._state_chars = {
             state: marker_first_chars(markers) for state, markers in self._state_markers.items()
         }
+        self._state_prefixes = {
+            state: marker_prefixes(markers) for state, markers in self._state_markers.items()
+        }
 
     def _markers(self) -> tuple[str, ...]:
         return self._state_markers[self._state]
+
+    def _holds(self) -> frozenset[str]:
+        if self._fresh and self._leading_json and self._state == _BEFORE:
+            return NOTHING  # the scan decides on a leading JSON list first
+        return self._state_prefixes[self._state]
 
     # The fast lane (see ``Granite3StreamParser``): what a chunk may skip this sink for.
 

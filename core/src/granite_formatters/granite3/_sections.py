@@ -18,8 +18,8 @@ import re
 from collections.abc import Callable, Sequence
 
 from ._linepatterns import PatternSet
-from ._markers import MarkerSearch, marker_first_chars, partial_marker_length
-from ._stages import Outbox, ScanningSink, TextSink
+from ._markers import MarkerSearch, marker_first_chars, marker_prefixes, partial_marker_length
+from ._stages import NOTHING, Outbox, ScanningSink, TextSink
 
 __all__ = ["SectionSplitter"]
 
@@ -45,6 +45,8 @@ class SectionSplitter(ScanningSink):
         # A chunk without these (marker starts, or a line break that may start a
         # header) passes through while no line start or partial marker is pending.
         self._lane_chars = marker_first_chars(self._markers) | {"\n"}
+        # Held whole away from a line start (a line break may start a header: scanned).
+        self._prefixes = frozenset(p for p in marker_prefixes(self._markers) if "\n" not in p)
         self._pending = ""
         self._at_line_start = True
         self._sections: list[str] | None = None
@@ -63,6 +65,9 @@ class SectionSplitter(ScanningSink):
             self._sections.append(text)
         else:
             super().write(text)
+
+    def _holds(self) -> frozenset[str]:
+        return NOTHING if self._at_line_start else self._prefixes
 
     @property
     def collecting(self) -> bool:

@@ -17,7 +17,16 @@ from typing import Any, Protocol
 
 from ..types import ToolCall, ToolCallIds
 
-__all__ = ["Channel", "Outbox", "ScanningSink", "TextSink", "Trimmer", "json_safe", "text_safe"]
+__all__ = [
+    "NOTHING",
+    "Channel",
+    "Outbox",
+    "ScanningSink",
+    "TextSink",
+    "Trimmer",
+    "json_safe",
+    "text_safe",
+]
 
 #: The whitespace characters the parsers strip around markers (ASCII, as JSON's).
 WHITESPACE = " \t\n\r\f\v"
@@ -92,15 +101,33 @@ class ScanningSink:
 
     :meth:`write` rescans the held-back tail (``_pending``, always short) together with
     the new text; :meth:`_flush` does a final scan when no more text will come.
-    Subclasses implement :meth:`_scan` and :meth:`end`.
+    Subclasses implement :meth:`_scan` and :meth:`end`, and may say (:meth:`_holds`)
+    which texts a scan would hold back whole, so that a marker arriving in small chunks
+    is not rescanned for each of them.
     """
 
     _pending: str = ""
 
     def write(self, text: str) -> None:
         if text:
-            buffer, self._pending = self._pending + text, ""
+            pending = self._pending
+            if pending:
+                buffer = pending + text
+                if buffer in self._holds():
+                    self._pending = buffer  # still a marker's beginning: what _scan does
+                    return
+            else:
+                buffer = text
+            self._pending = ""
             self._scan(buffer, final=False)
+
+    def _holds(self) -> frozenset[str]:
+        """Texts a scan would now keep whole in ``_pending`` (none by default).
+
+        Each must be a proper prefix of a marker searched now that holds no marker, and
+        the scan must have nothing else to decide first (see :func:`marker_prefixes`).
+        """
+        return NOTHING
 
     def _flush(self) -> None:
         buffer, self._pending = self._pending, ""
@@ -110,6 +137,10 @@ class ScanningSink:
     def _scan(self, buffer: str, final: bool) -> None:
         """Consume ``buffer``, keeping in ``_pending`` what is undecided (unless ``final``)."""
         raise NotImplementedError
+
+
+#: No text (the default of :meth:`ScanningSink._holds`).
+NOTHING: frozenset[str] = frozenset()
 
 
 class Outbox:

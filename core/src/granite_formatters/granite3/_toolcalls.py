@@ -37,8 +37,8 @@ from typing import Any
 
 from ..jsonscan import MAX_JSON_CHARS, MAX_JSON_DEPTH, JsonScanner
 from ..types import ToolCall, ToolCallIds
-from ._markers import MarkerSearch, marker_first_chars, partial_marker_length
-from ._stages import Outbox, ScanningSink, TextSink, json_safe
+from ._markers import MarkerSearch, marker_first_chars, marker_prefixes, partial_marker_length
+from ._stages import NOTHING, Outbox, ScanningSink, TextSink, json_safe
 
 __all__ = [
     "MAX_JSON_CHARS",
@@ -177,6 +177,7 @@ class ToolCallExtractor(ScanningSink):
         self.next = next_sink
         self._scan_markers = (*markers, _CLOSING_TAG)
         self._lane_chars = marker_first_chars(self._scan_markers)
+        self._prefixes = marker_prefixes(self._scan_markers)
         self.outbox = outbox
         self._state = _LEAD if bare_list else _SCAN
         self._pending = ""
@@ -196,6 +197,9 @@ class ToolCallExtractor(ScanningSink):
         if self._state != _SCAN or self._pending:
             return None
         return self._lane_chars
+
+    def _holds(self) -> frozenset[str]:
+        return self._prefixes if self._state == _SCAN else NOTHING
 
     def end(self) -> None:
         self._flush()

@@ -60,7 +60,13 @@ from ..streaming import (
 from ..types import Document, ToolCall, coerce_request
 from ._citetags import CitationTagRemover, TagEvent, TagGrammar, remove_citation_tags
 from ._linepatterns import PatternSet
-from ._markers import MarkerSearch, marker_pattern
+from ._markers import (
+    MarkerSearch,
+    marker_first_chars,
+    marker_pattern,
+    marker_prefixes,
+    partial_marker_length,
+)
 from ._reasoning import ReasoningSplitter
 from ._sections import SectionSplitter
 from ._sentences import SentenceSplitter, split_sentences
@@ -69,8 +75,10 @@ from ._stages import (
     CONTENT,
     REASONING,
     TOOL_CALL,
+    WHITESPACE,
     ChannelSink,
     Outbox,
+    ScanningSink,
     TextSink,
     Trimmer,
     text_safe,
@@ -621,12 +629,53 @@ class Granite3OutputProcessor(OutputProcessor):
         return Granite3StreamParser(self, request)
 
 
-#: A fast lane: the characters that rule it out, where a chunk goes, whether it stays valid.
-_Lane = tuple[frozenset[str], Callable[[str], None], bool]
+class _Union(NamedTuple):
+    """What a fast lane knows of the stages it crosses (see :func:`_lane_union`)."""
+
+    chars: frozenset[str]  # the characters that need one of their scans
+    holds: frozenset[str]  # marker beginnings they would hold back whole
+    first: re.Pattern[str]  # finds the first of ``chars``
+    others: frozenset[str]  # the characters of ``chars`` that begin no marker
+    markers: tuple[str, ...]  # their markers
+
+
+@functools.lru_cache(maxsize=256)
+def _lane_union(
+    crossed: tuple[frozenset[str], ...], markers: tuple[tuple[str, ...], ...]
+) -> _Union:
+    """For a fast lane crossing stages with these characters (``lane()``) and markers:
+    all the characters, the beginnings of the markers that hold none of the characters
+    but the markers' first ones, and so on (a handful of combinations per release, each
+    made once)."""
+    chars = frozenset().union(*crossed)
+    every = tuple(marker for group in markers for marker in group)
+    others = chars - marker_first_chars(every)
+    holds = frozenset(prefix for prefix in marker_prefixes(every) if others.isdisjoint(prefix))
+    first = re.compile("[" + "".join(re.escape(c) for c in sorted(chars)) + "]")
+    return _Union(chars, holds, first, others, every)
+
+
+class _Lane(NamedTuple):
+    """A fast lane (see ``Granite3StreamParser._plan``)."""
+
+    union: _Union  # the stages it crosses
+    write: Callable[[str], None]  # where a chunk goes
+    stable: bool  # whether it stays valid after a chunk
+    busy: ScanningSink | None  # the busy stage it ends in: valid while that holds text back
+
+
+#: The steady lanes (see ``Granite3StreamParser._steady``): the answer text between the
+#: markers, on its way to the content channel, and the sections being collected.
+_ANSWER, _COLLECT = 0, 1
 
 
 class Granite3StreamParser(StreamParser):
     """Parses one Granite 3.x output incrementally (see :class:`Granite3OutputProcessor`)."""
+
+    #: Whether chunks may skip the stages that cannot react to them (the fast lanes of
+    #: :meth:`_plan`, :meth:`_write` and :meth:`feed`); the tests turn them off to
+    #: compare every delta with the full path's.
+    _fast_lanes: ClassVar[bool] = True
 
     def __init__(
         self, processor: Granite3OutputProcessor, request: Granite3ChatCompletion | None
@@ -694,8 +743,13 @@ class Granite3StreamParser(StreamParser):
             leading_json=tools_offered,
         )
         self._tools = tools
-        self._unions: dict[tuple[frozenset[str], ...], frozenset[str]] = {}
+        #: The beginning of a marker held back by the parser (see :meth:`_write`).
+        self._held = ""
         self._content_lanes: dict[Callable[[str], None], Callable[[str], None]] = {}
+        #: The steady lane, when the stable fast lane ends where :meth:`feed` can finish a
+        #: chunk itself: its characters (those of the fast lane) and what finishes it
+        #: (:meth:`_steady_answer` or :meth:`_steady_collect`). Set by :meth:`_plan`.
+        self._steady: tuple[frozenset[str], Callable[[str], list[Delta] | None]] | None = None
         self._lane = self._plan()
 
     @property
@@ -703,6 +757,20 @@ class Granite3StreamParser(StreamParser):
         return self._message
 
     def feed(self, chunk: str) -> list[Delta]:
+        # The steady lane: the usual streamed chunk, a piece of answer text (or of the
+        # sections) holding no character that can start a marker, is finished here,
+        # with no call into the stages (see _steady_answer and _steady_collect).
+        steady = self._steady
+        if (
+            steady is not None
+            and chunk.__class__ is str
+            and chunk
+            and chunk.isascii()  # nothing to decode or replace
+            and steady[0].isdisjoint(chunk)
+        ):
+            deltas = steady[1](chunk)
+            if deltas is not None:
+                return deltas
         if self._closed:
             raise RuntimeError("this stream parser is closed; create a new one per output")
         self._write(chunk if chunk.__class__ is str else self._text(chunk))
@@ -724,6 +792,58 @@ class Granite3StreamParser(StreamParser):
             deltas[0] = attrs.evolve(deltas[0], role="assistant")
         return deltas
 
+    def _steady_answer(self, chunk: str) -> list[Delta] | None:
+        """What the fast lane into the tag remover would do with ``chunk``, fused, or
+        ``None`` (nothing done) when a stage on the way is not in its steady state.
+
+        Past the reasoning splitter and the tool-call and section stages (which would
+        pass the marker-free chunk on unchanged), the tag remover holds trailing
+        whitespace and passes the rest on after the whitespace it held; the trimmer,
+        started and holding nothing, passes on text that does not end in whitespace
+        unchanged, so it reaches the content channel and becomes this chunk's delta.
+        """
+        tags, trim = self._tags, self._content_trim
+        assert tags is not None  # an _ANSWER lane ends in the tag remover
+        if tags._cluster is not None or not trim._started or trim._held:
+            return None
+        body = chunk.rstrip(WHITESPACE)
+        if body and body[-1].isspace():
+            return None  # whitespace the trimmer would hold (not the remover's)
+        self._raw.append(chunk)
+        splitter = self._splitter
+        splitter._last_was_space = chunk[-1] in WHITESPACE
+        held = tags._held
+        if not body:
+            held.append(chunk)
+            return []
+        splitter._fresh = False
+        size = len(body)
+        if held:
+            held.append(body)
+            body = "".join(held)
+            held.clear()  # (only a cluster keeps the remover's list: there is none)
+        if size < len(chunk):
+            held.append(chunk[size:])
+        tags._out += len(body)
+        tags._last = body[-1]
+        self._content.chunks.append(body)
+        delta = content_delta(body)
+        return [delta] if self._role_sent else self._first([delta])
+
+    def _steady_collect(self, chunk: str) -> list[Delta] | None:
+        """What the fast lane into the collecting section splitter would do with ``chunk``
+        (the reasoning splitter's bookkeeping, then the chunk collected): no delta."""
+        assert self._sections is not None  # a _COLLECT lane ends in the section splitter
+        collected = self._sections._sections  # (SectionSplitter.write, once collecting)
+        assert collected is not None
+        self._raw.append(chunk)
+        splitter = self._splitter
+        splitter._last_was_space = chunk[-1] in WHITESPACE
+        if splitter._fresh and chunk.strip(WHITESPACE):
+            splitter._fresh = False
+        collected.append(chunk)
+        return []
+
     def _text(self, value: Any) -> str:
         if isinstance(value, bytes | bytearray | memoryview):
             # One incremental decoder per stream: a character split across chunks is
@@ -743,16 +863,68 @@ class Granite3StreamParser(StreamParser):
             )
             chunk = safe
         self._raw.append(chunk)
+        if self._held:
+            # The beginning of a marker, held here (see below): decided now?
+            chunk = self._held + chunk
+            assert self._lane is not None  # text is only held on a lane
+            if chunk in self._lane.union.holds:
+                self._held = chunk
+                return
+            self._held = ""
+            self._splitter.write(chunk)
+            self._lane = self._plan()
+            return
         # The fast lane: a chunk that cannot touch any marker of the stages it would
         # otherwise cross goes straight to the first stage that must look at it.
         lane = self._lane
-        if lane is not None and lane[0].isdisjoint(chunk):
-            lane[1](chunk)
-            if lane[2]:
+        while lane is not None:
+            union = lane.union
+            if union.chars.isdisjoint(chunk):
+                lane.write(chunk)
+                # A busy stage still holding text back (a marker arriving in small
+                # chunks) is in the state it was planned for, and so are those before it.
+                if lane.stable or (lane.busy is not None and lane.busy._pending):
+                    return
+                self._lane = self._plan()
                 return
-        else:
-            self._splitter.write(chunk)
+            found = union.first.search(chunk)
+            assert found is not None  # chunk holds one of union.chars
+            start = found.start()
+            if not start:
+                if chunk in union.holds:
+                    # The beginning of a marker of a stage on the way: each stage before
+                    # that one would pass it on or hold it, and that one would hold it,
+                    # so it is held here until it is decided, and written once, instead
+                    # of being scanned by the stages again with each chunk of the marker.
+                    self._held = chunk
+                    self._steady = None
+                    return
+                if not self._passes(chunk, union):
+                    break
+                start = len(chunk)
+            # The text before what needs a scan takes the lane; the rest is looked at again.
+            lane.write(chunk[:start])
+            chunk = chunk[start:]
+            if not chunk:
+                if not (lane.stable or (lane.busy is not None and lane.busy._pending)):
+                    self._lane = self._plan()
+                return
+            if not (lane.stable or (lane.busy is not None and lane.busy._pending)):
+                lane = self._lane = self._plan()
+        self._splitter.write(chunk)
         self._lane = self._plan()
+
+    @staticmethod
+    def _passes(chunk: str, union: _Union) -> bool:
+        """Whether the stages crossed would pass ``chunk`` on whole: it holds none of
+        their markers, no other character they react to and no marker beginning at its
+        end (one that a stage sees at the end of what the stage before it passed on could
+        be longer than any at the end of the chunk, so none at all is asked for)."""
+        return (
+            union.others.isdisjoint(chunk)
+            and MarkerSearch(chunk, union.markers).next() is None
+            and not partial_marker_length(chunk, union.markers)
+        )
 
     def _plan(self) -> _Lane | None:
         """The fast lane for the stages' current state (``None``: the full path).
@@ -761,49 +933,62 @@ class Granite3StreamParser(StreamParser):
         ``None`` when it is mid-marker or has text pending); a chunk holding none of
         them is handed to the first stage that is busy, or past every stage to the
         trimmer, as the stages would have passed it. A lane into a busy stage is only
-        used once (that stage's state may change); the others stay valid until the next
-        chunk that takes the full path.
+        used while that stage holds text back (its state may change); the others stay
+        valid until the next chunk that takes the full path. The lane also knows the
+        beginnings of the markers of the stages it crosses (see :meth:`_write`).
         """
+        self._steady = None
         splitter = self._splitter
         chars = splitter.lane()
-        if chars is None:
+        if chars is None or not self._fast_lanes:
             return None
-        if splitter.thinking:
-            return chars, splitter.reasoning.write, True
         target: Callable[[str], None]
         stable = False
+        steady: int | None = None
+        busy: ScanningSink | None = None
         crossed = [chars]
-        tools_chars = self._tools.lane()
+        markers = [splitter._markers()]
+        if splitter.thinking:
+            return _Lane(
+                _lane_union(tuple(crossed), tuple(markers)), splitter.reasoning.write, True, None
+            )
+        tools = self._tools
+        tools_chars = tools.lane()
         sections, tags = self._sections, self._tags
         if tools_chars is None:
-            target = self._tools.write
+            target, busy = tools.write, tools
         else:
             crossed.append(tools_chars)
+            markers.append(tools._scan_markers)
             if sections is None or tags is None:
                 target, stable = self._content_trim.write, True
             elif sections.collecting:
                 target, stable = sections.write, True
+                steady = _COLLECT
             else:
                 section_chars = sections.lane()
                 if section_chars is None:
-                    target = sections.write
+                    target, busy = sections.write, sections
                 else:
                     crossed.append(section_chars)
+                    markers.append(sections._markers)
                     tag_chars = tags.lane()
                     if tag_chars is None:
-                        target = tags.write
+                        target, busy = tags.write, tags
                     else:
                         crossed.append(tag_chars)
+                        markers.append(tags.grammar.markers)
                         target, stable = tags.text, True
-        key = tuple(crossed)
-        chars = self._unions.get(key)  # a handful of combinations per stream
-        if chars is None:
-            chars = self._unions[key] = frozenset().union(*crossed)
+                        steady = _ANSWER
+        union = _lane_union(tuple(crossed), tuple(markers))
         lanes = self._content_lanes
         lane = lanes.get(target)
         if lane is None:
             lane = lanes[target] = splitter.content_lane(target)
-        return chars, lane, stable
+        if steady is not None:
+            finish = self._steady_answer if steady == _ANSWER else self._steady_collect
+            self._steady = (union.chars, finish)
+        return _Lane(union, lane, stable, busy)
 
     def close(
         self, finish_reason: str | None = None, *, stop_reason: str | None = None
@@ -845,10 +1030,15 @@ class Granite3StreamParser(StreamParser):
         return message
 
     def _finish(self) -> None:
-        """No more text: flush the decoder and the stages."""
+        """No more text: flush the decoder, the marker beginning held back and the stages."""
         self._closed = True
         if self._decoder is not None:
             self._write(self._decoder.decode(b"", final=True))
+        if self._held:
+            self._splitter.write(self._held)
+            self._held = ""
+        # No lane after the end (feed's steady lane would take a chunk instead of refusing it).
+        self._lane = self._steady = None
         self._splitter.end()
 
     def _deltas(self) -> list[Delta]:

@@ -1,0 +1,188 @@
+"""The stream parsers' fast paths against their full path, delta by delta.
+
+Each stream parser lets a chunk that cannot touch a marker skip the stages (Granite 3:
+the lanes of ``Granite3StreamParser._plan``, the steady lane finished in ``feed``, the
+marker beginnings held back by ``_write``; Granite 4: content and JSON chunks finished
+in ``feed``). With the fast paths turned off (``_fast_lanes``) every chunk takes the full
+path; both must give the same deltas, in the same pieces, and the same message, for
+chunkings aimed at the fast paths' edges: cuts at every position of every marker, text
+made only of marker beginnings and marker characters, one- and four-character chunks,
+UTF-8 bytes cut anywhere (Granite 3), and chunks that end in whitespace.
+"""
+
+from __future__ import annotations
+
+import importlib
+import itertools
+from collections.abc import Sequence
+from types import ModuleType
+from typing import Any
+
+import attrs
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from granite_formatters import get_formatter
+from granite_formatters.granite3.output import Granite3StreamParser
+from granite_formatters.streaming import Delta
+
+from .test_stream_fast_lane import RAG, samples
+from support.granite3_output_support import comparable, marker_soup
+from support.release_data import CITED_ANSWER
+from support.releases import Release
+
+GRANITE4_MARKERS = ["<tool_call>", "</tool_call>", '{"name": "f", "arguments": {"a": "b"}}']
+#: Blocks kept as content (their whitespace and offsets show in the content and notes).
+GRANITE4_KEPT = (
+    '<tool_call>\n{"name": 1}\n  </tool_call> and <tool_call> {"x": "a\\"b"} </tool_call>'
+    '\n<tool_call>\n{"name": "g"}\n</tool_call> <tool_call>{"name": "h"} </tool_cal>'
+)
+
+
+class _FullPath3(Granite3StreamParser):
+    _fast_lanes = False
+
+
+def _data(release: Release, topic: str) -> ModuleType:
+    return importlib.import_module(f"{__package__}.test_{release.plugin}_{topic}")
+
+
+def parsers(release: Release, request: Any) -> tuple[Any, Any]:
+    """A stream parser of ``release`` for ``request`` and the same with no fast path."""
+    processor = get_formatter(release.model).output_processor
+    fast = processor.stream_parser(request)
+    if release.family == "granite4":
+        slow_type = type("_FullPath4", (type(fast),), {"_fast_lanes": False})
+        return fast, slow_type()
+    assert isinstance(fast, Granite3StreamParser)
+    slow = _FullPath3(fast._processor, fast._request)
+    assert slow._lane is None
+    return fast, slow
+
+
+def _plain(delta: Delta) -> Delta:
+    # Generated tool-call ids are random per parser (the messages are compared with
+    # support.comparable, which checks them); the rest of each delta must be equal.
+    return attrs.evolve(
+        delta, tool_calls=tuple(attrs.evolve(call, id=None) for call in delta.tool_calls)
+    )
+
+
+def run(parser: Any, pieces: Sequence[Any]) -> tuple[list[list[Delta]], Any]:
+    """The deltas of each feed (and of close), and the message."""
+    out = [[_plain(d) for d in parser.feed(piece)] for piece in pieces]
+    out.append([_plain(d) for d in parser.close()])
+    return out, parser.message
+
+
+def check_same(release: Release, request: Any, pieces: Sequence[Any]) -> None:
+    fast, slow = parsers(release, request)
+    fast_deltas, fast_message = run(fast, pieces)
+    slow_deltas, slow_message = run(slow, pieces)
+    assert fast_deltas == slow_deltas
+    assert comparable(fast_message) == comparable(slow_message)
+    if isinstance(fast, Granite3StreamParser) and fast._tags is not None:
+        # The tag positions exactly (a citation's sentence would hide a small shift).
+        assert slow._tags is not None
+        assert fast._tags.events == slow._tags.events
+
+
+def cut(text: Any, cuts: Sequence[int]) -> list[Any]:
+    bounds = [0, *sorted(cuts), len(text)]
+    return [text[a:b] for a, b in itertools.pairwise(bounds)]
+
+
+def markers_of(release: Release) -> list[str]:
+    if release.family == "granite4":
+        return GRANITE4_MARKERS
+    return list(_data(release, "output").OUTPUT_MARKERS)
+
+
+def requests_of(release: Release) -> list[Any]:
+    if release.family == "granite4":
+        return [None]
+    return [None, RAG, *_data(release, "streaming").REQUESTS]
+
+
+def all_samples(release: Release) -> list[tuple[str, Any]]:
+    if release.family == "granite4":
+        return [*samples(release), (GRANITE4_KEPT, None)]
+    return samples(release)
+
+
+def test_a_cut_at_every_position_of_each_sample_in_small_chunks(release: Release) -> None:
+    for sample, request in all_samples(release):
+        text = "Lead text é😀 " * 2 + sample + " tail 日本 " * 2
+        for size in (1, 4):
+            for offset in range(1, len(text)):
+                # Chunks of ``size`` up to ``offset``, then chunks of ``size`` again.
+                cuts = [*range(size, offset, size), *range(offset, len(text), size)]
+                check_same(release, request, cut(text, cuts))
+
+
+@settings(max_examples=150)
+@given(data=st.data())
+def test_marker_soup_in_any_chunking(release: Release, data: st.DataObject) -> None:
+    text = data.draw(marker_soup(markers_of(release)))
+    request = data.draw(st.sampled_from(requests_of(release)))
+    cuts = data.draw(st.lists(st.integers(0, len(text)), max_size=30))
+    check_same(release, request, cut(text, cuts))
+
+
+@settings(max_examples=100)
+@given(data=st.data())
+def test_only_marker_characters_in_small_chunks(release: Release, data: st.DataObject) -> None:
+    # The characters that begin or end markers and JSON, and marker beginnings: every
+    # chunk touches a lane character, a held beginning is extended or broken off.
+    markers = markers_of(release)
+    pieces = sorted({c for marker in markers for c in marker} | {" ", "\n", "\\", '"'})
+    prefixes = [marker[:size] for marker in markers for size in range(1, len(marker))]
+    text = data.draw(
+        st.lists(st.sampled_from(pieces) | st.sampled_from(prefixes), max_size=40).map("".join)
+    )
+    request = data.draw(st.sampled_from(requests_of(release)))
+    size = data.draw(st.integers(1, 5))
+    check_same(release, request, cut(text, range(size, len(text), size)))
+
+
+@settings(max_examples=60)
+@given(data=st.data(), size=st.integers(1, 6))
+def test_granite3_bytes_cut_anywhere(release: Release, data: st.DataObject, size: int) -> None:
+    if release.family != "granite3":
+        return  # Granite 4's parser takes text only
+    sample = data.draw(st.sampled_from([CITED_ANSWER[release.version], *markers_of(release)]))
+    raw = ("é😀 " + sample + " 日本.").encode()
+    check_same(release, RAG, cut(raw, range(size, len(raw), size)))
+
+
+@settings(max_examples=60)
+@given(
+    words=st.lists(
+        st.sampled_from(["a", "bc", " ", "  ", "\n", "\t", ".", "\x1c", "\u3000", "é"]),
+        max_size=30,
+    ),
+    size=st.integers(1, 4),
+)
+def test_whitespace_at_chunk_ends(release: Release, words: list[str], size: int) -> None:
+    # The steady lanes finish a chunk only when the whitespace held back by the stages is
+    # what they expect (ASCII, or Unicode whitespace the trimmer holds): both kinds here.
+    sample, request = samples(release)[0]
+    text = "".join(words) + sample + "".join(words)
+    check_same(release, request, cut(text, range(size, len(text), size)))
+
+
+def test_no_fast_lane_takes_a_chunk_after_close(release: Release) -> None:
+    # Closing ends every lane: a chunk that a lane would take (plain ASCII text) is
+    # refused. A Granite 3 stream of bytes ending in a held marker beginning and a cut
+    # character is flushed by close (one more write, which must not reopen a lane).
+    for ending in ("plain text", "cut character"):
+        fast, _ = parsers(release, None)
+        if release.family == "granite3" and ending == "cut character":
+            fast.feed(b"Some text then <th\xc3")
+        else:
+            fast.feed("Some text then more")
+        fast.close()
+        with pytest.raises(RuntimeError):
+            fast.feed("abcd")
+        assert fast.close() == []
