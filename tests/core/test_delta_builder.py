@@ -31,3 +31,26 @@ def test_a_built_delta_is_frozen() -> None:
     with pytest.raises(attrs.exceptions.FrozenInstanceError):
         built.content = "y"  # type: ignore[misc]
     assert built.content == "x"
+
+
+def test_token_sized_deltas_are_shared_and_long_ones_are_not() -> None:
+    # A frozen Delta is a value, so equal token-sized deltas may be one instance.
+    assert content_delta(" the") is content_delta(" the")
+    assert reasoning_delta(" the") is reasoning_delta(" the")
+    assert content_delta(" the") is not reasoning_delta(" the")
+    assert content_delta(" the") == Delta(content=" the")
+    assert reasoning_delta(" the") == Delta(reasoning_content=" the")
+    long_text = "a sentence longer than any token"
+    assert content_delta(long_text) is not content_delta(long_text)
+    assert content_delta(long_text) == Delta(content=long_text)
+
+
+def test_the_shared_deltas_stay_bounded() -> None:
+    from granite_formatters import streaming
+
+    for number in range(3 * streaming._SHARED_KEPT):
+        text = f"t{number}"
+        assert content_delta(text).content == text
+        assert reasoning_delta(text).reasoning_content == text
+    assert 0 < len(streaming._content_deltas) <= streaming._SHARED_KEPT
+    assert 0 < len(streaming._reasoning_deltas) <= streaming._SHARED_KEPT

@@ -133,8 +133,45 @@ class _DeltaBuilder:
     finish_reason: str | None
 
 
+# Deltas of token-sized texts, shared: a stream's chunks are mostly tokens, and a model
+# writes the same few thousand tokens over and over. A Delta is frozen, so one instance
+# can stand for every equal delta, as CPython shares small ints and interned strings.
+# Bounded: cleared when full, and only short texts are kept.
+_SHARED_TEXT = 16
+_SHARED_KEPT = 4096
+_content_deltas: dict[str, Delta] = {}
+_reasoning_deltas: dict[str, Delta] = {}
+
+
 def content_delta(text: str) -> Delta:
-    """``Delta(content=text)``, built faster (a stream parser makes one per chunk)."""
+    """``Delta(content=text)``, built faster (a stream parser makes one per chunk).
+
+    A short text's delta may be an instance shared with earlier equal deltas (a frozen
+    ``Delta`` is a value: equal, same hash, same ``to_openai()``).
+    """
+    delta = _content_deltas.get(text)
+    if delta is None:
+        delta = _build_content(text)
+        if len(text) <= _SHARED_TEXT:
+            if len(_content_deltas) >= _SHARED_KEPT:
+                _content_deltas.clear()
+            _content_deltas[text] = delta
+    return delta
+
+
+def reasoning_delta(text: str) -> Delta:
+    """``Delta(reasoning_content=text)``, built faster (see :func:`content_delta`)."""
+    delta = _reasoning_deltas.get(text)
+    if delta is None:
+        delta = _build_reasoning(text)
+        if len(text) <= _SHARED_TEXT:
+            if len(_reasoning_deltas) >= _SHARED_KEPT:
+                _reasoning_deltas.clear()
+            _reasoning_deltas[text] = delta
+    return delta
+
+
+def _build_content(text: str) -> Delta:
     delta = _DeltaBuilder()
     delta.reasoning_content = None
     delta.content = text
@@ -145,8 +182,7 @@ def content_delta(text: str) -> Delta:
     return delta  # type: ignore[return-value]
 
 
-def reasoning_delta(text: str) -> Delta:
-    """``Delta(reasoning_content=text)``, built faster (see :func:`content_delta`)."""
+def _build_reasoning(text: str) -> Delta:
     delta = _DeltaBuilder()
     delta.reasoning_content = text
     delta.content = None
