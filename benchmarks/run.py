@@ -193,7 +193,7 @@ class Settings:
     @property
     def old_rounds(self) -> int:
         """Alternating old/new subprocess rounds of the old-commit comparison."""
-        return 1 if self.quick else 4
+        return 1 if self.quick else 10
 
     @property
     def old_parses(self) -> int:
