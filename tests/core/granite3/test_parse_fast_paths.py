@@ -212,8 +212,13 @@ def test_a_long_buffer_collected_in_one_write_equals_small_chunks(
 
 def test_a_tag_inside_a_quoted_context_is_removed_only_where_there_is_one() -> None:
     # The citations section is searched for tag markers once; only then are contexts
-    # cleaned one by one. A context with a tag and one without, in 3.3 syntax.
-    from granite_formatters_granite33.output import Granite33OutputProcessor
+    # cleaned one by one. A context with a tag and one without, in 3.3 syntax (the
+    # core's cite-token format, so no plugin is needed).
+    from granite_formatters.granite3 import (
+        CITE_TOKEN_CITATIONS,
+        Granite3OutputProcessor,
+        OutputFormat,
+    )
 
     request = {
         "messages": [{"role": "user", "content": "Q?"}],
@@ -224,7 +229,9 @@ def test_a_tag_inside_a_quoted_context_is_removed_only_where_there_is_one() -> N
     answer = f"Granite is a family.{tag} It is open.{tag}\n\n"
     tagged = 'd: "Granite is ' + tag + 'a family of models."\nd: "It is open."'
     plain = 'd: "Granite is a family of models."\nd: "It is open."'
-    parser = Granite33OutputProcessor()
+    parser = Granite3OutputProcessor(
+        output_format=OutputFormat(release="cite tokens", citations=CITE_TOKEN_CITATIONS)
+    )
     with_tag = parser.transform(answer + section.replace("{lines}", tagged), request)
     without = parser.transform(answer + section.replace("{lines}", plain), request)
     assert [c.context_text for c in with_tag.citations] == [
