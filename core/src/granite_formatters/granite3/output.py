@@ -905,12 +905,10 @@ class Granite3StreamParser(StreamParser):
             # The text before what needs a scan takes the lane; the rest is looked at again.
             lane.write(chunk[:start])
             chunk = chunk[start:]
-            if not chunk:
-                if not (lane.stable or (lane.busy is not None and lane.busy._pending)):
-                    self._lane = self._plan()
-                return
             if not (lane.stable or (lane.busy is not None and lane.busy._pending)):
                 lane = self._lane = self._plan()
+            if not chunk:
+                return
         self._splitter.write(chunk)
         self._lane = self._plan()
 
