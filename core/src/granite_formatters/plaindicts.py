@@ -28,6 +28,7 @@ __all__ = [
     "PlainDocument",
     "PlainMessage",
     "PlainRequest",
+    "are_plain_tools",
     "has_plain_keys",
     "is_optional_str",
     "is_plain_tool",
@@ -163,6 +164,13 @@ def is_plain_tool(tool: Any) -> bool:
     return len(tool) == known or all(type(key) is str for key in tool)
 
 
+def are_plain_tools(tools: Any) -> bool:
+    """A request's ``tools``: absent (``None``) or a list of :func:`is_plain_tool` tools."""
+    if tools is None:
+        return True
+    return type(tools) is list and all(map(is_plain_tool, tools))
+
+
 class MessageView(Protocol):
     """What a renderer reads from a message (a ``ChatMessage`` or a :class:`PlainMessage`)."""
 
@@ -271,12 +279,8 @@ def plain_fields(
                     return None
         messages.append(PlainMessage(role, content, calls))
     tools = data.get("tools")
-    if tools is not None:
-        if type(tools) is not list:
-            return None
-        for tool in tools:
-            if not is_plain_tool(tool):
-                return None
+    if not are_plain_tools(tools):
+        return None
     documents: list[PlainDocument] | None = None
     raw_documents = data.get("documents")
     if raw_documents is not None:

@@ -35,7 +35,13 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 from ..errors import DroppedInputWarning, InvalidRequestError, quote
 from ..jsonwriter import JSONNestingError, tojson
-from ..plaindicts import PlainDataMemo, has_plain_keys, is_optional_str, is_plain_tool
+from ..plaindicts import (
+    _OPTIONAL_MESSAGE_STRINGS,
+    PlainDataMemo,
+    are_plain_tools,
+    has_plain_keys,
+    is_optional_str,
+)
 from ..processors import InputProcessor
 from ..special_tokens import (
     SPECIAL_TOKEN_POLICIES,
@@ -168,7 +174,6 @@ def _document_id(index: int, raw: Any, release: str, dropped: list[str] | None) 
 _OPTION_KEYS = frozenset({"thinking", "controls"})
 #: The document keys the Granite 3 fast path reads (any other must be a ``str``).
 _DOCUMENT_KEYS = frozenset({"text", "doc_id", "title"})
-_MESSAGE_STRINGS = ("tool_call_id", "name", "reasoning_content")
 #: How many default system turns a processor keeps (then it starts afresh).
 _SYSTEM_TURNS_KEPT = 32
 
@@ -197,7 +202,7 @@ def _plain_message_extras(message: dict[Any, Any]) -> bool:
     calls = message.get("tool_calls")
     if calls is not None and (type(calls) is not list or calls):
         return False
-    return all(is_optional_str(message.get(name)) for name in _MESSAGE_STRINGS)
+    return all(is_optional_str(message.get(name)) for name in _OPTIONAL_MESSAGE_STRINGS)
 
 
 #: ``granite_formatters.types`` and :class:`Granite3ChatCompletion`, imported on the
@@ -390,12 +395,8 @@ class Granite3InputProcessor(InputProcessor):
                 if control_items is None:
                     return None
         tools = data.get("tools")
-        if tools is not None:
-            if type(tools) is not list:
-                return None
-            for tool in tools:
-                if not is_plain_tool(tool):
-                    return None
+        if not are_plain_tools(tools):
+            return None
         documents = data.get("documents")
         if documents is not None and type(documents) is not list:
             return None
