@@ -21,6 +21,7 @@ MAX_JSON_DEPTH = 64
 _STRUCTURE = re.compile(r'["\[\]{}]')
 _IN_STRING = re.compile(r'["\\]')
 _BRACKET = re.compile(r"[\[\]{}]")
+_ESCAPE_OR_BRACKET = re.compile(r"[\\\[\]{}]")
 
 
 class JsonScanner:
@@ -50,13 +51,19 @@ class JsonScanner:
         The cheap path for a value arriving in small chunks."""
         if self.error is not None or self.consumed + len(text) > MAX_JSON_CHARS:
             return False
-        if (
-            not self._escape
-            and (_IN_STRING if self._in_string else _STRUCTURE).search(text) is None
-        ):
-            self.consumed += len(text)  # nothing that changes the state: no scan needed
-            self.stop = len(text)
-            return True
+        if not self._escape:
+            if (_IN_STRING if self._in_string else _STRUCTURE).search(text) is None:
+                self.consumed += len(text)  # nothing that changes the state: no scan needed
+                self.stop = len(text)
+                return True
+            if _ESCAPE_OR_BRACKET.search(text) is None:
+                # Quotes only: each one opens or closes a string, so only their parity
+                # changes the state (the usual piece of "key": "value" text).
+                if text.count('"') & 1:
+                    self._in_string = not self._in_string
+                self.consumed += len(text)
+                self.stop = len(text)
+                return True
         if _BRACKET.search(text) is not None:
             return False
         self.scan(text)  # quotes or escapes, but no end and no error

@@ -279,3 +279,16 @@ def test_json_scanner_take_takes_what_cannot_end_the_value() -> None:
     assert scanner.scan('n"') is None
     assert scanner.take(" : 12 ")
     assert scanner.scan("}") == 1
+
+
+def test_json_scanner_take_follows_quotes_without_a_scan() -> None:
+    # Quotes but no escape and no bracket: only their parity changes the state.
+    scanner = JsonScanner()
+    assert scanner.scan("{") is None
+    inside = []
+    for piece in ('"name": "lo', 'okup", "', 'n": '):  # three quotes, two, one
+        assert scanner.take(piece)
+        inside.append(scanner._in_string)
+    assert inside == [True, True, False]
+    assert scanner.consumed == 1 + 11 + 8 + 4
+    assert scanner.scan("1}") == 2

@@ -135,37 +135,37 @@ class Granite4StreamParser(StreamParser):
         #: Whether feed's fast lanes are open: turned on (unless the tests turned them off)
         #: and the stream not closed, in one instance attribute read per chunk.
         self._lanes = self._fast_lanes
+        #: Whether the next chunk with no "<" in it is content whole (feed's first lane):
+        #: the lanes are open, the content has started and its role was sent, and no
+        #: block or partial tag is pending. Set at the end of each chunk that takes the
+        #: full path (the only path that changes any of these).
+        self._steady = False
 
     # ------------------------------------------------------------------ API
 
     def feed(self, chunk: str) -> list[Delta]:
+        if self._steady and chunk.__class__ is str and "<" not in chunk:
+            # The fast lane: the content has started, nothing is pending and no tag can
+            # start in this chunk, so all of it is content (what _text would find),
+            # emitted here as _emit would.
+            # (_emit, inlined: this runs for each streamed chunk.)
+            self._chunks.append(chunk)
+            self._offset += len(chunk)
+            stripped = chunk.rstrip(_WHITESPACE)
+            spaces = self._spaces
+            if not stripped:
+                spaces.append(chunk)
+                return []
+            size = len(stripped)
+            if spaces:
+                stripped = "".join(spaces) + stripped
+                spaces.clear()
+            if size < len(chunk):
+                spaces.append(chunk[size:])
+            self._content.append(stripped)
+            return [content_delta(stripped)]
         if self._lanes and chunk.__class__ is str and chunk:
             mode = self._mode
-            if mode == _TEXT and self._started and not self._pending and "<" not in chunk:
-                # The fast lane: no tag can start in this chunk, so all of it is content
-                # (what _text would find: no tag and no partial one), emitted here as
-                # _emit would once the content has started.
-                # (_emit, inlined: this runs for each streamed chunk.)
-                self._chunks.append(chunk)
-                self._offset += len(chunk)
-                stripped = chunk.rstrip(_WHITESPACE)
-                spaces = self._spaces
-                if not stripped:
-                    spaces.append(chunk)
-                    return []
-                size = len(stripped)
-                if spaces:
-                    stripped = "".join(spaces) + stripped
-                    spaces.clear()
-                if size < len(chunk):
-                    spaces.append(chunk[size:])
-                self._content.append(stripped)
-                delta = content_delta(stripped)
-                if not self._role_sent:
-                    # The first delta of the stream carries the role.
-                    self._role_sent = True
-                    delta = attrs.evolve(delta, role="assistant")
-                return [delta]
             if mode == _JSON and self._scanner is not None and self._scanner.take(chunk):
                 # Inside a block's JSON, and nothing that could end the value or fail it:
                 # all of it belongs to the JSON (what _in_block would add to the block).
@@ -173,16 +173,21 @@ class Granite4StreamParser(StreamParser):
                 self._block.append(chunk)
                 self._block_len += len(chunk)
                 return []
-            if mode == _CLOSE:
-                # After a block's JSON: a chunk that only extends the "</tool_call>" begun
-                # so far, or only whitespace before it, is kept (what _in_block would do).
-                closing = self._pending + chunk
-                if closing[0] == "<" and len(closing) < len(TOOL_CALL_CLOSE):
-                    if TOOL_CALL_CLOSE.startswith(closing):
+            if mode in (_TEXT, _CLOSE):
+                # A chunk that only extends the "<tool_call>" (TEXT) or "</tool_call>"
+                # (CLOSE) begun so far, or begins one, is kept (what _text or _in_block
+                # would do).
+                pending = self._pending
+                tag = TOOL_CALL_OPEN if mode == _TEXT else TOOL_CALL_CLOSE
+                if (pending or chunk[0] == "<") and len(pending) + len(chunk) < len(tag):
+                    extended = pending + chunk
+                    if tag.startswith(extended):
                         self._chunks.append(chunk)
-                        self._pending = closing
+                        self._pending = extended
+                        self._steady = False  # (pending now)
                         return []
-                elif not self._pending and not chunk.strip(_WHITESPACE):
+                elif mode == _CLOSE and not pending and not chunk.strip(_WHITESPACE):
+                    # Only whitespace after a block's JSON: part of the block.
                     self._chunks.append(chunk)
                     self._add_block(chunk)
                     return []
@@ -196,26 +201,37 @@ class Granite4StreamParser(StreamParser):
                 self._offset += len(chunk)
             else:
                 self._consume(chunk)
+        deltas: list[Delta]
         if not self._out:
             # Text only (the usual streamed chunk): at most one delta, built directly.
             if not self._out_text:
-                return []
-            text = self._out_text[0] if len(self._out_text) == 1 else "".join(self._out_text)
-            self._out_text = []
-            deltas = [content_delta(text)]
+                deltas = []
+            else:
+                out_text = self._out_text
+                text = out_text[0] if len(out_text) == 1 else "".join(out_text)
+                self._out_text = []
+                deltas = [content_delta(text)]
         else:
             deltas = self._flush()
         if deltas and not self._role_sent:
             # The first delta of the stream carries the role.
             self._role_sent = True
             deltas[0] = attrs.evolve(deltas[0], role="assistant")
+        # Whether the next chunk with no "<" may take the fast lane at the top.
+        self._steady = (
+            self._lanes
+            and self._mode == _TEXT
+            and self._started
+            and not self._pending
+            and self._role_sent
+        )
         return deltas
 
     def close(self, finish_reason: str | None = None) -> list[Delta]:
         """End the stream; the last delta carries ``finish_reason`` (see the base class)."""
         if self._message is not None:
             return []
-        self._lanes = False
+        self._lanes = self._steady = False
         if self._mode == _TEXT:
             self._emit(self._pending)
             self._pending = ""
