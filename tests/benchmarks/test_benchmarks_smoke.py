@@ -166,7 +166,7 @@ def test_quick_run_measures_every_section(quick: tuple[dict[str, Any], str]) -> 
             assert set(entry["parse"]) >= {f"{n} tool calls" for n in (10, 100, 1000)}
         stream = entry["stream"]
         assert stream["chars"] > 0 and stream["equals_batch"] is True
-        for key in ("batch_ns", "chunk4_ns", "char_ns", "chunk50_ns"):
+        for key in ("batch_ns", "chunk4_ns", "char_ns", "chunk50_ns", "feed4_ns", "floor4_ns"):
             assert stream[key] > 0, key
         small, large = sorted(stream["linearity"], key=int)
         assert int(large) == 10 * int(small)
