@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from granite_formatters.processors import Formatter
-from granite_formatters.streaming import BufferedStreamParser, Delta, ToolCallDelta
+from granite_formatters.streaming import BufferedStreamParser, ChunkText, Delta, ToolCallDelta
 from granite_formatters.types import AssistantMessage, ToolCall
 
 from support.toy_plugins import EchoOutput
@@ -68,3 +68,27 @@ def test_formatter_stream_parser_delegates_to_the_output_processor() -> None:
     parser = formatter.stream_parser({"messages": [{"role": "user", "content": "x"}]})
     parser.feed("hi")
     assert parser.close() == [Delta(content="HI", role="assistant", finish_reason="stop")]
+
+
+def test_fallback_decodes_utf8_bytes_cut_anywhere() -> None:
+    # As the bundled parsers do: one incremental decoder per stream, and a character
+    # cut off at the end becomes U+FFFD instead of being dropped.
+    parser = BufferedStreamParser(lambda text: AssistantMessage(content=text))
+    for piece in (b"caf\xc3", b"\xa9 ", "and text ", b"\xe6\x97"):
+        assert parser.feed(piece) == []
+    parser.close()
+    assert parser.message == AssistantMessage(content="café and text \ufffd")
+
+
+def test_chunk_text() -> None:
+    text_of = ChunkText()
+    assert text_of.end() == ""  # nothing decoded yet
+    assert [text_of(c) for c in ("a", b"\xc3", memoryview(b"\xa9"), None, 7)] == [
+        "a",
+        "",
+        "é",
+        "",
+        "7",
+    ]
+    assert text_of(b"\xff") == "\ufffd"  # not UTF-8
+    assert text_of(b"\xf0\x9f") == "" and text_of.end() == "\ufffd"

@@ -7,7 +7,7 @@ in ``feed``). With the fast paths turned off (``_fast_lanes``) every chunk takes
 path; both must give the same deltas, in the same pieces, and the same message, for
 chunkings aimed at the fast paths' edges: cuts at every position of every marker, text
 made only of marker beginnings and marker characters, one- and four-character chunks,
-UTF-8 bytes cut anywhere (Granite 3), and chunks that end in whitespace.
+UTF-8 bytes cut anywhere, and chunks that end in whitespace.
 """
 
 from __future__ import annotations
@@ -147,13 +147,27 @@ def test_only_marker_characters_in_small_chunks(release: Release, data: st.DataO
 
 
 @settings(max_examples=60)
-@given(data=st.data(), size=st.integers(1, 6))
-def test_granite3_bytes_cut_anywhere(release: Release, data: st.DataObject, size: int) -> None:
-    if release.family != "granite3":
-        return  # Granite 4's parser takes text only
-    sample = data.draw(st.sampled_from([CITED_ANSWER[release.version], *markers_of(release)]))
-    raw = ("é😀 " + sample + " 日本.").encode()
-    check_same(release, RAG, cut(raw, range(size, len(raw), size)))
+@given(data=st.data(), size=st.integers(1, 6), cut_last=st.booleans())
+def test_bytes_cut_anywhere(
+    release: Release, data: st.DataObject, size: int, cut_last: bool
+) -> None:
+    # Every bundled parser takes UTF-8 bytes: a character split between chunks is decoded
+    # whole, one cut off at the very end becomes U+FFFD (nothing is dropped), and the
+    # stream gives the batch parse of their text.
+    if release.family == "granite3":
+        sources, request = [CITED_ANSWER[release.version]], RAG
+    else:
+        sources, request = [sample for sample, _ in all_samples(release)], None
+    sample = data.draw(st.sampled_from([*sources, *markers_of(release)]))
+    raw = ("é😀 " + sample + " 日本.").encode() + (b"\xe6\x97" if cut_last else b"")
+    pieces = cut(raw, range(size, len(raw), size))
+    check_same(release, request, pieces)
+    fast, _ = parsers(release, request)
+    run(fast, pieces)
+    processor = get_formatter(release.model).output_processor
+    text = raw.decode("utf-8", "replace")
+    assert text.endswith("\ufffd") is cut_last
+    assert comparable(fast.message) == comparable(processor.transform(text, request))
 
 
 @settings(max_examples=60)
@@ -174,11 +188,11 @@ def test_whitespace_at_chunk_ends(release: Release, words: list[str], size: int)
 
 def test_no_fast_lane_takes_a_chunk_after_close(release: Release) -> None:
     # Closing ends every lane: a chunk that a lane would take (plain ASCII text) is
-    # refused. A Granite 3 stream of bytes ending in a held marker beginning and a cut
-    # character is flushed by close (one more write, which must not reopen a lane).
+    # refused. A stream of bytes ending in a held marker beginning and a cut character
+    # is flushed by close (one more write, which must not reopen a lane).
     for ending in ("plain text", "cut character"):
         fast, _ = parsers(release, None)
-        if release.family == "granite3" and ending == "cut character":
+        if ending == "cut character":
             fast.feed(b"Some text then <th\xc3")
         else:
             fast.feed("Some text then more")

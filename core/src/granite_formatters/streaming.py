@@ -25,6 +25,7 @@ hallucinations) are only in the final :attr:`StreamParser.message`.
 
 from __future__ import annotations
 
+import codecs
 from abc import ABC, abstractmethod
 from collections.abc import Callable
 from typing import Any
@@ -35,6 +36,7 @@ from .types import AssistantMessage, ToolCall
 
 __all__ = [
     "BufferedStreamParser",
+    "ChunkText",
     "Delta",
     "StreamParser",
     "ToolCallDelta",
@@ -243,6 +245,35 @@ class StreamParser(ABC):
         """The parsed message once :meth:`close` has been called, else ``None``."""
 
 
+class ChunkText:
+    """The text of the chunks fed to one stream parser.
+
+    A ``str`` is its own text; ``bytes`` (or a ``bytearray`` or ``memoryview``) are
+    decoded as UTF-8 by one incremental decoder, so a character split across chunks is
+    decoded whole, and bytes that are not UTF-8 become U+FFFD; ``None`` is no text and
+    anything else its ``str()``. Call :meth:`end` when the stream ends: the bytes of a
+    character left incomplete become U+FFFD there rather than being lost.
+    """
+
+    __slots__ = ("_decoder",)
+
+    def __init__(self) -> None:
+        self._decoder: codecs.IncrementalDecoder | None = None
+
+    def __call__(self, chunk: object) -> str:
+        if isinstance(chunk, str):
+            return chunk
+        if isinstance(chunk, bytes | bytearray | memoryview):
+            if self._decoder is None:
+                self._decoder = codecs.getincrementaldecoder("utf-8")("replace")
+            return self._decoder.decode(bytes(chunk))
+        return "" if chunk is None else str(chunk)
+
+    def end(self) -> str:
+        """What the decoder still holds, as text (``""`` when nothing is pending)."""
+        return "" if self._decoder is None else self._decoder.decode(b"", final=True)
+
+
 class BufferedStreamParser(StreamParser):
     """The fallback stream parser for output processors without an incremental one.
 
@@ -254,18 +285,19 @@ class BufferedStreamParser(StreamParser):
     def __init__(self, transform: Callable[[str], AssistantMessage]) -> None:
         self._transform = transform
         self._chunks: list[str] = []
+        self._text = ChunkText()
         self._message: AssistantMessage | None = None
 
-    def feed(self, chunk: str) -> list[Delta]:
+    def feed(self, chunk: str | bytes) -> list[Delta]:
         if self._message is not None:
             raise RuntimeError("feed() after close()")
-        self._chunks.append(chunk)
+        self._chunks.append(self._text(chunk))
         return []
 
     def close(self, finish_reason: str | None = None) -> list[Delta]:
         if self._message is not None:
             return []
-        message = self._transform("".join(self._chunks))
+        message = self._transform("".join(self._chunks) + self._text.end())
         self._message = message
         delta = Delta(
             reasoning_content=message.reasoning_content or None,

@@ -37,7 +37,6 @@ implementation's helpers: :func:`parse_hallucinations_text` and
 
 from __future__ import annotations
 
-import codecs
 import functools
 import logging
 import re
@@ -50,6 +49,7 @@ from pydantic import TypeAdapter
 
 from ..processors import OutputProcessor, RequestLike
 from ..streaming import (
+    ChunkText,
     Delta,
     StreamParser,
     content_delta,
@@ -686,7 +686,7 @@ class Granite3StreamParser(StreamParser):
         self._tool_calls: list[ToolCall] = []
         self._message: Granite3AssistantMessage | None = None
         self._closed = False
-        self._decoder: codecs.IncrementalDecoder | None = None
+        self._text = ChunkText()
         self._role_sent = False
         self._blocks: list[SectionBlock] = []
         self._entries: list[CitationEntry] = []
@@ -756,7 +756,7 @@ class Granite3StreamParser(StreamParser):
     def message(self) -> Granite3AssistantMessage | None:
         return self._message
 
-    def feed(self, chunk: str) -> list[Delta]:
+    def feed(self, chunk: str | bytes) -> list[Delta]:
         # The steady lane: the usual streamed chunk, a piece of answer text (or of the
         # sections) holding no character that can start a marker, is finished here,
         # with no call into the stages (see _steady_answer and _steady_collect).
@@ -843,15 +843,6 @@ class Granite3StreamParser(StreamParser):
             splitter._fresh = False
         collected.append(chunk)
         return []
-
-    def _text(self, value: Any) -> str:
-        if isinstance(value, bytes | bytearray | memoryview):
-            # One incremental decoder per stream: a character split across chunks is
-            # decoded whole, as the batch parse of the joined bytes decodes it.
-            if self._decoder is None:
-                self._decoder = codecs.getincrementaldecoder("utf-8")("replace")
-            return self._decoder.decode(bytes(value))
-        return value if isinstance(value, str) else ("" if value is None else str(value))
 
     def _write(self, chunk: str) -> None:
         if not chunk:
@@ -1030,8 +1021,7 @@ class Granite3StreamParser(StreamParser):
     def _finish(self) -> None:
         """No more text: flush the decoder, the marker beginning held back and the stages."""
         self._closed = True
-        if self._decoder is not None:
-            self._write(self._decoder.decode(b"", final=True))
+        self._write(self._text.end())
         if self._held:
             self._splitter.write(self._held)
             self._held = ""

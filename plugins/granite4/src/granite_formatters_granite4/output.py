@@ -41,6 +41,7 @@ import attrs
 from granite_formatters.jsonscan import JsonScanner
 from granite_formatters.processors import OutputProcessor, RequestLike
 from granite_formatters.streaming import (
+    ChunkText,
     Delta,
     StreamParser,
     ToolCallDelta,
@@ -132,6 +133,7 @@ class Granite4StreamParser(StreamParser):
         self._message: AssistantMessage | None = None
         self._role_sent = False
         self._ids = ToolCallIds()
+        self._text_of = ChunkText()  # (bytes are decoded as UTF-8)
         #: Whether feed's fast lanes are open: turned on (unless the tests turned them off)
         #: and the stream not closed, in one instance attribute read per chunk.
         self._lanes = self._fast_lanes
@@ -143,7 +145,7 @@ class Granite4StreamParser(StreamParser):
 
     # ------------------------------------------------------------------ API
 
-    def feed(self, chunk: str) -> list[Delta]:
+    def feed(self, chunk: str | bytes) -> list[Delta]:
         if self._steady and chunk.__class__ is str and "<" not in chunk:
             # The fast lane: the content has started, nothing is pending and no tag can
             # start in this chunk, so all of it is content (what _text would find),
@@ -193,6 +195,8 @@ class Granite4StreamParser(StreamParser):
                     return []
         if self._message is not None:
             raise RuntimeError("feed() after close()")
+        if chunk.__class__ is not str:
+            chunk = self._text_of(chunk)
         if chunk:
             self._chunks.append(chunk)
             if self._mode == _TEXT and not self._pending and "<" not in chunk and self._lanes:
@@ -231,6 +235,10 @@ class Granite4StreamParser(StreamParser):
         """End the stream; the last delta carries ``finish_reason`` (see the base class)."""
         if self._message is not None:
             return []
+        rest = self._text_of.end()  # (a character cut at the end of the bytes: U+FFFD)
+        if rest:
+            self._chunks.append(rest)
+            self._consume(rest)
         self._lanes = self._steady = False
         if self._mode == _TEXT:
             self._emit(self._pending)
@@ -420,7 +428,7 @@ class Granite4OutputProcessor(OutputProcessor):
         self, model_output: str, chat_completion: RequestLike | None = None
     ) -> AssistantMessage:
         parser = Granite4StreamParser()
-        parser.feed(model_output if isinstance(model_output, str) else str(model_output))
+        parser.feed(model_output)  # (UTF-8 bytes are decoded, as in a stream)
         parser.close()
         message = parser.message
         assert message is not None
