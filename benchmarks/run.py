@@ -559,13 +559,17 @@ def bench_parse(release: Any, formatter: Any, settings: Settings) -> dict[str, A
 # --------------------------------------------------------------------------- streaming
 
 
-def _stream(formatter: Any, request: Any, text: str, chunk: int) -> Callable[[], object]:
+def _stream(
+    formatter: Any, request: Any, text: str, chunk: int, close: bool = True
+) -> Callable[[], object]:
+    """Feed ``text`` in chunks of ``chunk`` characters (and close, unless told not to)."""
+
     def run() -> object:
         parser = formatter.stream_parser(request)
         feed = parser.feed
         for i in range(0, len(text), chunk):
             feed(text[i : i + chunk])
-        return parser.close()
+        return parser.close() if close else parser
 
     return run
 
@@ -616,19 +620,6 @@ def _floor_stream(text: str, chunk: int) -> Callable[[], object]:
     return run
 
 
-def _feed_only(formatter: Any, request: Any, text: str, chunk: int) -> Callable[[], object]:
-    """:func:`_stream` without the final ``close()`` (what the chunks cost on their own)."""
-
-    def run() -> object:
-        parser = formatter.stream_parser(request)
-        feed = parser.feed
-        for i in range(0, len(text), chunk):
-            feed(text[i : i + chunk])
-        return parser
-
-    return run
-
-
 def bench_stream(release: Any, formatter: Any, settings: Settings) -> dict[str, Any]:
     """Per-character cost of streaming against one batch parse of the same text.
 
@@ -641,7 +632,7 @@ def bench_stream(release: Any, formatter: Any, settings: Settings) -> dict[str, 
     fns: dict[str, Callable[[], object]] = {"batch_ns": partial(formatter.parse, text, typed)}
     for key, chunk in STREAM_CHUNKS.items():
         fns[key] = _stream(formatter, typed, text, chunk)
-    fns["feed4_ns"] = _feed_only(formatter, typed, text, 4)
+    fns["feed4_ns"] = _stream(formatter, typed, text, 4, close=False)
     fns["floor4_ns"] = _floor_stream(text, 4)
     batch = formatter.parse(text, typed)
     streamed = formatter.stream_parser(typed)
