@@ -174,7 +174,7 @@ class Settings:
 
     @property
     def stream_repeats(self) -> int:
-        return 1 if self.quick else 7
+        return 1 if self.quick else 15
 
     @property
     def linearity_sizes(self) -> tuple[int, int]:
