@@ -278,12 +278,17 @@ def check_concurrent_parsing(model: str, outputs: list[tuple[str, Any]]) -> None
 GROWTH_BOUND = 6.0
 
 
-def _best_time(run: Any, repeats: int = 5) -> float:
-    best = float("inf")
-    for _ in range(repeats):
-        start = time.perf_counter()
-        run()
-        best = min(best, time.perf_counter() - start)
+def _best_times(runs: list[Any], rounds: int = 5) -> list[float]:
+    """The best time of each run over ``rounds`` rounds that call every run once, in turn:
+    on a shared machine whose speed changes for seconds at a time, every size then sees
+    the same slow and fast spells, which timing each size's repeats back to back does not
+    (a slow spell over the largest size alone looked like quadratic growth)."""
+    best = [float("inf")] * len(runs)
+    for _ in range(rounds):
+        for index, run in enumerate(runs):
+            start = time.perf_counter()
+            run()
+            best[index] = min(best[index], time.perf_counter() - start)
     return best
 
 
@@ -298,13 +303,14 @@ def growth_ratios(
     formatter: Any, make: Any, n: int, *, streaming: bool = False
 ) -> tuple[float, float]:
     """Time ratios (4N / N, 16N / 4N) of parsing ``make(size)`` -> (output, request)."""
-    times = []
+    runs = []
     for size in (n, 4 * n, 16 * n):
         text, request = make(size)
         if streaming:
-            times.append(_best_time(lambda t=text, r=request: _parse_streaming(formatter, t, r)))
+            runs.append(lambda t=text, r=request: _parse_streaming(formatter, t, r))
         else:
-            times.append(_best_time(lambda t=text, r=request: formatter.parse(t, r)))
+            runs.append(lambda t=text, r=request: formatter.parse(t, r))
+    times = _best_times(runs)
     return times[1] / times[0], times[2] / times[1]
 
 
