@@ -56,7 +56,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
-from types import ModuleType
+from types import ModuleType, SimpleNamespace
 from typing import Any
 
 HERE = Path(__file__).resolve().parent
@@ -610,14 +610,8 @@ def _floor_stream(text: str, chunk: int) -> Callable[[], object]:
             self._content.append(stripped)
             return [content_delta(stripped)]
 
-    def run() -> object:
-        parser = FloorParser()
-        feed = parser.feed
-        for i in range(0, len(text), chunk):
-            feed(text[i : i + chunk])
-        return parser
-
-    return run
+    stand_in = SimpleNamespace(stream_parser=lambda request: FloorParser())
+    return _stream(stand_in, None, text, chunk, close=False)
 
 
 def bench_stream(release: Any, formatter: Any, settings: Settings) -> dict[str, Any]:
