@@ -35,14 +35,26 @@ def _nested(depth: int) -> str:
     return "[" * depth + "]" * depth
 
 
+def raw_body(messages: Any = USER, **raw: str) -> str:
+    """A request as JSON text, with ``raw`` fields spliced in as written (not valid Python)."""
+    extra = "".join(f', "{key}": {text}' for key, text in raw.items())
+    return f'{{"model": "{MODEL}", "messages": {json.dumps(messages)}{extra}}}'
+
+
+def _deep_tool(depth: int) -> str:
+    parameters = '{"a":' * depth + "{}" + "}" * depth
+    return f'[{{"type": "function", "function": {{"name": "f", "parameters": {parameters}}}}}]'
+
+
 @pytest.mark.parametrize(
     ("text", "param"),
     [
         # ~150 KB of brackets: json.loads alone raises RecursionError.
-        ('{"model": "%s", "messages": %s, "extra": %s}' % (MODEL, json.dumps(USER), _nested(75_000)), None),  # noqa: E501
-        # Parses, but deeper than the server takes.
-        ('{"model": "%s", "messages": [{"role": "user", "content": %s}]}' % (MODEL, _nested(MAX_DEPTH + 5)), "messages[0].content"),  # noqa: E501
-        ('{"model": "%s", "messages": %s, "tools": [{"type": "function", "function": {"name": "f", "parameters": %s}}]}' % (MODEL, json.dumps(USER), '{"a":' * 80 + "{}" + "}" * 80), "tools[0].function.parameters"),  # noqa: E501
+        (raw_body(extra=_nested(75_000)), None),
+        # These parse, but nest deeper than the server takes.
+        (raw_body(messages=[{"role": "user", "content": "REPLACED"}]).replace(
+            '"REPLACED"', _nested(MAX_DEPTH + 5)), "messages[0].content"),
+        (raw_body(tools=_deep_tool(80)), "tools[0].function.parameters"),
     ],
 )  # fmt: skip
 def test_deep_nesting_is_400(
@@ -128,15 +140,12 @@ def test_non_finite_numbers_are_400_naming_the_field(
     fake, _ = fake_backend
     proxy = proxy_factory("openai")
     if field.startswith("tools"):
-        tool = '{"type": "function", "function": {"name": "f", "parameters": {"x": %s}}}' % literal
-        text = '{"model": "%s", "messages": %s, "tools": [%s]}' % (MODEL, json.dumps(USER), tool)
-    else:
-        text = '{"model": "%s", "messages": %s, "%s": %s}' % (
-            MODEL,
-            json.dumps(USER),
-            field,
-            literal,
+        tool = (
+            f'{{"type": "function", "function": {{"name": "f", "parameters": {{"x": {literal}}}}}}}'
         )
+        text = raw_body(tools=f"[{tool}]")
+    else:
+        text = raw_body(**{field: literal})
     with caplog.at_level(logging.INFO):
         response = post_raw(proxy.url, text)
     assert response.status_code == 400, response.text
