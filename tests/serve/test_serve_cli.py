@@ -92,7 +92,9 @@ SECRET_ANSWER = "The launch code is 0000, spoken softly."
 def test_no_prompt_or_answer_in_the_log_at_any_level(fake_backend: Any, level: str) -> None:
     fake, backend = fake_backend
     messages = [{"role": "user", "content": f"{SECRET_PROMPT} ({level})"}]
-    fake.script(get_formatter(MODEL).format({"messages": messages}), Script(SECRET_ANSWER))
+    fake.script(
+        get_formatter(MODEL).format({"messages": messages}), Script(SECRET_ANSWER, cut="whole")
+    )
     with serving("--backend", backend.url + "/v1", "--log-level", level) as run:
         client = client_for(run.port)
         for stream in (False, True):

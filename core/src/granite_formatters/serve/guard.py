@@ -75,7 +75,9 @@ class RequestGuard:
         if self.any_host or name in self.hosts or _is_loopback(name):
             return True
         server = scope.get("server")
-        return bool(server) and name == str(server[0]).lower()
+        if not server:
+            return False
+        return name == str(server[0]).lower()
 
     def origin_allowed(self, origin: str) -> bool:
         return self.any_origin or origin.rstrip("/").lower() in self.origins

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import time
 import uuid
+from collections.abc import Mapping
 from typing import Any
 
 from starlette.responses import JSONResponse
@@ -56,7 +57,7 @@ def error_response(
     message: str,
     param: str | None = None,
     code: str | None = None,
-    headers: dict[str, str] | None = None,
+    headers: Mapping[str, str] | None = None,
 ) -> JSONResponse:
     return JSONResponse(
         error_body(status, message, param, code), status_code=status, headers=headers
