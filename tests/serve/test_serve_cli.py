@@ -17,6 +17,7 @@ import attrs
 import httpx
 import openai
 import pytest
+from openai.types.chat import ChatCompletionMessageParam
 
 from granite_formatters import get_formatter
 from granite_formatters.serve.options import build_parser, config_from_args, parse_model_map
@@ -91,20 +92,18 @@ SECRET_ANSWER = "The launch code is 0000, spoken softly."
 @pytest.mark.parametrize("level", ["debug", "info"])
 def test_no_prompt_or_answer_in_the_log_at_any_level(fake_backend: Any, level: str) -> None:
     fake, backend = fake_backend
-    messages = [{"role": "user", "content": f"{SECRET_PROMPT} ({level})"}]
+    messages: list[ChatCompletionMessageParam] = [
+        {"role": "user", "content": f"{SECRET_PROMPT} ({level})"}
+    ]
     fake.script(
         get_formatter(MODEL).format({"messages": messages}), Script(SECRET_ANSWER, cut="whole")
     )
     with serving("--backend", backend.url + "/v1", "--log-level", level) as run:
         client = client_for(run.port)
-        for stream in (False, True):
-            answer = client.chat.completions.create(
-                model=MODEL,
-                messages=messages,
-                stream=stream,  # type: ignore[arg-type]
-            )
-            if stream:
-                assert "".join(c.choices[0].delta.content or "" for c in answer) == SECRET_ANSWER
+        answer = client.chat.completions.create(model=MODEL, messages=messages)
+        assert answer.choices[0].message.content == SECRET_ANSWER
+        chunks = client.chat.completions.create(model=MODEL, messages=messages, stream=True)
+        assert "".join(c.choices[0].delta.content or "" for c in chunks) == SECRET_ANSWER
     lines = run.stderr.splitlines()
     assert sum(f"chat model={MODEL}" in line for line in lines) == 2, run.stderr
     assert SECRET_PROMPT not in run.stderr
@@ -113,10 +112,12 @@ def test_no_prompt_or_answer_in_the_log_at_any_level(fake_backend: Any, level: s
 
 def test_log_prompts_works_at_the_default_level(fake_backend: Any) -> None:
     fake, backend = fake_backend
-    messages = [{"role": "user", "content": "please log this prompt"}]
+    messages: list[ChatCompletionMessageParam] = [
+        {"role": "user", "content": "please log this prompt"}
+    ]
     fake.script(get_formatter(MODEL).format({"messages": messages}), Script(PLAIN_ANSWER))
     with serving("--backend", backend.url + "/v1", "--log-prompts") as run:
-        client_for(run.port).chat.completions.create(model=MODEL, messages=messages)  # type: ignore[arg-type]
+        client_for(run.port).chat.completions.create(model=MODEL, messages=messages)
     assert "please log this prompt" in run.stderr
     assert " DEBUG " not in run.stderr
 

@@ -20,7 +20,10 @@ from .outputs import RELEASES, USER, release_model
 from .test_serve_failures import MODEL, assert_alive
 
 JSON = {"Content-Type": "application/json"}
-TOOL = {"type": "function", "function": {"name": "get_weather", "parameters": {"type": "object"}}}
+TOOL: dict[str, Any] = {
+    "type": "function",
+    "function": {"name": "get_weather", "parameters": {"type": "object"}},
+}
 
 
 def post_raw(url: str, text: str) -> httpx.Response:
@@ -199,7 +202,7 @@ def test_special_token_error_speaks_http(proxy_factory: Any, fake_backend: Any) 
 
 def _library_errors(model: str) -> list[str]:
     formatter = get_formatter(model)
-    requests = [
+    requests: list[dict[str, Any]] = [
         {"messages": [{"role": "user", "content": "a <|end_of_text|> b"}]},
         {"messages": [{"role": "developer", "content": "be brief"}, *USER]},
         {"messages": [{"role": "pirate", "content": "arr"}, *USER]},

@@ -147,16 +147,13 @@ def test_any_unicode_api_key_works(proxy_factory: Any, fake_backend: Any, key: s
     fake, _ = fake_backend
     proxy = proxy_factory("openai", api_key=key)
     fake.script(prompt_for({"messages": USER}), Script("answer"))
-    right = {"Authorization": b"Bearer " + key.encode()}  # HTTP carries the UTF-8 bytes
+    right = [(b"authorization", b"Bearer " + key.encode())]  # HTTP carries the UTF-8 bytes
     assert httpx.get(proxy.url + "/v1/models", headers=right).status_code == 200
-    assert (
-        httpx.post(
-            proxy.url + "/v1/chat/completions", content=BODY, headers={**right, **JSON}
-        ).status_code
-        == 200
-    )
+    with_json = [*right, (b"content-type", b"application/json")]
+    response = httpx.post(proxy.url + "/v1/chat/completions", content=BODY, headers=with_json)
+    assert response.status_code == 200
     for wrong in (key[:-1], key + "x", key.upper() + "!"):
-        headers = {"Authorization": b"Bearer " + wrong.encode()}
+        headers = [(b"authorization", b"Bearer " + wrong.encode())]
         assert httpx.get(proxy.url + "/v1/models", headers=headers).status_code == 401
 
 
