@@ -55,3 +55,28 @@ def test_loggable() -> None:
     assert loggable("a\nb\\c") == "a\\u000ab\\\\c"
     assert loggable("\ud800") == "\\ud800"
     assert loggable("z" * 100, 10) == "z" * 10 + "...(100 chars)"
+
+
+def test_every_request_gets_one_line(proxy_factory: Any, caplog: pytest.LogCaptureFixture) -> None:
+    proxy = proxy_factory("openai")
+    with caplog.at_level(logging.INFO, logger="granite_formatters.serve"):
+        assert httpx.get(proxy.url + "/v1/models").status_code == 200
+        assert (
+            httpx.get(proxy.url + "/v1/models", headers={"Host": "evil.example"}).status_code == 403
+        )
+        assert httpx.get(proxy.url + "/no/such%0Aroute%0dforged").status_code == 404
+        assert httpx.get(proxy.url + "/v1/chat/completions").status_code == 405
+        response = httpx.post(
+            proxy.url + "/v1/chat/completions",
+            content=b"{}",
+            headers={"Origin": "https://x.example"},
+        )
+        assert response.status_code == 403
+    lines = serve_lines(caplog)
+    assert [line.rpartition(" latency_ms=")[0] for line in lines] == [
+        "http method=GET path=/v1/models status=200",
+        "http method=GET path=/v1/models status=403",
+        "http method=GET path=/no/such\\u000aroute\\u000dforged status=404",
+        "http method=GET path=/v1/chat/completions status=405",
+        "http method=POST path=/v1/chat/completions status=403",
+    ]

@@ -13,10 +13,19 @@ import sys
 import time
 
 import attrs
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from .backends import Usage
 
-__all__ = ["LIBRARY_LOGGERS", "LOGGER", "RequestLog", "configure_logging", "loggable"]
+__all__ = [
+    "LIBRARY_LOGGERS",
+    "LOGGER",
+    "AccessLog",
+    "RequestLog",
+    "configure_logging",
+    "loggable",
+    "mark_logged",
+]
 
 LOGGER = logging.getLogger("granite_formatters.serve")
 
@@ -56,6 +65,52 @@ def configure_logging(level: str) -> None:
     )
     for name in LIBRARY_LOGGERS:
         logging.getLogger(name).setLevel(logging.WARNING)
+
+
+#: The scope key a route sets when it writes the request's line itself.
+_LOGGED = "granite_formatters.logged"
+
+
+def mark_logged(scope: Scope) -> None:
+    """Tell :class:`AccessLog` that this request's line is the route's own."""
+    scope[_LOGGED] = True
+
+
+class AccessLog:
+    """ASGI middleware: one line for each request that no route logged itself.
+
+    The chat route writes its own, richer line (:class:`RequestLog`); every other request
+    (model lists, health checks, refusals, unknown routes) gets
+    ``http method=GET path=/v1/models status=200 latency_ms=...``.
+    """
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        started = time.perf_counter()
+        status = 500
+
+        async def send_status(message: Message) -> None:
+            nonlocal status
+            if message["type"] == "http.response.start":
+                status = message["status"]
+            await send(message)
+
+        try:
+            await self.app(scope, receive, send_status)
+        finally:
+            if not scope.get(_LOGGED):
+                LOGGER.info(
+                    "http method=%s path=%s status=%d latency_ms=%.1f",
+                    loggable(scope["method"], 16),
+                    loggable(scope["path"]),
+                    status,
+                    (time.perf_counter() - started) * 1000,
+                )
 
 
 @attrs.define

@@ -21,7 +21,7 @@ from starlette.routing import Route
 from .._api import get_formatter, list_models
 from ..errors import InvalidRequestError, UnknownModelError
 from ..processors import Formatter
-from .accesslog import LOGGER, RequestLog, loggable
+from .accesslog import LOGGER, AccessLog, RequestLog, loggable, mark_logged
 from .auth import BodyTooLarge, authorized, read_body
 from .backends import Backend, BackendError, Finish, Piece, make_backend
 from .guard import RequestGuard
@@ -158,6 +158,7 @@ class _Server:
 
     async def chat(self, request: Request) -> Response:
         log = RequestLog()
+        mark_logged(request.scope)
         try:
             prepared = await self._prepare(request, log)
             log.model = prepared.params.model
@@ -368,7 +369,7 @@ def create_app(config: ServeConfig) -> Starlette:
     )
     app = Starlette(
         routes=routes,
-        middleware=[guard],
+        middleware=[Middleware(AccessLog), guard],
         exception_handlers={HTTPException: _http_error, Exception: _server_error},
         lifespan=server.lifespan,
     )
