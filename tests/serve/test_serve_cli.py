@@ -2,16 +2,22 @@
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import os
 import signal
 import socket
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
 from typing import Any
 
+import attrs
 import httpx
+import openai
 import pytest
+from openai.types.chat import ChatCompletionMessageParam
 
 from granite_formatters import get_formatter
 from granite_formatters.serve.options import build_parser, config_from_args, parse_model_map
@@ -29,28 +35,20 @@ def free_port() -> int:
         return int(sock.getsockname()[1])
 
 
-def test_python_dash_m_serve_answers_the_openai_client(fake_backend: Any) -> None:
-    fake, backend = fake_backend
+@contextlib.contextmanager
+def serving(*options: str, env: dict[str, str] | None = None) -> Iterator[Running]:
+    """``python -m granite_formatters serve OPTIONS`` on a free loopback port, until the block ends."""
     port = free_port()
-    env = {**os.environ, "GRANITE_SERVE_API_KEY": "k3y"}
     process = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "granite_formatters",
-            "serve",
-            "--backend",
-            backend.url + "/v1",
-            "--port",
-            str(port),
-        ],
-        env=env,
+        [sys.executable, "-m", "granite_formatters", "serve", "--port", str(port), *options],
+        env={**os.environ, **(env or {})},
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
     )
+    running = Running(process, port)
     try:
-        deadline = time.monotonic() + 30  # bound on start-up, not a timing assertion
+        deadline = time.monotonic() + 60  # bound on start-up, not a timing assertion
         while True:
             try:
                 httpx.get(f"http://127.0.0.1:{port}/health", timeout=1)
@@ -59,16 +57,164 @@ def test_python_dash_m_serve_answers_the_openai_client(fake_backend: Any) -> Non
                 assert process.poll() is None, process.communicate()[1]
                 assert time.monotonic() < deadline, "the server did not start"
                 time.sleep(0.1)
+        yield running
+    finally:
+        process.send_signal(signal.SIGINT)
+        running.stderr = process.communicate(timeout=60)[1]
+
+
+@attrs.define
+class Running:
+    process: subprocess.Popen[str]
+    port: int
+    stderr: str = ""
+
+
+def test_python_dash_m_serve_answers_the_openai_client(fake_backend: Any) -> None:
+    fake, backend = fake_backend
+    with serving("--backend", backend.url + "/v1", env={"GRANITE_SERVE_API_KEY": "k3y"}) as run:
         fake.script(
             get_formatter(MODEL).format({"messages": USER}), Script(PLAIN_ANSWER, cut="chars")
         )
-        answer = client_for(port, api_key="k3y").chat.completions.create(model=MODEL, messages=USER)
+        answer = client_for(run.port, api_key="k3y").chat.completions.create(
+            model=MODEL, messages=USER
+        )
         assert answer.choices[0].message.content == PLAIN_ANSWER
-    finally:
-        process.send_signal(signal.SIGINT)
-        _out, err = process.communicate(timeout=30)
-    assert f"chat model={MODEL} stream=no status=200" in err
-    assert "Zürich" not in err  # no prompt in the log
+    assert f"chat model={MODEL} stream=no status=200" in run.stderr
+    assert "Zürich" not in run.stderr  # no prompt in the log
+    assert "HTTP Request" not in run.stderr  # httpx's own line per backend request
+
+
+SECRET_PROMPT = "tell me the launch code"
+SECRET_ANSWER = "The launch code is 0000, spoken softly."
+
+
+@pytest.mark.parametrize("level", ["debug", "info"])
+def test_no_prompt_or_answer_in_the_log_at_any_level(fake_backend: Any, level: str) -> None:
+    fake, backend = fake_backend
+    messages: list[ChatCompletionMessageParam] = [
+        {"role": "user", "content": f"{SECRET_PROMPT} ({level})"}
+    ]
+    fake.script(
+        get_formatter(MODEL).format({"messages": messages}), Script(SECRET_ANSWER, cut="whole")
+    )
+    with serving("--backend", backend.url + "/v1", "--log-level", level) as run:
+        client = client_for(run.port)
+        answer = client.chat.completions.create(model=MODEL, messages=messages)
+        assert answer.choices[0].message.content == SECRET_ANSWER
+        chunks = client.chat.completions.create(model=MODEL, messages=messages, stream=True)
+        assert "".join(c.choices[0].delta.content or "" for c in chunks) == SECRET_ANSWER
+    lines = run.stderr.splitlines()
+    assert sum(f"chat model={MODEL}" in line for line in lines) == 2, run.stderr
+    assert SECRET_PROMPT not in run.stderr
+    assert "launch code" not in run.stderr and "softly" not in run.stderr
+
+
+def test_log_prompts_works_at_the_default_level(fake_backend: Any) -> None:
+    fake, backend = fake_backend
+    messages: list[ChatCompletionMessageParam] = [
+        {"role": "user", "content": "please log this prompt"}
+    ]
+    fake.script(get_formatter(MODEL).format({"messages": messages}), Script(PLAIN_ANSWER))
+    with serving("--backend", backend.url + "/v1", "--log-prompts") as run:
+        client_for(run.port).chat.completions.create(model=MODEL, messages=messages)
+    assert "please log this prompt" in run.stderr
+    assert " DEBUG " not in run.stderr
+
+
+@pytest.mark.parametrize(
+    ("options", "start"),
+    [
+        (["--port", "99999"], "--port 99999: "),
+        (["--port", "-1"], "--port -1: "),
+        (["--backend", "http://[::1"], "--backend 'http://[::1': "),
+        (["--backend", "notaurl"], "--backend 'notaurl': "),
+        (["--backend", "ftp://127.0.0.1/v1"], "--backend 'ftp://127.0.0.1/v1': "),
+        (["--backend", "http://"], "--backend 'http://': "),
+        (["--max-body-bytes", "-5"], "--max-body-bytes -5: "),
+        (["--max-prompt-chars", "0"], "--max-prompt-chars 0: "),
+        (["--timeout", "0"], "--timeout 0.0: "),
+        (["--timeout", "nan"], "--timeout nan: "),
+        (["--workers", "0"], "--workers 0: "),
+    ],
+)
+def test_bad_options_stop_before_binding(options: list[str], start: str) -> None:
+    argv = ["--backend", "http://127.0.0.1:1/v1", *options]
+    result = subprocess.run(
+        [sys.executable, "-m", "granite_formatters", "serve", *argv],
+        capture_output=True, text=True, timeout=60,
+    )  # fmt: skip
+    assert result.returncode == 2
+    assert result.stderr.startswith(f"granite-format serve: error: {start}"), result.stderr
+    assert result.stderr.count("\n") == 1 and "Traceback" not in result.stderr
+
+
+def test_several_bad_options_are_one_line_each() -> None:
+    argv = ["--backend", "notaurl", "--port", "70000", "--timeout", "-1"]
+    result = subprocess.run(
+        [sys.executable, "-m", "granite_formatters", "serve", *argv],
+        capture_output=True, text=True, timeout=60,
+    )  # fmt: skip
+    assert result.returncode == 2
+    lines = result.stderr.splitlines()
+    assert len(lines) == 3 and all(
+        line.startswith("granite-format serve: error: --") for line in lines
+    )
+
+
+def _workers(pid: int) -> int:
+    """How many processes ``pid`` has spawned with multiprocessing (its uvicorn workers)."""
+    count = 0
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                with open(f"/proc/{entry}/stat") as stat:
+                    parent = int(stat.read().rpartition(")")[2].split()[1])
+                with open(f"/proc/{entry}/cmdline", "rb") as cmdline:
+                    spawned = b"spawn_main" in cmdline.read()
+            except (OSError, IndexError, ValueError):
+                continue
+            count += parent == pid and spawned
+    return count
+
+
+@pytest.mark.skipif(not os.path.isdir("/proc/self"), reason="counts worker processes in /proc")
+def test_two_workers_serve_concurrent_streams(fake_backend: Any) -> None:
+    fake, backend = fake_backend
+    formatter = get_formatter(MODEL)
+    clients = 8
+    requests = []
+    for i in range(clients):
+        messages = [{"role": "user", "content": f"worker stream {i}"}]
+        answer = f"Answer number {i}:" + " word" * 40
+        fake.script(formatter.format({"messages": messages}), Script(answer, cut="pieces"))
+        requests.append((messages, answer))
+    with serving("--backend", backend.url + "/v1", "--workers", "2") as run:
+        deadline = time.monotonic() + 60  # bound on start-up, not a timing assertion
+        while _workers(run.process.pid) != 2:
+            assert time.monotonic() < deadline, _workers(run.process.pid)
+            time.sleep(0.1)
+
+        async def one(client: openai.AsyncOpenAI, messages: Any) -> str:
+            text = ""
+            stream = await client.chat.completions.create(
+                model=MODEL, messages=messages, stream=True
+            )
+            async with stream:
+                async for chunk in stream:
+                    text += chunk.choices[0].delta.content or ""
+            return text
+
+        async def all_streams() -> list[str]:
+            async with openai.AsyncOpenAI(
+                base_url=f"http://127.0.0.1:{run.port}/v1", api_key="unused", max_retries=0
+            ) as client:
+                tasks = [one(client, messages) for messages, _ in requests]
+                return await asyncio.wait_for(asyncio.gather(*tasks), 120)
+
+        got = asyncio.run(all_streams())
+    assert got == [answer for _, answer in requests]
+    assert run.stderr.count(f"chat model={MODEL} stream=yes status=200") == clients
 
 
 def test_options() -> None:

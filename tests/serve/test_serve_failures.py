@@ -21,6 +21,7 @@ from .test_serve_answers import client_for
 
 MODEL = "granite-3.3-8b-instruct"
 REASONING = G33[1]  # <think>...</think><response>...</response>
+JSON = {"Content-Type": "application/json"}
 
 
 def prompt_for(request: dict[str, Any]) -> str:
@@ -86,7 +87,7 @@ def test_bad_request_through_the_openai_client(proxy_factory: Any, fake_backend:
 def test_unreadable_body_is_400(proxy_factory: Any, fake_backend: Any, body: bytes) -> None:
     fake, _ = fake_backend
     proxy = proxy_factory("openai")
-    response = httpx.post(proxy.url + "/v1/chat/completions", content=body)
+    response = httpx.post(proxy.url + "/v1/chat/completions", content=body, headers=JSON)
     assert response.status_code == 400
     assert response.json()["error"]["type"] == "invalid_request_error"
     assert_alive(proxy, fake)
@@ -288,7 +289,9 @@ def test_size_limits_are_413(proxy_factory: Any, fake_backend: Any) -> None:
     assert "4000 bytes" in error_of(info.value)["message"]
     # Chunked upload without a Content-Length is counted as it arrives.
     chunked = httpx.post(
-        proxy.url + "/v1/chat/completions", content=iter([b"{" + b" " * 3000, b" " * 3000 + b"}"])
+        proxy.url + "/v1/chat/completions",
+        content=iter([b"{" + b" " * 3000, b" " * 3000 + b"}"]),
+        headers=JSON,
     )
     assert chunked.status_code == 413
     with pytest.raises(openai.APIStatusError) as info:

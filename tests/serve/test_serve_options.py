@@ -230,10 +230,10 @@ def test_prompt_logging_is_opt_in(
     proxy = proxy_factory("openai", log_prompts=True)
     messages: list[ChatCompletionMessageParam] = [{"role": "user", "content": "log this prompt"}]
     fake.script(prompt_for({"messages": messages}), Script(PLAIN_ANSWER))
-    with caplog.at_level(logging.DEBUG, logger="granite_formatters.serve"):
+    with caplog.at_level(logging.INFO, logger="granite_formatters.serve"):
         client_for(proxy.port).chat.completions.create(model=MODEL, messages=messages)
     assert any(
-        "log this prompt" in r.getMessage() and r.levelno == logging.DEBUG for r in caplog.records
+        "log this prompt" in r.getMessage() and r.levelno == logging.INFO for r in caplog.records
     )
 
 

@@ -42,6 +42,20 @@ def add_serve_arguments(parser: argparse.ArgumentParser) -> None:
         "--api-key", help="require 'Authorization: Bearer KEY' (or set GRANITE_SERVE_API_KEY)"
     )
     parser.add_argument(
+        "--allowed-hosts", action="append", metavar="HOST[,HOST...]",
+        help="Host header names answered besides loopback names and the bound address "
+        "('*': any); without --api-key other hosts are refused (DNS rebinding)",
+    )  # fmt: skip
+    parser.add_argument(
+        "--cors-origin", action="append", metavar="ORIGIN",
+        help="browser origin allowed to call the server (repeatable; '*': any); requests "
+        "from other origins are refused",
+    )  # fmt: skip
+    parser.add_argument(
+        "--workers", type=int, default=1,
+        help="server processes sharing the port (default 1)",
+    )  # fmt: skip
+    parser.add_argument(
         "--max-body-bytes", type=int, default=DEFAULT_MAX_BODY_BYTES,
         help=f"largest request body accepted (default {DEFAULT_MAX_BODY_BYTES})",
     )  # fmt: skip
@@ -58,5 +72,6 @@ def add_serve_arguments(parser: argparse.ArgumentParser) -> None:
         help="logging level (default info)",
     )  # fmt: skip
     parser.add_argument(
-        "--log-prompts", action="store_true", help="log each rendered prompt at debug level"
-    )
+        "--log-prompts", action="store_true",
+        help="log each rendered prompt and the backend's error texts (at info level)",
+    )  # fmt: skip

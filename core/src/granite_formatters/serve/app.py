@@ -1,4 +1,4 @@
-"""The Starlette application: ``/v1/chat/completions``, ``/v1/models`` and ``/health``."""
+"""The Starlette application: ``/v1/chat/completions``, ``/v1/models``, ``/health``, ``/ready``."""
 
 from __future__ import annotations
 
@@ -12,18 +12,23 @@ import httpx
 from sse_starlette import EventSourceResponse
 from starlette.applications import Starlette
 from starlette.background import BackgroundTask
-from starlette.requests import Request
+from starlette.exceptions import HTTPException
+from starlette.middleware import Middleware
+from starlette.requests import ClientDisconnect, Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
 from .._api import get_formatter, list_models
 from ..errors import InvalidRequestError, UnknownModelError
 from ..processors import Formatter
-from .accesslog import LOGGER, RequestLog
+from .accesslog import LOGGER, AccessLog, RequestLog, loggable, mark_logged
 from .auth import BodyTooLarge, authorized, read_body
 from .backends import Backend, BackendError, Finish, Piece, make_backend
+from .guard import RequestGuard
+from .jsonbody import load_body
 from .options import ServeConfig
 from .params import GenerationParams, read_params
+from .public import backend_text, request_text, unknown_model_text
 from .responses import (
     STREAMED_KEYS,
     ChunkMaker,
@@ -39,6 +44,10 @@ __all__ = ["create_app"]
 
 def _dumps(data: Any) -> str:
     return json.dumps(data, ensure_ascii=False, separators=(",", ":"))
+
+
+#: What ``/ready`` asks each kind of backend (under ``--backend``): a cheap GET.
+_READY_PATHS = {"openai": "/models", "llamacpp": "/health", "ollama": "/api/tags"}
 
 
 class _Refused(Exception):
@@ -92,20 +101,64 @@ class _Server:
     # -- routes -------------------------------------------------------------------------
 
     async def health(self, request: Request) -> Response:
+        """Liveness: the server answers (the backend may not)."""
         return JSONResponse({"status": "ok"})
+
+    async def ready(self, request: Request) -> Response:
+        """Readiness: the backend answers a cheap GET with a success status."""
+        url = self.config.backend.rstrip("/") + _READY_PATHS[self.config.backend_type]
+        try:
+            response = await self.client.get(url, timeout=self.config.connect_timeout)
+        except httpx.HTTPError:
+            ok = False
+        else:
+            ok = response.is_success
+        if ok:
+            return JSONResponse({"status": "ready"})
+        return error_response(503, "the backend does not answer", code="backend_unavailable")
+
+    def _model_rows(self) -> list[tuple[str, str]]:
+        if self.config.models:
+            return [(name, "granite-format") for name in self.config.models]
+        return [(model.model_id, model.plugin.name) for model in list_models()]
+
+    @staticmethod
+    def _model_object(model_id: str, owner: str) -> dict[str, Any]:
+        return {"id": model_id, "object": "model", "created": 0, "owned_by": owner}
 
     async def models(self, request: Request) -> Response:
         if not authorized(request, self.config.api_key):
             return error_response(401, "missing or wrong API key", code="invalid_api_key")
-        if self.config.models:
-            rows = [(name, "granite-format") for name in self.config.models]
-        else:
-            rows = [(model.model_id, model.plugin.name) for model in list_models()]
-        data = [{"id": i, "object": "model", "created": 0, "owned_by": o} for i, o in rows]
+        data = [self._model_object(i, o) for i, o in self._model_rows()]
         return JSONResponse({"object": "list", "data": data})
+
+    async def model(self, request: Request) -> Response:
+        """``GET /v1/models/{id}``: the model if this server serves that name, else 404."""
+        if not authorized(request, self.config.api_key):
+            return error_response(401, "missing or wrong API key", code="invalid_api_key")
+        name = request.path_params["model_id"]
+        rows = dict(self._model_rows())
+        if name not in rows and not self.config.models:
+            try:
+                get_formatter(name)
+            except UnknownModelError:
+                pass
+            else:
+                rows[name] = "granite-format"
+        if name not in rows:
+            return error_response(404, unknown_model_text(name), "model", "model_not_found")
+        return JSONResponse(self._model_object(name, rows[name]))
+
+    def _backend_failure(self, exc: BackendError, log: RequestLog) -> str:
+        """Record ``exc`` in the access log; the text the client is told."""
+        public = backend_text(exc)
+        log.status = exc.status
+        log.error = str(exc) if self.config.log_prompts else public
+        return public
 
     async def chat(self, request: Request) -> Response:
         log = RequestLog()
+        mark_logged(request.scope)
         try:
             prepared = await self._prepare(request, log)
             log.model = prepared.params.model
@@ -118,9 +171,9 @@ class _Server:
             log.emit()
             return refused.response
         except BackendError as exc:
-            log.status, log.error = exc.status, str(exc)
+            text = self._backend_failure(exc, log)
             log.emit()
-            return error_response(exc.status, str(exc))
+            return error_response(exc.status, text)
         if prepared.params.stream:
             # The generator closes the backend response; the background task also does,
             # for a client gone before the generator ever started (aclose is idempotent).
@@ -137,19 +190,23 @@ class _Server:
     async def _prepare(self, request: Request, log: RequestLog) -> _Prepared:
         if not authorized(request, self.config.api_key):
             raise _Refused(401, "missing or wrong API key", code="invalid_api_key")
+        media_type = request.headers.get("content-type", "").partition(";")[0].strip().lower()
+        if media_type != "application/json":
+            raise _Refused(
+                415, "the request body must be JSON sent with Content-Type: application/json"
+            )
         try:
             raw = await read_body(request, self.config.max_body_bytes)
         except BodyTooLarge:
             raise _Refused(
                 413, f"the request body is over the limit of {self.config.max_body_bytes} bytes"
             ) from None
+        except ClientDisconnect:
+            raise _Refused(499, "the client disconnected while sending the body") from None
         try:
-            body = json.loads(raw)
-        except ValueError:
-            raise _Refused(400, "the request body is not valid JSON") from None
-        if not isinstance(body, dict):
-            raise _Refused(400, "the request body must be a JSON object")
-        try:
+            body = load_body(raw)
+            if not isinstance(body, dict):
+                raise InvalidRequestError("the request body must be a JSON object")
             params = read_params(body)
         except InvalidRequestError as exc:
             raise _Refused(400, str(exc), exc.field) from None
@@ -157,19 +214,15 @@ class _Server:
         if self.config.models:
             backend_model = self.config.models.get(params.model)
             if backend_model is None:
-                known = ", ".join(self.config.models)
-                raise _Refused(
-                    404,
-                    f"model {params.model[:80]!r} is not served here (served: {known})",
-                    "model",
-                    "model_not_found",
-                )
+                raise _Refused(404, unknown_model_text(params.model), "model", "model_not_found")
         else:
             backend_model = params.model
         try:
             formatter = get_formatter(params.model)
         except UnknownModelError as exc:
-            raise _Refused(404, str(exc), "model", "model_not_found") from None
+            raise _Refused(
+                404, unknown_model_text(params.model, exc), "model", "model_not_found"
+            ) from None
         if params.logprobs and not self.backend.supports_logprobs:
             raise _Refused(
                 400,
@@ -182,9 +235,9 @@ class _Server:
         try:
             prompt = formatter.format(request_body)
         except InvalidRequestError as exc:
-            raise _Refused(400, str(exc), exc.field) from None
+            raise _Refused(400, request_text(str(exc)), exc.field) from None
         except ValueError as exc:
-            raise _Refused(400, str(exc)) from None
+            raise _Refused(400, request_text(str(exc))) from None
         if len(prompt) > self.config.max_prompt_chars:
             raise _Refused(
                 413,
@@ -193,7 +246,7 @@ class _Server:
                 "messages",
             )
         if self.config.log_prompts:
-            LOGGER.debug("prompt model=%s %s", params.model, _dumps(prompt))
+            LOGGER.info("prompt model=%s %s", loggable(params.model), _dumps(prompt))
         return _Prepared(formatter, request_body, params, prompt, backend_model)
 
     async def _complete(
@@ -210,8 +263,7 @@ class _Server:
                 else:
                     finish = event
         except BackendError as exc:
-            log.status, log.error = exc.status, str(exc)
-            return error_response(exc.status, str(exc))
+            return error_response(exc.status, self._backend_failure(exc, log))
         finally:
             await response.aclose()
             log.emit()
@@ -269,10 +321,10 @@ class _Server:
                     yield _dumps(maker.usage_chunk(event.usage))
             yield "[DONE]"
         except BackendError as exc:
-            log.status, log.error = exc.status, str(exc)
+            text = self._backend_failure(exc, log)
             for chunk in chunks(parser.close()):
                 yield chunk
-            yield _dumps(error_body(exc.status, str(exc)))
+            yield _dumps(error_body(exc.status, text))
             yield "[DONE]"
         except BaseException:
             log.status, log.error = 499, "client disconnected"
@@ -282,14 +334,44 @@ class _Server:
             log.emit()
 
 
+async def _http_error(request: Request, exc: Exception) -> Response:
+    """Starlette's own errors (unknown route, wrong method) as OpenAI error objects."""
+    assert isinstance(exc, HTTPException)
+    if exc.status_code == 404:
+        message = f"no route {request.url.path[:80]!r}; the API is under /v1"
+    elif exc.status_code == 405:
+        message = f"{request.method[:16]} is not allowed on {request.url.path[:80]!r}"
+    else:
+        message = str(exc.detail)[:200]
+    return error_response(exc.status_code, message, headers=exc.headers)
+
+
+async def _server_error(request: Request, exc: Exception) -> Response:
+    return error_response(500, "internal server error")
+
+
 def create_app(config: ServeConfig) -> Starlette:
     """The ASGI application for ``config`` (run it with any ASGI server, e.g. uvicorn)."""
     server = _Server(config)
     routes = [
         Route("/health", server.health, methods=["GET"]),
+        Route("/ready", server.ready, methods=["GET"]),
         Route("/v1/models", server.models, methods=["GET"]),
+        Route("/v1/models/{model_id:path}", server.model, methods=["GET"]),
         Route("/v1/chat/completions", server.chat, methods=["POST"]),
     ]
-    app = Starlette(routes=routes, lifespan=server.lifespan)
+    guard = Middleware(
+        RequestGuard,
+        check_host=config.api_key is None or bool(config.allowed_hosts),
+        allowed_hosts=config.allowed_hosts,
+        bound_host=config.host,
+        cors_origins=config.cors_origins,
+    )
+    app = Starlette(
+        routes=routes,
+        middleware=[Middleware(AccessLog), guard],
+        exception_handlers={HTTPException: _http_error, Exception: _server_error},
+        lifespan=server.lifespan,
+    )
     app.state.server = server
     return app

@@ -14,14 +14,19 @@ class BodyTooLarge(Exception):
 
 
 def authorized(request: Request, api_key: str | None) -> bool:
-    """No key configured, or ``Authorization: Bearer KEY`` (compared in constant time)."""
+    """No key configured, or ``Authorization: Bearer KEY``.
+
+    The header's bytes are compared, in constant time, with the key's UTF-8 bytes (the
+    way clients send a non-ASCII key), so any Unicode key works.
+    """
     if api_key is None:
         return True
-    header = request.headers.get("authorization", "")
-    scheme, _, token = header.partition(" ")
-    if scheme.lower() != "bearer":
+    # Starlette decodes header bytes as latin-1: encoding back gives the bytes sent.
+    header = request.headers.get("authorization", "").encode("latin-1")
+    scheme, _, token = header.partition(b" ")
+    if scheme.lower() != b"bearer":
         return False
-    return hmac.compare_digest(token.strip().encode(), api_key.encode())
+    return hmac.compare_digest(token.strip(b" \t"), api_key.encode("utf-8"))
 
 
 async def read_body(request: Request, limit: int) -> bytes:

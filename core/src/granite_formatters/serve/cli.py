@@ -3,16 +3,23 @@
 from __future__ import annotations
 
 import argparse
+import json
 import logging
 import os
 import sys
 from collections.abc import Sequence
+from typing import Any
+
+import attrs
 
 from .._api import get_formatter
 from ..errors import UnknownModelError
-from .options import build_parser, config_from_args
+from .accesslog import configure_logging
+from .options import ServeConfig, build_parser, config_from_args
 
-__all__ = ["main", "run"]
+_WORKER_ENV = "GRANITE_SERVE_WORKER_CONFIG"
+
+__all__ = ["main", "run", "worker_app"]
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -29,7 +36,8 @@ def run(args: argparse.Namespace) -> int:
     try:
         config = config_from_args(args, os.environ.get("GRANITE_SERVE_API_KEY"))
     except ValueError as exc:
-        sys.stderr.write(f"granite-format serve: error: {exc}\n")
+        for line in str(exc).splitlines():
+            sys.stderr.write(f"granite-format serve: error: {line}\n")
         return 2
     for name in config.models:
         try:
@@ -38,22 +46,34 @@ def run(args: argparse.Namespace) -> int:
             text = " ".join(line.strip() for line in str(exc).splitlines() if line.strip())
             sys.stderr.write(f"granite-format serve: error: --model {name}: {text}\n")
             return 2
-    logging.basicConfig(
-        level=args.log_level.upper(),
-        format="%(asctime)s %(levelname)s %(name)s: %(message)s",
-        stream=sys.stderr,
-    )
+    configure_logging(args.log_level)
     if config.host not in ("127.0.0.1", "localhost", "::1") and config.api_key is None:
         logging.getLogger("granite_formatters.serve").warning(
             "listening on %s without --api-key: anyone who can reach it can use the backend",
             config.host,
         )
-    uvicorn.run(
-        create_app(config),
-        host=config.host,
-        port=config.port,
-        log_level=args.log_level,
-        access_log=False,
-        log_config=None,
-    )
+    options: dict[str, Any] = {
+        "host": config.host,
+        "port": config.port,
+        "log_level": args.log_level,
+        "access_log": False,
+        "log_config": None,
+    }
+    if config.workers > 1:
+        # Each worker is a new process: it rebuilds the app from this environment variable.
+        os.environ[_WORKER_ENV] = json.dumps(
+            {"config": attrs.asdict(config), "log_level": args.log_level}
+        )
+        uvicorn.run(f"{__name__}:worker_app", factory=True, workers=config.workers, **options)
+    else:
+        uvicorn.run(create_app(config), **options)
     return 0
+
+
+def worker_app() -> Any:
+    """The application of one ``--workers`` process, from the parent's options."""
+    from .app import create_app
+
+    data = json.loads(os.environ[_WORKER_ENV])
+    configure_logging(data["log_level"])
+    return create_app(ServeConfig(**data["config"]))

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import argparse
-from collections.abc import Mapping
+import math
+import urllib.parse
+from collections.abc import Iterable, Mapping
 
 import attrs
 
@@ -14,7 +16,14 @@ from .._serve_args import (
     add_serve_arguments,
 )
 
-__all__ = ["BACKEND_TYPES", "ServeConfig", "build_parser", "config_from_args", "parse_model_map"]
+__all__ = [
+    "BACKEND_TYPES",
+    "ServeConfig",
+    "build_parser",
+    "config_from_args",
+    "config_problems",
+    "parse_model_map",
+]
 
 
 def parse_model_map(values: list[str] | None) -> dict[str, str]:
@@ -32,6 +41,30 @@ def parse_model_map(values: list[str] | None) -> dict[str, str]:
 
 def _as_dict(value: Mapping[str, str]) -> dict[str, str]:
     return dict(value)
+
+
+def _as_names(values: Iterable[str]) -> tuple[str, ...]:
+    """Repeated options, each possibly a comma-separated list, as one tuple."""
+    if isinstance(values, str):
+        values = [values]
+    return tuple(part.strip() for value in values for part in value.split(",") if part.strip())
+
+
+def _backend_problem(url: str) -> str | None:
+    try:
+        parts = urllib.parse.urlsplit(url)
+        parts.port  # noqa: B018 -- raises ValueError for a port that is not a number
+    except ValueError as exc:
+        return f"--backend {url[:200]!r}: not a URL ({exc})"
+    if parts.scheme not in ("http", "https"):
+        return f"--backend {url[:200]!r}: expected an http:// or https:// URL"
+    if not parts.hostname:
+        return f"--backend {url[:200]!r}: the URL names no host"
+    return None
+
+
+def _positive(value: float) -> bool:
+    return not isinstance(value, bool) and math.isfinite(value) and value > 0
 
 
 @attrs.frozen
@@ -53,6 +86,37 @@ class ServeConfig:
     connect_timeout: float = 10.0
     read_timeout: float = 300.0
     log_prompts: bool = False
+    allowed_hosts: tuple[str, ...] = attrs.field(default=(), converter=_as_names)
+    cors_origins: tuple[str, ...] = attrs.field(default=(), converter=_as_names)
+    workers: int = 1
+
+    def __attrs_post_init__(self) -> None:
+        problems = config_problems(self)
+        if problems:
+            raise ValueError("\n".join(problems))
+
+
+def config_problems(config: ServeConfig) -> list[str]:
+    """What is wrong with ``config``: one line per option, named as on the command line."""
+    problems = []
+    backend = _backend_problem(config.backend)
+    if backend is not None:
+        problems.append(backend)
+    if not config.host.strip():
+        problems.append("--host: empty")
+    if not 1 <= config.port <= 65535:
+        problems.append(f"--port {config.port}: not a port number (1-65535)")
+    limits = [
+        ("--max-body-bytes", config.max_body_bytes),
+        ("--max-prompt-chars", config.max_prompt_chars),
+        ("--timeout", config.read_timeout),
+        ("connect timeout", config.connect_timeout),
+        ("--workers", config.workers),
+    ]
+    for name, value in limits:
+        if not _positive(value):
+            problems.append(f"{name} {value}: must be a positive number")
+    return problems
 
 
 def build_parser(prog: str = "granite-format serve") -> argparse.ArgumentParser:
@@ -79,4 +143,7 @@ def config_from_args(args: argparse.Namespace, api_key_env: str | None = None) -
         max_prompt_chars=args.max_prompt_chars,
         read_timeout=args.timeout,
         log_prompts=args.log_prompts,
+        allowed_hosts=args.allowed_hosts or (),
+        cors_origins=args.cors_origin or (),
+        workers=args.workers,
     )

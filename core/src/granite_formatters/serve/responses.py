@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import time
 import uuid
+from collections.abc import Mapping
 from typing import Any
 
 from starlette.responses import JSONResponse
@@ -27,9 +28,13 @@ STREAMED_KEYS = frozenset({"role", "content", "reasoning_content", "reasoning", 
 _ERROR_TYPES = {
     400: "invalid_request_error",
     401: "authentication_error",
+    403: "permission_error",
     404: "not_found_error",
+    405: "invalid_request_error",
     413: "invalid_request_error",
+    415: "invalid_request_error",
     502: "backend_error",
+    503: "backend_unavailable",
     504: "backend_timeout",
 }
 
@@ -48,9 +53,15 @@ def error_body(
 
 
 def error_response(
-    status: int, message: str, param: str | None = None, code: str | None = None
+    status: int,
+    message: str,
+    param: str | None = None,
+    code: str | None = None,
+    headers: Mapping[str, str] | None = None,
 ) -> JSONResponse:
-    return JSONResponse(error_body(status, message, param, code), status_code=status)
+    return JSONResponse(
+        error_body(status, message, param, code), status_code=status, headers=headers
+    )
 
 
 def openai_message(message: Any) -> dict[str, Any]:
