@@ -773,7 +773,13 @@ class Granite3StreamParser(StreamParser):
                 return deltas
         if self._closed:
             raise RuntimeError("this stream parser is closed; create a new one per output")
-        self._write(chunk if chunk.__class__ is str else self._text(chunk))
+        if chunk.__class__ is str and not self._text.decoding:
+            self._write(chunk)
+        else:
+            # (Once bytes were given, a str chunk may end a character they left
+            # incomplete, and the steady lane, which skips the decoder, is closed.)
+            self._steady = None
+            self._write(self._text(chunk))
         pieces = self._outbox.pieces
         if not pieces:
             return []
@@ -974,7 +980,7 @@ class Granite3StreamParser(StreamParser):
         lane = lanes.get(target)
         if lane is None:
             lane = lanes[target] = splitter.content_lane(target)
-        if steady is not None:
+        if steady is not None and not self._text.decoding:
             finish = self._steady_answer if steady == _ANSWER else self._steady_collect
             self._steady = (union.chars, finish)
         return _Lane(union, lane, stable, busy)
