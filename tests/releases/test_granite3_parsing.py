@@ -111,3 +111,23 @@ def test_no_delta_holds_a_partial_marker_at_any_split_point(release: Release, te
         "chat_template_kwargs": {"thinking": True},
     }
     check_every_split(data.PARSER, text, request, data.LEAKS)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "a <|tool_call|> x b\ud800c",
+        "</think> a <tool_call> y \udfff and \ud83d",
+        '<think>\ud800</think> <|tool_call|>[{"name": "f", "arguments": {"u": "\\ud83c"}}]',
+    ],
+)
+def test_stream_equals_batch_when_lone_surrogates_are_replaced(release: Release, text: str) -> None:
+    # The surrogate note used to be recorded when its chunk arrived: after the notes of
+    # earlier chunks in a stream, before them in the batch parse.
+    data = _data(release, "streaming")
+    request = _data(release, "output").TOOLS
+    message = data.PARSER.transform(text, request)
+    assert message.notes[0] == (
+        "replaced lone surrogates (not encodable as UTF-8) in the output with U+FFFD"
+    )
+    check_stream(data.PARSER, text, request, range(len(text)))

@@ -117,7 +117,7 @@ def marker_soup(markers: Sequence[str]) -> st.SearchStrategy[str]:
     pieces += [
         " ", "\n", "\n\n", ".", "A.", "x", "Dr.", "3.5", '"', "{", "}", "[", "]", ":", ",",
         '{"name": "f", "arguments": {}}', '[{"name": "f", "arguments": {"a": 1}}]',
-        "1. Risk low: A.", "Document 0: ", "0", "1",
+        "1. Risk low: A.", "Document 0: ", "0", "1", "\ud83d", '"\\udc00"',
     ]  # fmt: skip
     return st.lists(st.one_of(st.sampled_from(pieces), st.text(max_size=5)), max_size=40).map(
         "".join

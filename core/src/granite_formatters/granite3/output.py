@@ -669,6 +669,9 @@ class _Lane(NamedTuple):
 _ANSWER, _COLLECT = 0, 1
 
 
+_SURROGATES_REPLACED = "replaced lone surrogates (not encodable as UTF-8) in the output with U+FFFD"
+
+
 class Granite3StreamParser(StreamParser):
     """Parses one Granite 3.x output incrementally (see :class:`Granite3OutputProcessor`)."""
 
@@ -686,6 +689,7 @@ class Granite3StreamParser(StreamParser):
         self._tool_calls: list[ToolCall] = []
         self._message: Granite3AssistantMessage | None = None
         self._closed = False
+        self._surrogates = False  # (lone surrogates were replaced: one note, first)
         self._text = ChunkText()
         self._role_sent = False
         self._blocks: list[SectionBlock] = []
@@ -855,9 +859,8 @@ class Granite3StreamParser(StreamParser):
             return
         safe = None if chunk.isascii() else text_safe(chunk)
         if safe is not None:
-            self._outbox.note(
-                "replaced lone surrogates (not encodable as UTF-8) in the output with U+FFFD"
-            )
+            # Noted first in the message, whichever chunk held it (see _build_message).
+            self._surrogates = True
             chunk = safe
         self._raw.append(chunk)
         if self._held:
@@ -1139,6 +1142,9 @@ class Granite3StreamParser(StreamParser):
 
     def _build_message(self, stop_reason: str | None) -> Granite3AssistantMessage:
         notes = self._outbox.notes
+        if self._surrogates:
+            # First, as a batch parse (one chunk) would record it, in any chunking.
+            notes.insert(0, _SURROGATES_REPLACED)
         content = self._content.text()
         raw = "".join(self._raw)
         citations: list[Citation] = []
