@@ -44,6 +44,7 @@ _PERTURBATIONS: list[tuple[Any, Any]] = [
     ("tool_calls", ["not a call"]),
     ("tool_calls", "x"),
     (1, "non-str message key"),
+    ("k\ud800", "message key with a lone surrogate"),  # (validation refuses such a key)
     ("messages", []),
     ("messages", ({"role": "user", "content": "x"},)),
     ("tools", [{"type": "other", "function": {"name": "f"}}]),
@@ -54,6 +55,7 @@ _PERTURBATIONS: list[tuple[Any, Any]] = [
     ("documents", [{"text": "t", "title": 1}]),
     ("documents", [{"text": 1}]),
     ("documents", [{2: "x", "text": "t"}]),
+    ("documents", [{"\udc00": "x", "text": "t"}]),
     ("chat_template_kwargs", {"documents": [{"text": "t"}]}),
     ("chat_template_kwargs", {1: True}),
     ("chat_template_kwargs", [("thinking", True)]),
@@ -65,7 +67,7 @@ _PERTURBATIONS: list[tuple[Any, Any]] = [
     ("model", "granite-4.0-micro"),
     ("temperature", 0.5),
 ]
-_MESSAGE_KEYS = ("role", "content", "name", "tool_call_id", "tool_calls", 1)
+_MESSAGE_KEYS = ("role", "content", "name", "tool_call_id", "tool_calls", 1, "k\ud800")
 
 
 class _Str(str):
