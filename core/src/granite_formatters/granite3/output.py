@@ -57,6 +57,7 @@ from ..streaming import (
     reasoning_delta,
     tool_call_delta,
 )
+from ..toolcalljson import text_safe
 from ..types import Document, ToolCall, coerce_request
 from ._citetags import CitationTagRemover, TagEvent, TagGrammar, remove_citation_tags
 from ._linepatterns import PatternSet
@@ -81,7 +82,6 @@ from ._stages import (
     ScanningSink,
     TextSink,
     Trimmer,
-    text_safe,
 )
 from ._toolcalls import TOOL_CALL_MARKERS, ToolCallExtractor
 from .tokens import END_OF_TEXT
