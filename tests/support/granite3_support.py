@@ -586,7 +586,8 @@ def assert_same_on_both_paths(
     the same prompt or the same error (mappings that are not dicts are written as dicts)."""
     transform: Any = processor.transform
     outcomes = []
-    for given in (request, json.dumps(request, default=dict)):
+    # (ensure_ascii=False: an escaped pair of lone surrogates would decode as one character)
+    for given in (request, json.dumps(request, default=dict, ensure_ascii=False)):
         try:
             outcomes.append(transform(given, agp, today=today, special_tokens=policy))
         except InvalidRequestError as error:
