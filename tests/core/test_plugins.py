@@ -158,6 +158,22 @@ def test_load_allowlist_disable_list_and_empty(make_dist: MakeDist) -> None:
         assert models(host_for("gf-one", "gf-missing")) == ["one"]
 
 
+@pytest.mark.parametrize("spelling", ["GF-ONE", "gf_one", "Gf.One", "gf--_one", " gf-one "])
+def test_plugin_names_in_the_environment_are_compared_as_pip_compares_them(
+    make_dist: MakeDist, spelling: str
+) -> None:
+    # A name in another case (or with _ or . for -) was silently ignored (issue 26).
+    make_dist("gf-one", good_plugin("one"))
+    make_dist("gf-two", good_plugin("two"))
+
+    def models(host: PluginHost) -> list[str]:
+        return [m.model_id for m in host.registry().list_models()]
+
+    assert models(host_for("gf-one", "gf-two", **{ENV_DISABLE: spelling})) == ["two"]
+    assert models(host_for(spelling, "gf-two")) == ["one", "two"]
+    assert models(host_for("gf-one", "gf-two", **{ENV_DISABLE: "gf-onex"})) == ["one", "two"]
+
+
 def test_plugins_load_on_first_lookup_once(make_dist: MakeDist) -> None:
     module = make_dist("gf-good", good_plugin("good-model"))
     import sys
