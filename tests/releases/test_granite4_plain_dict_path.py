@@ -291,3 +291,42 @@ def test_a_typed_request_changed_after_validation_is_scanned_again(
         processor.transform(typed)
     assert caught.value.field == f"messages[{index}].content"
     assert "special token" in str(caught.value)
+
+
+@pytest.mark.parametrize(
+    "place",
+    [
+        "message",
+        pytest.param(
+            "document",
+            marks=pytest.mark.xfail(
+                strict=True, reason="issue 26 item 8 (engine move): 'cannot be written as JSON'"
+            ),
+        ),
+        "tool",
+        "kwargs",
+        "request",
+    ],
+)
+@pytest.mark.parametrize("processor", PROCESSORS, ids=["4.0", "4.1"])
+def test_non_dict_mappings_inside_a_request_give_the_dict_prompt(
+    processor: Any, place: str
+) -> None:
+    base: dict[str, Any] = {
+        "messages": [{"role": "user", "content": "hi"}],
+        "documents": [{"text": "t", "doc_id": 1}],
+        "tools": [{"name": "f"}],
+        "chat_template_kwargs": {},
+    }
+    request: Any = copy.deepcopy(base)
+    if place == "message":
+        request["messages"][0] = MappingProxyType(request["messages"][0])
+    elif place == "document":
+        request["documents"][0] = MappingProxyType(request["documents"][0])
+    elif place == "tool":
+        request["tools"][0] = MappingProxyType(request["tools"][0])
+    elif place == "kwargs":
+        request["chat_template_kwargs"] = MappingProxyType(request["chat_template_kwargs"])
+    else:
+        request = MappingProxyType(request)
+    assert processor.transform(request) == processor.transform(base)
