@@ -96,8 +96,9 @@ def test_chunk_text() -> None:
 
 def test_chunk_text_keeps_order_when_a_str_follows_a_cut_character() -> None:
     text_of = ChunkText()
-    assert not text_of.decoding
-    assert text_of(b"caf\xc3") == "caf" and text_of.decoding
+    before = text_of.decoding
+    assert text_of(b"caf\xc3") == "caf"
+    assert (before, text_of.decoding) == (False, True)
     assert text_of("X") == "\ufffdX"  # the cut character ends before the str's text
     assert text_of(b"\xa9") == "\ufffd"  # a continuation byte alone
     assert text_of(None) == "" and text_of(b"\xc3\xa9") == "é" and text_of.end() == ""

@@ -8,6 +8,7 @@ revision) by ``tests/make_goldens.py``.
 from __future__ import annotations
 
 import re
+from typing import Any
 
 import pytest
 
@@ -67,7 +68,7 @@ def test_compatible_mode_prints_a_missing_or_null_id_as_the_template_does(
 ) -> None:
     # The template prints ``doc_id | string``: "" when the key is missing, "None" for null
     # (strict=False printed "" for both).
-    request: object = {"messages": QUESTION, "documents": [document]}
+    request: Any = {"messages": QUESTION, "documents": [document]}
     if typed:
         request = coerce_request(request, Granite3ChatCompletion)
     with pytest.warns(DroppedInputWarning, match=re.escape(said)):

@@ -569,7 +569,7 @@ def maybe_perturbed_requests(draw: st.DrawFn, release: str) -> dict[str, Any]:
     if draw(st.booleans()):
         return request
     if draw(st.booleans()):
-        return draw(_with_odd_containers(request))  # type: ignore[no-any-return]
+        return draw(_with_odd_containers(request))
     key, value = draw(st.sampled_from(_PERTURBATIONS))
     if key in ("content", "role", "name", "tool_calls"):
         index = draw(st.integers(0, len(request["messages"]) - 1))
