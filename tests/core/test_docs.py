@@ -184,3 +184,34 @@ def test_a_plugin_imports_only_public_names_of_the_core(folder: Path) -> None:
                         f"{where} imports {module}.{name}, not in {module}.__all__"
                     )
     assert checked
+
+
+def _reasoning_examples() -> list[list[str]]:
+    text = (DOCS / "output-formats.md").read_text(encoding="utf-8")
+    section = text[text.index("## Reasoning: the rules per release") :]
+    rows = []
+    for line in section.splitlines():
+        if re.match(r"\| 3\.\d \|", line):
+            cells = [cell.strip() for cell in line.strip().strip("|").split(" | ")]
+            rows.append([cell[1:-1] if cell.startswith("`") else cell for cell in cells])
+    return rows
+
+
+@pytest.mark.parametrize("row", _reasoning_examples(), ids=lambda row: f"{row[0]}-{row[2][:30]}")
+def test_the_reasoning_examples_hold(row: list[str]) -> None:
+    version, request_kind, output, content, reasoning, note = row
+    release = f"granite_formatters_granite{version.replace('.', '')}"
+    if importlib.util.find_spec(release) is None:
+        pytest.skip(f"{release} is not installed")
+    messages = [{"role": "user", "content": "Hi"}]
+    request = {
+        "none": None,
+        "no thinking key": {"messages": messages},
+        "thinking: true": {"messages": messages, "chat_template_kwargs": {"thinking": True}},
+        "thinking: false": {"messages": messages, "chat_template_kwargs": {"thinking": False}},
+    }[request_kind]
+    formatter = granite_formatters.get_formatter(f"granite-{version}-8b-instruct")
+    message = formatter.output_processor.transform(output, request)
+    assert message.content == content
+    assert message.reasoning_content == (None if reasoning == "null" else reasoning)
+    assert message.notes == ([note] if note else [])

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib.util
 import threading
 from typing import Any
 
@@ -156,6 +157,60 @@ def test_load_allowlist_disable_list_and_empty(make_dist: MakeDist) -> None:
         match="gf-missing: named in GRANITE_FORMATTERS_LOAD_PLUGINS but not installed",
     ):
         assert models(host_for("gf-one", "gf-missing")) == ["one"]
+
+
+@pytest.mark.parametrize("spelling", ["GF-ONE", "gf_one", "Gf.One", "gf--_one", " gf-one "])
+def test_plugin_names_in_the_environment_are_compared_as_pip_compares_them(
+    make_dist: MakeDist, spelling: str
+) -> None:
+    # A name in another case (or with _ or . for -) was silently ignored (issue 26).
+    make_dist("gf-one", good_plugin("one"))
+    make_dist("gf-two", good_plugin("two"))
+
+    def models(host: PluginHost) -> list[str]:
+        return [m.model_id for m in host.registry().list_models()]
+
+    assert models(host_for("gf-one", "gf-two", **{ENV_DISABLE: spelling})) == ["two"]
+    assert models(host_for(spelling, "gf-two")) == ["one", "two"]
+    assert models(host_for("gf-one", "gf-two", **{ENV_DISABLE: "gf-onex"})) == ["one", "two"]
+
+
+#: A plugin whose import does not return (bounded here at 60 s so that a broken test
+#: cannot hang the suite): it waits for a file that never appears.
+HANGS_ON_IMPORT = """
+import builtins, os, time
+builtins._gf_hang_imported = True
+deadline = time.monotonic() + 60
+while not os.path.exists("/nonexistent/gf-hang-release") and time.monotonic() < deadline:
+    time.sleep(0.01)
+raise RuntimeError("the hanging plugin was imported")
+"""
+
+
+@pytest.mark.parametrize("how", ["disabled", "not in the allowlist", "disabled, other spelling"])
+def test_a_plugin_that_hangs_on_import_is_left_out_by_name(
+    make_dist: MakeDist, how: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # No time limit is put on plugin imports (docs/security.md, "Plugin precedence" 7:
+    # none can be enforced safely in-process); naming the plugin keeps it from being
+    # imported at all, so bundled models and other plugins resolve.
+    import builtins
+
+    monkeypatch.delattr(builtins, "_gf_hang_imported", raising=False)
+    make_dist("gf-hangs", HANGS_ON_IMPORT)
+    make_dist("gf-one", good_plugin("one"))
+    environ = {
+        "disabled": {ENV_DISABLE: "gf-hangs"},
+        "not in the allowlist": {ENV_LOAD: "gf-one,granite-formatters-granite33"},
+        "disabled, other spelling": {ENV_DISABLE: "GF_Hangs"},
+    }[how]
+    host = PluginHost(environ=environ)
+    registry = host.registry()
+    assert registry.resolve("one").model.model_id == "one"
+    if importlib.util.find_spec("granite_formatters_granite33") is not None:
+        assert registry.resolve("granite3.3:8b").model.model_id == "granite-3.3-8b-instruct"
+    assert not hasattr(builtins, "_gf_hang_imported")
+    assert host.plugin_errors() == []
 
 
 def test_plugins_load_on_first_lookup_once(make_dist: MakeDist) -> None:

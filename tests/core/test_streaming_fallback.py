@@ -92,3 +92,13 @@ def test_chunk_text() -> None:
     ]
     assert text_of(b"\xff") == "\ufffd"  # not UTF-8
     assert text_of(b"\xf0\x9f") == "" and text_of.end() == "\ufffd"
+
+
+def test_chunk_text_keeps_order_when_a_str_follows_a_cut_character() -> None:
+    text_of = ChunkText()
+    before = text_of.decoding
+    assert text_of(b"caf\xc3") == "caf"
+    assert (before, text_of.decoding) == (False, True)
+    assert text_of("X") == "\ufffdX"  # the cut character ends before the str's text
+    assert text_of(b"\xa9") == "\ufffd"  # a continuation byte alone
+    assert text_of(None) == "" and text_of(b"\xc3\xa9") == "é" and text_of.end() == ""

@@ -212,3 +212,36 @@ def test_a_utf8_character_split_across_reads_is_kept() -> None:
     assert first == {"delta": {"role": "assistant", "content": "caf"}, "message": None}
     assert rest[-1]["message"]["content"] == "café"
     assert proc.returncode == 0
+
+
+DEEP = "[" * 100_000 + "]" * 100_000
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ("render", "-m", MODEL, "{file}"),
+        ("render", "-m", MODEL, "-"),
+        ("parse", "-m", MODEL, "--request", "{file}", "-"),
+    ],
+    ids=["render file", "render stdin", "parse --request"],
+)
+def test_a_request_nested_too_deeply_is_the_librarys_error(
+    tmp_path: Path, argv: tuple[str, ...]
+) -> None:
+    # It said "unexpected RecursionError ... (a bug: please report it)" (issue 26 item 7).
+    # The other commands read no JSON (demo, models, resolve, plugins, serve), and parse
+    # reads model output with its bounded JSON scanner.
+    deep = (
+        '{"messages": [{"role": "user", "content": "x"}], "tools": [{"name": "f", "p": '
+        + DEEP
+        + "}]}"
+    )
+    path = tmp_path / "deep.json"
+    path.write_text(deep, encoding="utf-8")
+    stdin = deep if argv[-1] == "-" and argv[0] == "render" else "answer"
+    proc = granite_format(*(str(path) if a == "{file}" else a for a in argv), stdin=stdin)
+    where = "(stdin)" if argv[0] == "render" and argv[-1] == "-" else str(path)
+    assert one_error_line(proc) == (
+        f"granite-format: error: request {where}: the request is nested too deeply to process\n"
+    )

@@ -7,11 +7,17 @@ revision) by ``tests/make_goldens.py``.
 
 from __future__ import annotations
 
+import re
+from typing import Any
+
 import pytest
 
-from granite_formatters.errors import InvalidRequestError
+from granite_formatters.errors import DroppedInputWarning, InvalidRequestError
+from granite_formatters.granite3.types import Granite3ChatCompletion
+from granite_formatters.types import coerce_request
 from granite_formatters_granite33.input import GRANITE33_PROMPT_FORMAT, Granite33InputProcessor
 
+from support import oracle
 from support.granite3_support import DAY, GRANITE33_TOKENS, HI, QUESTION
 
 PROCESSOR = Granite33InputProcessor()
@@ -47,6 +53,31 @@ def test_document_without_id_is_rejected(document: dict[str, object]) -> None:
     assert "Granite 3.3" in str(caught.value) and "give every document a doc_id" in str(
         caught.value
     )
+
+
+@pytest.mark.parametrize(
+    ("document", "printed", "said"),
+    [
+        ({"text": "no id"}, "", 'missing: printed as ""'),
+        ({"text": "null id", "doc_id": None}, "None", 'null: printed as "None"'),
+    ],
+)
+@pytest.mark.parametrize("typed", [False, True])
+def test_compatible_mode_prints_a_missing_or_null_id_as_the_template_does(
+    document: dict[str, object], printed: str, said: str, typed: bool
+) -> None:
+    # The template prints ``doc_id | string``: "" when the key is missing, "None" for null
+    # (strict=False printed "" for both).
+    request: Any = {"messages": QUESTION, "documents": [document]}
+    if typed:
+        request = coerce_request(request, Granite3ChatCompletion)
+    with pytest.warns(DroppedInputWarning, match=re.escape(said)):
+        prompt = PROCESSOR.transform(request, today=DAY, strict=False)
+    head = f'<|start_of_role|>document {{"document_id": "{printed}"}}<|end_of_role|>\n'
+    assert head + str(document["text"]) in prompt
+    if oracle.shared_dir() is not None:
+        oracle_request = {"messages": QUESTION, "documents": [document]}
+        assert prompt == oracle.render("3.3", oracle_request, True, DAY)
 
 
 def test_special_token_in_a_document_id_is_rejected_or_stripped() -> None:

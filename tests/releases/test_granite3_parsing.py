@@ -111,3 +111,67 @@ def test_no_delta_holds_a_partial_marker_at_any_split_point(release: Release, te
         "chat_template_kwargs": {"thinking": True},
     }
     check_every_split(data.PARSER, text, request, data.LEAKS)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "a <|tool_call|> x b\ud800c",
+        "</think> a <tool_call> y \udfff and \ud83d",
+        '<think>\ud800</think> <|tool_call|>[{"name": "f", "arguments": {"u": "\\ud83c"}}]',
+    ],
+)
+def test_stream_equals_batch_when_lone_surrogates_are_replaced(release: Release, text: str) -> None:
+    # The surrogate note used to be recorded when its chunk arrived: after the notes of
+    # earlier chunks in a stream, before them in the batch parse.
+    data = _data(release, "streaming")
+    request = _data(release, "output").TOOLS
+    message = data.PARSER.transform(text, request)
+    assert message.notes[0] == (
+        "replaced lone surrogates (not encodable as UTF-8) in the output with U+FFFD"
+    )
+    check_stream(data.PARSER, text, request, range(len(text)))
+
+
+@pytest.mark.parametrize("request_kind", ["none", "no thinking key", "thinking"])
+def test_an_unclosed_thought_is_reasoning_with_a_note(release: Release, request_kind: str) -> None:
+    # The policy (docs/output-formats.md, "Reasoning"): text after a start marker with no
+    # end marker is reasoning_content (the output was cut off inside the thought, as
+    # Granite 4.2 treats it), and a note says the end marker is missing. A request
+    # without a "thinking" key parses the markers as thinking=True does.
+    data = _data(release, "output")
+    form = data.PARSER.output_format
+    start, end = form.thought_starts[0], form.thought_ends[0]
+    request = {
+        "none": None,
+        "no thinking key": {"messages": [{"role": "user", "content": "Hi"}]},
+        "thinking": data.THINKING,
+    }[request_kind]
+    note = (
+        f"the reasoning has no end marker ({end!r}): the output ended inside it; the text "
+        "after the start marker is kept as reasoning"
+    )
+    for text, content, reasoning, notes in [
+        (f"{start} Let me think.\nStill thinking", "", "Let me think.\nStill thinking", [note]),
+        (f"Lead. {start} cut", "Lead.", "cut", [note]),
+        (f"{start}", "", "", [note]),
+        (f"{start} Done. {end} Answer.", "Answer.", "Done.", []),
+    ]:
+        message = data.PARSER.transform(text, request)
+        assert (message.content, message.reasoning_content, message.notes) == (
+            content,
+            reasoning,
+            notes,
+        ), text
+        check_stream(data.PARSER, text, request, range(len(text)))
+
+
+def test_with_thinking_off_the_markers_are_content(release: Release) -> None:
+    data = _data(release, "output")
+    start = data.PARSER.output_format.thought_starts[0]
+    request = {
+        "messages": [{"role": "user", "content": "Hi"}],
+        "chat_template_kwargs": {"thinking": False},
+    }
+    message = data.PARSER.transform(f"{start} cut", request)
+    assert (message.content, message.reasoning_content, message.notes) == (f"{start} cut", None, [])

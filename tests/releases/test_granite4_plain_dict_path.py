@@ -44,6 +44,7 @@ _PERTURBATIONS: list[tuple[Any, Any]] = [
     ("tool_calls", ["not a call"]),
     ("tool_calls", "x"),
     (1, "non-str message key"),
+    ("k\ud800", "message key with a lone surrogate"),  # (validation refuses such a key)
     ("messages", []),
     ("messages", ({"role": "user", "content": "x"},)),
     ("tools", [{"type": "other", "function": {"name": "f"}}]),
@@ -54,6 +55,7 @@ _PERTURBATIONS: list[tuple[Any, Any]] = [
     ("documents", [{"text": "t", "title": 1}]),
     ("documents", [{"text": 1}]),
     ("documents", [{2: "x", "text": "t"}]),
+    ("documents", [{"\udc00": "x", "text": "t"}]),
     ("chat_template_kwargs", {"documents": [{"text": "t"}]}),
     ("chat_template_kwargs", {1: True}),
     ("chat_template_kwargs", [("thinking", True)]),
@@ -65,7 +67,7 @@ _PERTURBATIONS: list[tuple[Any, Any]] = [
     ("model", "granite-4.0-micro"),
     ("temperature", 0.5),
 ]
-_MESSAGE_KEYS = ("role", "content", "name", "tool_call_id", "tool_calls", 1)
+_MESSAGE_KEYS = ("role", "content", "name", "tool_call_id", "tool_calls", 1, "k\ud800")
 
 
 class _Str(str):
@@ -289,3 +291,42 @@ def test_a_typed_request_changed_after_validation_is_scanned_again(
         processor.transform(typed)
     assert caught.value.field == f"messages[{index}].content"
     assert "special token" in str(caught.value)
+
+
+@pytest.mark.parametrize(
+    "place",
+    [
+        "message",
+        pytest.param(
+            "document",
+            marks=pytest.mark.xfail(
+                strict=True, reason="issue 26 item 8 (engine move): 'cannot be written as JSON'"
+            ),
+        ),
+        "tool",
+        "kwargs",
+        "request",
+    ],
+)
+@pytest.mark.parametrize("processor", PROCESSORS, ids=["4.0", "4.1"])
+def test_non_dict_mappings_inside_a_request_give_the_dict_prompt(
+    processor: Any, place: str
+) -> None:
+    base: dict[str, Any] = {
+        "messages": [{"role": "user", "content": "hi"}],
+        "documents": [{"text": "t", "doc_id": 1}],
+        "tools": [{"name": "f"}],
+        "chat_template_kwargs": {},
+    }
+    request: Any = copy.deepcopy(base)
+    if place == "message":
+        request["messages"][0] = MappingProxyType(request["messages"][0])
+    elif place == "document":
+        request["documents"][0] = MappingProxyType(request["documents"][0])
+    elif place == "tool":
+        request["tools"][0] = MappingProxyType(request["tools"][0])
+    elif place == "kwargs":
+        request["chat_template_kwargs"] = MappingProxyType(request["chat_template_kwargs"])
+    else:
+        request = MappingProxyType(request)
+    assert processor.transform(request) == processor.transform(base)

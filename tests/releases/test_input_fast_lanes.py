@@ -243,6 +243,8 @@ UNUSUAL: dict[str, tuple[tuple[Any, ...], Any]] = {
     "title str subclass": (("documents", 0, "title"), _Plain("x")),
     "non-str message key": (("messages", 1, 7), "x"),
     "non-str document key": (("documents", 1, 7), "x"),
+    "message key with a lone surrogate": (("messages", 1, "k\ud800"), "x"),
+    "document key with a lone surrogate": (("documents", 1, "\udc00"), "x"),
     "name not a string": (("messages", 1, "name"), 3),
     "tool call": (("messages", 1, "tool_calls"), [{"function": {"name": "f"}}]),
     "tool calls not a list": (("messages", 1, "tool_calls"), "f()"),

@@ -170,6 +170,71 @@ def test_bytes_cut_anywhere(
     assert comparable(fast.message) == comparable(processor.transform(text, request))
 
 
+def _granite4_skips_the_decoder(release: Release, request: pytest.FixtureRequest) -> None:
+    if release.family == "granite4":
+        # Granite 4's feed takes a str chunk on its fast lanes without the decoder, so a
+        # character the bytes before it left incomplete still comes out after it. The
+        # parser is being moved to the core engine; the fix belongs to the moved code.
+        request.applymarker(
+            pytest.mark.xfail(strict=True, reason="Granite 4 fast lanes skip ChunkText")
+        )
+
+
+def mixed_text(pieces: Sequence[Any]) -> str:
+    """The text of a stream of ``bytes`` and ``str`` chunks, as documented: each run of
+    consecutive ``bytes`` chunks is decoded as one UTF-8 text (an incomplete character
+    at its end becomes U+FFFD), and the texts keep the order of the chunks."""
+    texts: list[str] = []
+    run: list[bytes] = []
+    for piece in [*pieces, ""]:
+        if isinstance(piece, bytes):
+            run.append(piece)
+            continue
+        texts.append(b"".join(run).decode("utf-8", "replace") + piece)
+        run = []
+    return "".join(texts)
+
+
+@settings(max_examples=60)
+@given(data=st.data(), size=st.integers(1, 6))
+def test_bytes_and_str_chunks_mixed(
+    release: Release, data: st.DataObject, size: int, request: pytest.FixtureRequest
+) -> None:
+    # A str chunk after bytes that end inside a character: that character becomes U+FFFD
+    # before the str chunk's text (it used to come out after it, from the next bytes).
+    _granite4_skips_the_decoder(release, request)
+    sources: list[str]
+    chat_request: Any
+    if release.family == "granite3":
+        sources, chat_request = [CITED_ANSWER[release.version]], RAG
+    else:
+        sources, chat_request = [sample for sample, _ in all_samples(release)], None
+    sample = data.draw(st.sampled_from([*sources, *markers_of(release)]))
+    raw = ("é😀 " + sample + " 日本.").encode()
+    as_str = data.draw(st.lists(st.booleans(), min_size=len(raw), max_size=len(raw)))
+    pieces = [
+        piece.decode("utf-8", "replace") if as_str[index] else piece
+        for index, piece in enumerate(cut(raw, range(size, len(raw), size)))
+    ]
+    check_same(release, chat_request, pieces)
+    fast, _ = parsers(release, chat_request)
+    run(fast, pieces)
+    processor = get_formatter(release.model).output_processor
+    expected = processor.transform(mixed_text(pieces), chat_request)
+    assert comparable(fast.message) == comparable(expected)
+
+
+def test_a_str_chunk_ends_a_character_cut_by_the_bytes_before_it(
+    release: Release, request: pytest.FixtureRequest
+) -> None:
+    _granite4_skips_the_decoder(release, request)
+    pieces: list[Any] = [b"caf\xc3", "X", b"\xa9 ok"]
+    fast, slow = parsers(release, None)
+    for parser in (fast, slow):
+        run(parser, pieces)
+        assert parser.message.content == "caf\ufffdX\ufffd ok"
+
+
 @settings(max_examples=60)
 @given(
     words=st.lists(

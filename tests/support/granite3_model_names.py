@@ -104,6 +104,16 @@ UNKNOWN_32: list[str] = [
     "ibm/granite-3-3-8b-instruct",
     "ibm-granite_granite-3.3-8b-instruct-Q4_K_M.gguf",
     "granite-3.3-8b-instruct-abliterated",
+    # contrived suffixes: not a known derivative of the instruct model (the patterns
+    # matched any "-instruct-*" until issue 26)
+    "granite-3.2-8b-instruct-embedding",
+    "granite-3.2-2b-instruct-embedding-Q4_K_M.gguf",
+    "ibm-granite/granite-3.2-8b-instruct-vision",
+    "granite-3.2-8b-instruct-guardian",
+    "granite-3.2-8b-instruct-base",
+    "granite-3.2-2b-instruct-speech",
+    "granite-3.2-8b-instruct-anything-goes",
+    "granite-3.2-8b-instruct-abliterated-embedding",
     # other releases
     "ibm-granite/granite-3.1-8b-instruct",
     "granite3.1-dense:8b",
@@ -229,6 +239,16 @@ UNKNOWN_33: list[str] = [
     "granite-3.2-8b-instruct-preview",
     "granite-8b-instruct-preview-4k",
     "granite-3.2-8b-instruct-abliterated",
+    # contrived suffixes: not a known derivative of the instruct model (the patterns
+    # matched any "-instruct-*" until issue 26)
+    "granite-3.3-8b-instruct-embedding",
+    "granite-3.3-2b-instruct-embedding-Q4_K_M.gguf",
+    "ibm-granite/granite-3.3-8b-instruct-vision",
+    "granite-3.3-8b-instruct-guardian",
+    "granite-3.3-8b-instruct-base",
+    "granite-3.3-2b-instruct-speech",
+    "granite-3.3-8b-instruct-anything-goes",
+    "granite-3.3-8b-instruct-abliterated-embedding",
     # other releases
     "ibm-granite/granite-3.1-8b-instruct",
     "granite3.1-dense:8b",

@@ -15,6 +15,7 @@ import functools
 import json
 import random
 import re
+import types
 import warnings
 from collections.abc import Sequence
 from datetime import date
@@ -102,6 +103,8 @@ FRAGMENTS = (
     "\u2028",
     "\x00",
     "\x1f",
+    "\ud83d",  # lone surrogates: a str can hold them (a JSON escape decodes to one)
+    "\udc00",
 )
 
 #: A fixed day and two plain conversations, for tests of one release's prompts.
@@ -313,6 +316,8 @@ def policy_violations(draw: st.DrawFn, release: str) -> tuple[dict[str, Any], st
     if kind == "document-without-id":
         options.pop("thinking", None)
         missing = {key: value for key, value in document.items() if key != "doc_id"}
+        if draw(st.booleans()):
+            missing["doc_id"] = None  # (null, printed "None", unlike a missing id)
         request["messages"] = messages or [user]
         request["documents"] = [*(request.get("documents") or []), missing]
         request["chat_template_kwargs"] = options
@@ -515,12 +520,56 @@ _PERTURBATIONS: list[tuple[str, Any]] = [
 ]
 
 
+#: Keys a message or document may hold: ordinary extra keys, and keys holding a lone
+#: surrogate (validation refuses those, so the plain path must not take them).
+_EXTRA_KEYS = ("x-extra", "k\ud800", "\udfff", "é\udc00")
+
+
+def as_mapping(value: dict[str, Any]) -> Any:
+    """``value`` as a read-only mapping that is not a ``dict`` (validation reads it)."""
+    return types.MappingProxyType(value)
+
+
+@st.composite
+def _with_odd_containers(draw: st.DrawFn, request: dict[str, Any]) -> dict[str, Any]:
+    """``request`` with a message or document given an extra key (maybe holding a lone
+    surrogate), or with some of its objects given as non-dict mappings."""
+    documents = request.get("documents")
+    change = draw(st.sampled_from(["message key", "document key", "mappings"]))
+    if change == "document key" and documents:
+        index = draw(st.integers(0, len(documents) - 1))
+        documents[index] = {**documents[index], draw(st.sampled_from(_EXTRA_KEYS)): "v"}
+    elif change in ("message key", "document key"):
+        index = draw(st.integers(0, len(request["messages"]) - 1))
+        message = request["messages"][index]
+        request["messages"][index] = {**message, draw(st.sampled_from(_EXTRA_KEYS)): "v"}
+    else:
+        places = draw(
+            st.sets(st.sampled_from(["message", "document", "tool", "kwargs", "request"]))
+        )
+        for place in places:
+            if place == "message":
+                request["messages"][0] = as_mapping(request["messages"][0])
+            elif place == "document" and documents:
+                documents[-1] = as_mapping(documents[-1])
+            elif place == "tool" and request.get("tools"):
+                request["tools"][0] = as_mapping(request["tools"][0])
+            elif place == "kwargs" and isinstance(request.get("chat_template_kwargs"), dict):
+                request["chat_template_kwargs"] = as_mapping(request["chat_template_kwargs"])
+        if "request" in places:
+            return as_mapping(request)  # type: ignore[no-any-return]
+    return request
+
+
 @st.composite
 def maybe_perturbed_requests(draw: st.DrawFn, release: str) -> dict[str, Any]:
-    """A valid request (with tokens), or one with a single key changed to an odd value."""
+    """A valid request (with tokens), or one with a single key changed to an odd value,
+    or with odd containers (see :func:`_with_odd_containers`)."""
     request = draw(valid_requests(release, with_tokens=True))
     if draw(st.booleans()):
         return request
+    if draw(st.booleans()):
+        return draw(_with_odd_containers(request))
     key, value = draw(st.sampled_from(_PERTURBATIONS))
     if key in ("content", "role", "name", "tool_calls"):
         index = draw(st.integers(0, len(request["messages"]) - 1))
@@ -534,10 +583,11 @@ def assert_same_on_both_paths(
     processor: InputProcessor, request: dict[str, Any], agp: bool, today: date, policy: str
 ) -> None:
     """The dict (fast path when plain) and its JSON text (always the validated path) give
-    the same prompt or the same error."""
+    the same prompt or the same error (mappings that are not dicts are written as dicts)."""
     transform: Any = processor.transform
     outcomes = []
-    for given in (request, json.dumps(request)):
+    # (ensure_ascii=False: an escaped pair of lone surrogates would decode as one character)
+    for given in (request, json.dumps(request, default=dict, ensure_ascii=False)):
         try:
             outcomes.append(transform(given, agp, today=today, special_tokens=policy))
         except InvalidRequestError as error:

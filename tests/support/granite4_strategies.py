@@ -23,14 +23,15 @@ DIFFERENTIAL = settings(
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
 )
 
-# Caller text: letters, digits, punctuation, whitespace, non-ASCII, and characters the
-# JSON writer must not escape ( > & ' ). "<" is left out of free text so that random
+# Caller text: letters, digits, punctuation, whitespace, non-ASCII, lone surrogates (a
+# str can hold them; a JSON escape decodes to one), and characters the JSON writer must
+# not escape ( > & ' ). "<" is left out of free text so that random
 # text never spells a special token; fixed strings below carry "<".
-_ALPHABET = st.sampled_from(list("ab Zé中🙂\n\t.,:;!?'\"\\{}[]>&-_0"))
+_ALPHABET = st.sampled_from([*"ab Zé中🙂\n\t.,:;!?'\"\\{}[]>&-_0", "\ud83d", "\udc00"])
 TEXT = st.text(_ALPHABET, max_size=12)
 SOME_TEXT = st.one_of(TEXT, st.sampled_from(["", "a < b", "Hello, world!", "x\n\ny"]))
 NAMES = st.sampled_from(["get_weather", "search", "f", "lookup_stock_price", "täglich"])
-KEYS = st.sampled_from(["city", "unit", "q", "ключ", "a<b", "n"])
+KEYS = st.sampled_from(["city", "unit", "q", "ключ", "a<b", "n", "k\ud800"])
 
 _SCALARS = st.one_of(
     st.none(),

@@ -107,7 +107,12 @@ def _read_json(path: str | None, stdin: TextIO, what: str) -> Any:
     try:
         return json.loads(text)
     except ValueError as exc:
-        raise _UserError(f"{what} {path or '(stdin)'} is not valid JSON: {exc}") from None
+        raise _UserError(f"{what} {_label(path)} is not valid JSON: {exc}") from None
+    except RecursionError:
+        # (The library's own wording for a request it cannot descend into.)
+        raise _UserError(
+            f"{what} {_label(path)}: the request is nested too deeply to process"
+        ) from None
 
 
 def _parse_date(value: str) -> datetime.date:

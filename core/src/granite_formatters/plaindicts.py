@@ -16,6 +16,7 @@ request is invalid, only that the full path must judge it.
 from __future__ import annotations
 
 import marshal
+import re
 from collections.abc import Callable
 from typing import Any, ClassVar, Generic, Protocol, TypeVar
 
@@ -28,6 +29,7 @@ __all__ = [
     "PlainDocument",
     "PlainMessage",
     "PlainRequest",
+    "are_plain_keys",
     "are_plain_tools",
     "has_plain_keys",
     "is_optional_str",
@@ -236,6 +238,18 @@ class PlainRequest(Generic[K]):
 
 
 _OPTIONAL_MESSAGE_STRINGS = ("tool_call_id", "name", "reasoning_content")
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def _is_plain_key(key: Any) -> bool:
+    return type(key) is str and (key.isascii() or _SURROGATE.search(key) is None)
+
+
+def are_plain_keys(data: dict[Any, Any]) -> bool:
+    """Every key of a message or document dict is one validation keeps as it is: an
+    exact ``str`` without lone surrogates (validation refuses other keys, and an extra
+    key holding a lone surrogate, which is not valid text)."""
+    return all(map(_is_plain_key, data))
 
 
 def plain_fields(
@@ -246,10 +260,11 @@ def plain_fields(
     ``None`` unless the top-level keys are plain (:func:`has_plain_keys`) and ``messages``
     (a non-empty list), ``tools`` and ``documents`` hold exactly what the request model
     would accept unchanged: each message a dict with a ``str`` role and content (not
-    content parts) and only ``str`` keys, ``tool_calls`` a list of dicts, ``tool_call_id``/``name``/
-    ``reasoning_content`` strings or null; each tool :func:`is_plain_tool`; each document
-    a dict of ``str`` keys with a ``str`` text, a ``str``/``int`` (not ``bool``) or
-    missing ``doc_id`` and a ``str`` or missing title. ``tools`` is the caller's list; the
+    content parts) and only :func:`are_plain_keys` keys, ``tool_calls`` a list of dicts,
+    ``tool_call_id``/``name``/``reasoning_content`` strings or null; each tool
+    :func:`is_plain_tool`; each document a dict of :func:`are_plain_keys` keys with a
+    ``str`` text, a ``str``/``int`` (not ``bool``) or missing ``doc_id`` and a ``str`` or
+    missing title. ``tools`` is the caller's list; the
     format checks ``chat_template_kwargs`` itself.
     """
     if not has_plain_keys(data):
@@ -271,9 +286,8 @@ def plain_fields(
         ):
             return None  # (objects such as the openai package's are read by validation)
         if len(raw) > 2:  # (two keys: exactly role and content)
-            for key in raw:
-                if type(key) is not str:
-                    return None  # validation refuses it ("Keys should be strings")
+            if not are_plain_keys(raw):
+                return None  # validation refuses it ("Keys should be strings")
             for name in _OPTIONAL_MESSAGE_STRINGS:
                 if name in raw and not is_optional_str(raw[name]):
                     return None
@@ -290,9 +304,8 @@ def plain_fields(
         for raw in raw_documents:
             if type(raw) is not dict:
                 return None
-            for key in raw:
-                if type(key) is not str:
-                    return None
+            if not are_plain_keys(raw):
+                return None
             text = raw.get("text")
             doc_id = raw.get("doc_id")
             if type(text) is not str or not is_optional_str(raw.get("title")):

@@ -15,7 +15,10 @@ with ``register_plugin(..., override=True)`` or :data:`ENV_OVERRIDE`; every atte
 takeover, allowed or not, is a recorded warning.
 
 Environment variables, read when plugins are first loaded (plugin names are
-entry-point names; a distribution name selects that distribution's entry points):
+entry-point names; a distribution name selects that distribution's entry points; names
+are compared as pip compares distribution names, ignoring case and treating runs of
+``-``, ``_`` and ``.`` alike, so ``Granite_Formatters.Granite33`` names
+``granite-formatters-granite33``):
 
 ``GRANITE_FORMATTERS_LOAD_PLUGINS``
     Comma-separated allowlist of entry-point plugins to load; empty loads none.
@@ -32,6 +35,7 @@ from __future__ import annotations
 import importlib.metadata
 import inspect
 import os
+import re
 import threading
 import warnings
 from collections.abc import Mapping
@@ -75,8 +79,17 @@ BUNDLED_PLUGINS = frozenset(
 _REGISTER_SIGNATURE = inspect.signature(Register.__call__)
 
 
+def _canonical(name: str) -> str:
+    """``name`` as pip compares distribution names (PEP 503 normalisation)."""
+    return _SEPARATORS.sub("-", name).lower()
+
+
+_SEPARATORS = re.compile(r"[-_.]+")
+
+
 def _names(value: str) -> set[str]:
-    return {item.strip() for item in value.split(",") if item.strip()}
+    """The comma-separated names of an environment variable, in :func:`_canonical` form."""
+    return {_canonical(item.strip()) for item in value.split(",") if item.strip()}
 
 
 def _flag(value: str) -> bool:
@@ -223,19 +236,23 @@ class PluginHost:
         seen: set[str] = set()
         for name in sorted(grouped):
             by_dist = grouped[name]
-            seen.update(by_dist)
+            seen.update(map(_canonical, by_dist))
             if name not in BUNDLED_PLUGINS or name in by_dist:
-                seen.add(name)
+                seen.add(_canonical(name))
 
             def selected(dist: str, name: str = name) -> bool:
-                keys = {name, dist}
+                keys = {_canonical(name), _canonical(dist)}
                 return not (keys & deny) and (allow is None or bool(keys & allow))
 
             if name in BUNDLED_PLUGINS:
                 # An impostor is selected by its own distribution name only: an
                 # allowlist that names the bundled plugin means the bundled one.
                 for dist, ep in sorted(by_dist.items()):
-                    if dist != name and selected(dist) and (allow is None or dist in allow):
+                    if (
+                        dist != name
+                        and selected(dist)
+                        and (allow is None or _canonical(dist) in allow)
+                    ):
                         self._fail(
                             PluginLoadError(
                                 dist,
@@ -281,7 +298,8 @@ class PluginHost:
                         module=ep.value,
                         bundled=bundled,
                         distribution=dist_name,
-                        override=not bundled and bool({name, dist_name} & override),
+                        override=not bundled
+                        and bool({_canonical(name), _canonical(dist_name)} & override),
                     ),
                     obj,
                 )
@@ -303,7 +321,7 @@ class PluginHost:
                     version=getattr(obj, "__version__", None),
                     source="programmatic",
                     module=getattr(obj, "__name__", type(obj).__name__),
-                    override=override or name in allowed,
+                    override=override or _canonical(name) in allowed,
                 ),
                 obj,
             )

@@ -251,23 +251,31 @@ class ChunkText:
     A ``str`` is its own text; ``bytes`` (or a ``bytearray`` or ``memoryview``) are
     decoded as UTF-8 by one incremental decoder, so a character split across chunks is
     decoded whole, and bytes that are not UTF-8 become U+FFFD; ``None`` is no text and
-    anything else its ``str()``. Call :meth:`end` when the stream ends: the bytes of a
-    character left incomplete become U+FFFD there rather than being lost.
+    anything else its ``str()``. Text keeps the order of the chunks: a chunk that is not
+    bytes ends a character left incomplete by the bytes before it, which becomes U+FFFD
+    ahead of that chunk's text (as when the stream ends). Call :meth:`end` when the
+    stream ends: the bytes of a character left incomplete become U+FFFD there rather
+    than being lost.
     """
 
-    __slots__ = ("_decoder",)
+    __slots__ = ("_decoder", "decoding")
 
     def __init__(self) -> None:
         self._decoder: codecs.IncrementalDecoder | None = None
+        #: Whether bytes were given: a parser that takes ``str`` chunks as they are (a
+        #: fast path) must pass them through this object from then on.
+        self.decoding = False
 
     def __call__(self, chunk: object) -> str:
-        if isinstance(chunk, str):
-            return chunk
         if isinstance(chunk, bytes | bytearray | memoryview):
             if self._decoder is None:
                 self._decoder = codecs.getincrementaldecoder("utf-8")("replace")
+                self.decoding = True
             return self._decoder.decode(bytes(chunk))
-        return "" if chunk is None else str(chunk)
+        text = chunk if isinstance(chunk, str) else "" if chunk is None else str(chunk)
+        if self._decoder is not None and self._decoder.getstate()[0]:
+            return self._decoder.decode(b"", final=True) + text
+        return text
 
     def end(self) -> str:
         """What the decoder still holds, as text (``""`` when nothing is pending)."""

@@ -7,7 +7,8 @@ both:
 
 * before a start marker, text is answer content;
 * from the earliest start marker to the earliest end marker, text is reasoning (a
-  thought cut off before its end marker stays reasoning: nothing is dropped);
+  thought cut off before its end marker stays reasoning, and a note says so: nothing
+  is dropped, and the caller can tell a finished thought from an unfinished one);
 * after the end marker, text is content again.
 
 ``content_drops`` are tags removed from the content wherever they appear (3.3's
@@ -129,6 +130,11 @@ class ReasoningSplitter(ScanningSink):
 
     def end(self) -> None:
         self._flush()
+        if self._state == _THINKING:
+            self.outbox.note(
+                f"the reasoning has no end marker ({self._ends[0]!r}): the output ended "
+                "inside it; the text after the start marker is kept as reasoning"
+            )
         self.reasoning.end()
         self.content.end()
 

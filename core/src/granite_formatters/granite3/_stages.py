@@ -12,7 +12,6 @@ two cannot disagree. Every sink also does O(1) amortised work per character.
 
 from __future__ import annotations
 
-import re
 from typing import Any, Protocol
 
 from ..types import ToolCall, ToolCallIds
@@ -24,60 +23,10 @@ __all__ = [
     "ScanningSink",
     "TextSink",
     "Trimmer",
-    "json_safe",
-    "text_safe",
 ]
 
 #: The whitespace characters the parsers strip around markers (ASCII, as JSON's).
 WHITESPACE = " \t\n\r\f\v"
-
-_SURROGATE = re.compile("[\ud800-\udfff]")
-
-
-def text_safe(text: str) -> str | None:
-    """``text`` with each lone surrogate replaced by U+FFFD, or ``None`` if it has none.
-
-    A Python ``str`` can hold surrogate code points (a ``\\ud83d`` JSON escape decodes
-    to one) that no UTF-8 encoder accepts. One character replaces one, so spans hold.
-    """
-    if text.isascii() or _SURROGATE.search(text) is None:
-        return None
-    return _SURROGATE.sub("\ufffd", text)
-
-
-def json_safe(value: Any) -> Any:
-    """``value`` (decoded JSON) with lone surrogates replaced, or ``None`` if it has none.
-
-    Keys and strings at any depth are checked, iteratively (no recursion limit).
-    """
-    dirty = False
-
-    def clean(item: Any) -> Any:
-        nonlocal dirty
-        if isinstance(item, str):
-            fixed = text_safe(item)
-            if fixed is not None:
-                dirty = True
-                return fixed
-        return item
-
-    root: list[Any] = [value]
-    stack: list[tuple[Any, Any]] = [(root, 0)]
-    while stack:
-        container, key = stack.pop()
-        item = container[key]
-        if isinstance(item, dict):
-            rebuilt = {clean(k): v for k, v in item.items()}
-            container[key] = rebuilt
-            stack.extend((rebuilt, k) for k in rebuilt)
-        elif isinstance(item, list):
-            rebuilt_list = list(item)
-            container[key] = rebuilt_list
-            stack.extend((rebuilt_list, i) for i in range(len(rebuilt_list)))
-        else:
-            container[key] = clean(item)
-    return root[0] if dirty else None
-
 
 #: Output channel names.
 Channel = str

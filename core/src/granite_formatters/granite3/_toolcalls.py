@@ -12,9 +12,11 @@ The Granite 3 prompts ask for ``<|tool_call|>`` followed by a JSON list of
 
 Tolerated: whitespace around the marker, text before the marker (kept as content),
 text after the JSON (kept as content), a single JSON object instead of a list (after a
-marker), OpenAI-shaped items (``{"function": {"name", "arguments"}}``), ``parameters``
-instead of ``arguments``, and arguments given as a JSON string. JSON that is invalid,
-cut off, larger than :data:`MAX_JSON_CHARS` or nested deeper than
+marker), OpenAI-shaped items (``{"function": {"name", "arguments"}}``), and arguments
+given as a JSON string. What is read from each call object (``parameters`` instead of
+``arguments``, the note for keys not read) is the rule of
+:mod:`granite_formatters.toolcalljson`, shared with the other parsers. JSON that is
+invalid, cut off, larger than :data:`MAX_JSON_CHARS` or nested deeper than
 :data:`MAX_JSON_DEPTH` is left in the content and explained in the notes.
 
 Call ids: the model's ``id`` when it gives one, otherwise one made by the parser's
@@ -36,9 +38,10 @@ import re
 from typing import Any
 
 from ..jsonscan import MAX_JSON_CHARS, MAX_JSON_DEPTH, JsonScanner
+from ..toolcalljson import call_arguments, repaired_call
 from ..types import ToolCall, ToolCallIds
 from ._markers import MarkerSearch, marker_first_chars, marker_prefixes, partial_marker_length
-from ._stages import NOTHING, Outbox, ScanningSink, TextSink, json_safe
+from ._stages import NOTHING, Outbox, ScanningSink, TextSink
 
 __all__ = [
     "MAX_JSON_CHARS",
@@ -90,7 +93,12 @@ def _arguments(value: Any, notes: list[str]) -> Any:
     return value
 
 
-def _one_call(item: Any, outbox: Outbox | None, notes: list[str]) -> ToolCall | None:
+#: The keys of an OpenAI-shaped item (``{"id", "type", "function": {...}}``) read
+#: outside its function object.
+_WRAPPER_KEYS = ("id", "type", "function")
+
+
+def _one_call(item: Any, index: int, outbox: Outbox | None, notes: list[str]) -> ToolCall | None:
     if not isinstance(item, dict):
         return None
     function = item.get("function")
@@ -98,16 +106,16 @@ def _one_call(item: Any, outbox: Outbox | None, notes: list[str]) -> ToolCall | 
     name = body.get("name")
     if not isinstance(name, str) or not name.strip():
         return None
-    if "arguments" in body:
-        arguments = _arguments(body["arguments"], notes)
+    where = f"tool call {index} ({name[:40]})"
+    if body is item:
+        raw_arguments = call_arguments(item, where, notes, read=("name", "id"))
     else:
-        arguments = _arguments(body.get("parameters", {}), notes)
+        unread = [key for key in item if key not in _WRAPPER_KEYS]
+        raw_arguments = call_arguments(body, where, notes, read=("name",), also_unread=unread)
+    arguments = _arguments(raw_arguments, notes)
     given_id = item.get("id")
     call_id = given_id if isinstance(given_id, str) and given_id else ""
-    cleaned = json_safe([name, call_id, arguments])
-    if cleaned is not None:
-        notes.append("replaced lone surrogates in a tool call with U+FFFD")
-        name, call_id, arguments = cleaned
+    name, call_id, arguments = repaired_call([name, call_id, arguments], notes)
     if not call_id:
         call_id = outbox.new_call_id() if outbox is not None else ToolCallIds()()
     return ToolCall(id=call_id, name=name, arguments=arguments)
@@ -139,7 +147,8 @@ def build_tool_calls(
         if _one_call_shape(item) is None:
             return f"item {offset} is not a tool call object with a string 'name'"
     found: list[str] = []
-    calls = [_one_call(item, outbox, found) for item in value]
+    first = outbox.tool_call_count if outbox is not None else 0
+    calls = [_one_call(item, first + offset, outbox, found) for offset, item in enumerate(value)]
     if notes is not None:
         notes.extend(found)
     return [call for call in calls if call is not None]

@@ -53,6 +53,8 @@ def plain_request(data: dict[str, Any]) -> PlainRequest[PlainKwargs] | None:
     if fields is None:
         return None
     messages, tools, documents = fields
+    if documents and any(raw.get("doc_id", "") is None for raw in data["documents"]):
+        return None  # an explicit null id ("None" in a 3.3 prompt; a view holds no null)
     options = data.get("chat_template_kwargs")
     kwargs = _NO_OPTIONS
     if options is not None:

@@ -38,6 +38,7 @@ from ..jsonwriter import JSONNestingError, tojson
 from ..plaindicts import (
     _OPTIONAL_MESSAGE_STRINGS,
     PlainDataMemo,
+    are_plain_keys,
     are_plain_tools,
     has_plain_keys,
     is_optional_str,
@@ -141,8 +142,11 @@ def _tool_call_item(where: str, call: Any) -> dict[str, Any]:
     return {"name": _exact_str(function["name"], where + ".name"), "arguments": arguments}
 
 
-def _document_id(index: int, raw: Any, release: str, dropped: list[str] | None) -> str:
-    """A document's id as the template prints it (``doc_id | string``; missing: ``""``)."""
+def _document_id(
+    index: int, raw: Any, release: str, dropped: list[str] | None, null: bool = False
+) -> str:
+    """A document's id as the template prints it (``doc_id | string``: missing gives
+    ``""``, an explicit null (``null``) gives ``"None"``)."""
     where = f"documents[{index}].doc_id"
     if raw is None:
         if dropped is None:
@@ -152,8 +156,11 @@ def _document_id(index: int, raw: Any, release: str, dropped: list[str] | None) 
                 "(a string or an integer)",
                 field=where,
             )
-        dropped.append(f'documents[{index}].doc_id (missing: printed as "")')
-        return ""
+        printed = "None" if null else ""
+        dropped.append(
+            f'documents[{index}].doc_id ({"null" if null else "missing"}: printed as "{printed}")'
+        )
+        return printed
     if isinstance(raw, str):
         return _exact_str(raw, where)
     if type(raw) is int or (isinstance(raw, int) and not isinstance(raw, bool)):
@@ -188,16 +195,12 @@ def _document_heading(index: int) -> str:
 _DOCUMENT_HEADINGS = tuple(_document_heading(index) for index in range(16))
 
 
-def _str_keys(data: dict[Any, Any]) -> bool:
-    """Every key of ``data`` is an exact ``str`` (validation refuses other keys)."""
-    return all(type(key) is str for key in data)
-
-
 def _plain_message_extras(message: dict[Any, Any]) -> bool:
     """A message's keys besides role and content are as validation keeps them and need
-    nothing from the general path: ``str`` keys, no tool calls (null or ``[]``), and
-    ``tool_call_id``, ``name`` and ``reasoning_content`` strings or null."""
-    if not _str_keys(message):
+    nothing from the general path: ``str`` keys without lone surrogates, no tool calls
+    (null or ``[]``), and ``tool_call_id``, ``name`` and ``reasoning_content`` strings or
+    null."""
+    if not are_plain_keys(message):
         return False
     calls = message.get("tool_calls")
     if calls is not None and (type(calls) is not list or calls):
@@ -483,8 +486,8 @@ class Granite3InputProcessor(InputProcessor):
             title = document.get("title")
             if type(text) is not str or (title is not None and type(title) is not str):
                 return False
-            # Keys other than the three read must be strings (validation refuses others).
-            if not (_DOCUMENT_KEYS.issuperset(document) or _str_keys(document)):
+            # Keys other than the three read must be plain strings (validation refuses others).
+            if not (_DOCUMENT_KEYS.issuperset(document) or are_plain_keys(document)):
                 return False
             if sentinel is not None and sentinel in text and tokens.search(text) is not None:
                 return False
@@ -888,7 +891,11 @@ class Granite3InputProcessor(InputProcessor):
                 # The common case, the same as the general one below with nothing to do.
                 out += (DOCUMENT_OPEN, raw_id, DOCUMENT_ID_CLOSE, text, TURN_END)
                 continue
-            doc_id = _document_id(index, raw_id, fmt.release, dropped)
+            # (A null given explicitly is printed "None" by the template, a missing id "".
+            # Only a validated document can hold an explicit null: plain_request leaves
+            # such a dict to validation.)
+            null = raw_id is None and "doc_id" in getattr(document, "model_fields_set", ())
+            doc_id = _document_id(index, raw_id, fmt.release, dropped, null)
             text = _exact_str(text, f"documents[{index}].text")
             if sentinel is not None:
                 if sentinel in doc_id:

@@ -57,6 +57,7 @@ from ..streaming import (
     reasoning_delta,
     tool_call_delta,
 )
+from ..toolcalljson import text_safe
 from ..types import Document, ToolCall, coerce_request
 from ._citetags import CitationTagRemover, TagEvent, TagGrammar, remove_citation_tags
 from ._linepatterns import PatternSet
@@ -81,7 +82,6 @@ from ._stages import (
     ScanningSink,
     TextSink,
     Trimmer,
-    text_safe,
 )
 from ._toolcalls import TOOL_CALL_MARKERS, ToolCallExtractor
 from .tokens import END_OF_TEXT
@@ -669,6 +669,9 @@ class _Lane(NamedTuple):
 _ANSWER, _COLLECT = 0, 1
 
 
+_SURROGATES_REPLACED = "replaced lone surrogates (not encodable as UTF-8) in the output with U+FFFD"
+
+
 class Granite3StreamParser(StreamParser):
     """Parses one Granite 3.x output incrementally (see :class:`Granite3OutputProcessor`)."""
 
@@ -686,6 +689,7 @@ class Granite3StreamParser(StreamParser):
         self._tool_calls: list[ToolCall] = []
         self._message: Granite3AssistantMessage | None = None
         self._closed = False
+        self._surrogates = False  # (lone surrogates were replaced: one note, first)
         self._text = ChunkText()
         self._role_sent = False
         self._blocks: list[SectionBlock] = []
@@ -773,7 +777,13 @@ class Granite3StreamParser(StreamParser):
                 return deltas
         if self._closed:
             raise RuntimeError("this stream parser is closed; create a new one per output")
-        self._write(chunk if chunk.__class__ is str else self._text(chunk))
+        if chunk.__class__ is str and not self._text.decoding:
+            self._write(chunk)
+        else:
+            # (Once bytes were given, a str chunk may end a character they left
+            # incomplete, and the steady lane, which skips the decoder, is closed.)
+            self._steady = None
+            self._write(self._text(chunk))
         pieces = self._outbox.pieces
         if not pieces:
             return []
@@ -849,9 +859,8 @@ class Granite3StreamParser(StreamParser):
             return
         safe = None if chunk.isascii() else text_safe(chunk)
         if safe is not None:
-            self._outbox.note(
-                "replaced lone surrogates (not encodable as UTF-8) in the output with U+FFFD"
-            )
+            # Noted first in the message, whichever chunk held it (see _build_message).
+            self._surrogates = True
             chunk = safe
         self._raw.append(chunk)
         if self._held:
@@ -974,7 +983,7 @@ class Granite3StreamParser(StreamParser):
         lane = lanes.get(target)
         if lane is None:
             lane = lanes[target] = splitter.content_lane(target)
-        if steady is not None:
+        if steady is not None and not self._text.decoding:
             finish = self._steady_answer if steady == _ANSWER else self._steady_collect
             self._steady = (union.chars, finish)
         return _Lane(union, lane, stable, busy)
@@ -1133,6 +1142,9 @@ class Granite3StreamParser(StreamParser):
 
     def _build_message(self, stop_reason: str | None) -> Granite3AssistantMessage:
         notes = self._outbox.notes
+        if self._surrogates:
+            # First, as a batch parse (one chunk) would record it, in any chunking.
+            notes.insert(0, _SURROGATES_REPLACED)
         content = self._content.text()
         raw = "".join(self._raw)
         citations: list[Citation] = []

@@ -34,7 +34,11 @@ def register_formatters(register: Register) -> None:
                 f"ibm/granite-3-2-{size}-instruct",
             ]
             + (["granite3.2", "granite3.2:latest"] if size == "8b" else []),
-            patterns=[f"granite-3.2-{size}-instruct-*"],
+            # Matched against the normalised name, which has lost its quantisation and
+            # format tags (Q4_K_M, GGUF, 4bit, f16...): what is left is a derivative's
+            # word. Only the derivatives known to keep the template (huihui-ai's
+            # abliterated fine-tunes) resolve; "-instruct-embedding" and the like do not.
+            patterns=[f"granite-3.2-{size}-instruct-abliterated"],
             description=f"IBM Granite 3.2 {size} instruct",
         )
     register(
@@ -46,6 +50,6 @@ def register_formatters(register: Register) -> None:
             "granite-8b-instruct-preview-4k",
             "ibm-granite/granite-8b-instruct-preview-4k",
         ],
-        patterns=["granite-3.2-8b-instruct-preview-*"],
+        patterns=["granite-3.2-8b-instruct-preview-abliterated"],
         description="IBM Granite 3.2 8b instruct preview",
     )

@@ -34,6 +34,10 @@ def register_formatters(register: Register) -> None:
                 f"ibm/granite-3-3-{size}-instruct",
             ]
             + (["granite3.3", "granite3.3:latest"] if size == "8b" else []),
-            patterns=[f"granite-3.3-{size}-instruct-*"],
+            # Matched against the normalised name, which has lost its quantisation and
+            # format tags (Q4_K_M, GGUF, 4bit, f16...): what is left is a derivative's
+            # word. Only the derivatives known to keep the template (huihui-ai's
+            # abliterated fine-tunes) resolve; "-instruct-embedding" and the like do not.
+            patterns=[f"granite-3.3-{size}-instruct-abliterated"],
             description=f"IBM Granite 3.3 {size} instruct",
         )

@@ -48,6 +48,7 @@ from granite_formatters.streaming import (
     content_delta,
     finish_deltas,
 )
+from granite_formatters.toolcalljson import call_arguments, repaired_call
 from granite_formatters.types import AssistantMessage, ToolCall, ToolCallIds
 
 __all__ = ["TOOL_CALL_CLOSE", "TOOL_CALL_OPEN", "Granite4OutputProcessor", "Granite4StreamParser"]
@@ -91,7 +92,10 @@ def _tool_calls(
         if not isinstance(name, str) or not name:
             return "its object has no string name"
         index = first_index + offset
-        arguments = item.get("arguments", {})
+        # (What is read from the object, and the notes, are the shared rule of
+        # granite_formatters.toolcalljson: "parameters" when there is no "arguments",
+        # a note for keys not read, lone surrogates replaced.)
+        arguments = call_arguments(item, f"tool call {index} ({name[:40]})", notes)
         if isinstance(arguments, str):
             try:
                 arguments = json.loads(arguments)
@@ -101,8 +105,9 @@ def _tool_calls(
                     "JSON; kept as the string"
                 )
         given_id = item.get("id")
-        call_id = given_id if isinstance(given_id, str) and given_id else new_id()
-        calls.append(ToolCall(id=call_id, name=name, arguments=arguments))
+        call_id = given_id if isinstance(given_id, str) and given_id else ""
+        name, call_id, arguments = repaired_call([name, call_id, arguments], notes)
+        calls.append(ToolCall(id=call_id or new_id(), name=name, arguments=arguments))
     return calls
 
 
