@@ -8,6 +8,7 @@ message type), so that formatting a plain dict never loads them.
 from __future__ import annotations
 
 import datetime
+import inspect
 import threading
 import typing
 from abc import ABC, abstractmethod
@@ -165,6 +166,55 @@ def declared_message_type(
     return OutputProcessor.message_type
 
 
+#: What :func:`_declared_options` returns for a ``transform`` that takes every option.
+_OPTIONS = ("today", "special_tokens", "strict")
+_ALL_OPTIONS: frozenset[str] = frozenset(_OPTIONS)
+
+
+def _declared_options(processor: InputProcessor) -> frozenset[str]:
+    """The options of :data:`_OPTIONS` that ``processor.transform`` declares (all of
+    them when it takes ``**kwargs``)."""
+    try:
+        parameters = inspect.signature(processor.transform).parameters.values()
+    except (TypeError, ValueError):
+        return _ALL_OPTIONS
+    names = set()
+    for parameter in parameters:
+        if parameter.kind is inspect.Parameter.VAR_KEYWORD:
+            return _ALL_OPTIONS
+        if parameter.kind is not inspect.Parameter.POSITIONAL_ONLY:
+            names.add(parameter.name)
+    declared = frozenset(names.intersection(_OPTIONS))
+    return _ALL_OPTIONS if declared == _ALL_OPTIONS else declared
+
+
+def _check_options(
+    add_generation_prompt: object, today: object, special_tokens: object, strict: object
+) -> None:
+    """The shared formatting options, checked once for every release."""
+    from .errors import InvalidRequestError, quote
+
+    if type(add_generation_prompt) is not bool:
+        raise InvalidRequestError(
+            f"must be True or False, not {quote(add_generation_prompt)}",
+            field="add_generation_prompt",
+        )
+    if type(strict) is not bool:
+        raise InvalidRequestError(f"must be True or False, not {quote(strict)}", field="strict")
+    if today is not None and not isinstance(today, datetime.date):
+        raise InvalidRequestError(
+            f"must be a datetime.date, not {type(today).__name__}", field="today"
+        )
+    if special_tokens is not None and special_tokens not in _POLICIES:
+        raise InvalidRequestError(
+            f"must be 'error', 'strip' or 'keep', not {quote(special_tokens)}",
+            field="special_tokens",
+        )
+
+
+_POLICIES = ("error", "strip", "keep")
+
+
 class Formatter(Generic[M_co]):
     """An input and an output processor for one model, as ``get_formatter`` returns it.
 
@@ -175,7 +225,15 @@ class Formatter(Generic[M_co]):
     state) and compares equal by model, plugin and processor classes.
     """
 
-    __slots__ = ("_lock", "_output", "_output_factory", "input_processor", "model_id", "plugin")
+    __slots__ = (
+        "_accepts",
+        "_lock",
+        "_output",
+        "_output_factory",
+        "input_processor",
+        "model_id",
+        "plugin",
+    )
 
     def __init__(
         self,
@@ -190,6 +248,7 @@ class Formatter(Generic[M_co]):
         self.input_processor = input_processor
         self.plugin = plugin
         self._lock = threading.Lock()
+        self._accepts: frozenset[str] | None = None
         self._output: OutputProcessor | None = None
         self._output_factory: Callable[[], OutputProcessor] | None = None
         if isinstance(output_processor, OutputProcessor):
@@ -244,6 +303,7 @@ class Formatter(Generic[M_co]):
         for name, value in state.items():
             object.__setattr__(self, name, value)
         self._lock = threading.Lock()
+        self._accepts = None
 
     def _identity(self) -> tuple[object, ...]:
         return (self.model_id, self.plugin, type(self.input_processor))
@@ -275,15 +335,50 @@ class Formatter(Generic[M_co]):
 
         ``special_tokens`` (``"error"``, ``"strip"`` or ``"keep"``; ``None``: the
         processor's default) and ``strict`` are described in
-        :meth:`InputProcessor.transform`.
+        :meth:`InputProcessor.transform`. The options are checked here, for every
+        release alike (:class:`~granite_formatters.errors.InvalidRequestError` naming
+        the option); a processor is passed only the options its ``transform`` declares,
+        and asking one for an option it does not declare is a
+        :class:`~granite_formatters.errors.FormatterError`.
         """
-        return self.input_processor.transform(
-            request,
-            add_generation_prompt,
-            today=today,
-            special_tokens=special_tokens,
-            strict=strict,
-        )
+        _check_options(add_generation_prompt, today, special_tokens, strict)
+        accepts = self._accepts
+        if accepts is None:
+            accepts = self._accepts = _declared_options(self.input_processor)
+        if accepts is _ALL_OPTIONS:
+            return self.input_processor.transform(
+                request,
+                add_generation_prompt,
+                today=today,
+                special_tokens=special_tokens,
+                strict=strict,
+            )
+        given: dict[str, Any] = {}
+        for name, value, asked in (
+            ("today", today, today is not None),
+            ("special_tokens", special_tokens, special_tokens is not None),
+            ("strict", strict, strict is not True),
+        ):
+            if name in accepts:
+                given[name] = value
+            elif asked:
+                from .errors import FormatterError
+
+                plugin = f"plugin {self.plugin.label}" if self.plugin else "its plugin"
+                raise FormatterError(
+                    f"{self.model_id}: the input processor "
+                    f"{type(self.input_processor).__qualname__} of {plugin} does not support "
+                    f"the option {name!r} (it was written against an earlier plugin "
+                    "contract); leave the option out or upgrade the plugin"
+                )
+        return self.input_processor.transform(request, add_generation_prompt, **given)
+
+    @property
+    def stop_strings(self) -> tuple[str, ...]:
+        """Strings that end a generation of this model (its release's), ``()`` when the
+        input processor declares none."""
+        found = getattr(self.input_processor, "stop_strings", ())
+        return tuple(found) if isinstance(found, (tuple, list)) else ()
 
     def apply_chat_template(
         self,

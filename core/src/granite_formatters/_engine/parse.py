@@ -1,0 +1,417 @@
+"""The one parser: raw output of a :class:`~granite_formatters.Release` in, a message out.
+
+One left-to-right pass that works the same on a whole text and on chunks (a batch parse
+feeds the stream parser once), so streaming equals the batch parse for every chunking by
+construction. Text outside tool-call blocks is content (the whole content's leading and
+trailing whitespace removed); a possible partial open marker at the end of a chunk is
+held back only while it can still become the marker; a block's body is read by the
+release's tool-call syntax, which decodes it once the close marker is complete. A block
+that is malformed or unclosed stays in the content, with a note. Parsing never raises
+and each character is looked at a bounded number of times. The steady cases (a chunk
+that cannot touch a marker, or that only extends a block's body) are finished at the top
+of :meth:`ReleaseStreamParser.feed`.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
+
+import attrs
+
+from ..processors import OutputProcessor
+from ..streaming import (
+    ChunkText,
+    Delta,
+    StreamParser,
+    ToolCallDelta,
+    content_delta,
+    finish_deltas,
+)
+from ..types import AssistantMessage, ToolCall, ToolCallIds
+
+if TYPE_CHECKING:
+    from ..processors import RequestLike
+    from ..release import Release
+    from ..syntax.protocols import BlockReader
+
+__all__ = ["ReleaseOutputProcessor", "ReleaseStreamParser"]
+
+_WHITESPACE = " \t\r\n"
+
+_TEXT, _OPEN, _JSON, _CLOSE = range(4)
+_NON_SPACE = re.compile(r"[^ \t\r\n]")
+
+
+def _partial_prefix(text: str, tag: str) -> int:
+    """Length of the longest suffix of ``text`` that is a proper prefix of ``tag``."""
+    start = max(0, len(text) - len(tag) + 1)
+    while True:
+        found = text.find(tag[0], start)
+        if found == -1:
+            return 0
+        if tag.startswith(text[found:]):
+            return len(text) - found
+        start = found + 1
+
+
+def _request_tools(request: object) -> list[Mapping[str, Any]] | None:
+    """The request's tools, when it was given and has a list of them."""
+    if request is None:
+        return None
+    if isinstance(request, Mapping):
+        tools = request.get("tools")
+    else:
+        tools = getattr(request, "tools", None)
+    return tools if isinstance(tools, list) else None
+
+
+class ReleaseStreamParser(StreamParser):
+    """The incremental parser of one output of a release (see the module docstring)."""
+
+    def __init__(self, release: Release, request: RequestLike | None = None) -> None:
+        syntax = release.tool_calls
+        self._syntax = syntax
+        self._request = request
+        # The markers (a release without tool calls has an open marker that never matches).
+        self._open = syntax.open if syntax is not None else "\x00" * 2
+        self._close = syntax.close if syntax is not None else ""
+        self._lt = self._open[0]
+        self._chunks: list[str] = []
+        self._offset = 0  # absolute offset of the start of self._pending / the block
+        self._mode = _TEXT
+        self._pending = ""  # a partial <tool_call> (TEXT) or </tool_call> (CLOSE)
+        self._block: list[str] = []  # the block so far, from "<tool_call>"
+        self._block_len = 0
+        self._json_start = 0  # offset of the JSON inside the block
+        self._json_end = 0
+        self._scanner: BlockReader | None = None
+        self._started = False
+        self._spaces: list[str] = []
+        self._content: list[str] = []
+        self._calls: list[ToolCall] = []
+        self._notes: list[str] = []
+        self._out: list[Delta] = []
+        self._out_text: list[str] = []
+        self._message: AssistantMessage | None = None
+        self._role_sent = False
+        self._ids = ToolCallIds()
+        self._text_of = ChunkText()  # (bytes are decoded as UTF-8)
+        #: Whether feed's fast lanes are open (until the stream is closed).
+        self._lanes = True
+        #: Whether the next chunk with no "<" in it is content whole (feed's first lane):
+        #: the lanes are open, the content has started and its role was sent, and no
+        #: block or partial tag is pending. Set at the end of each chunk that takes the
+        #: full path (the only path that changes any of these).
+        self._steady = False
+
+    # ------------------------------------------------------------------ API
+
+    def feed(self, chunk: str | bytes) -> list[Delta]:
+        if self._steady and chunk.__class__ is str and self._lt not in chunk:
+            # The fast lane: the content has started, nothing is pending and no tag can
+            # start in this chunk, so all of it is content (what _text would find),
+            # emitted here as _emit would.
+            # (_emit, inlined: this runs for each streamed chunk.)
+            self._chunks.append(chunk)
+            self._offset += len(chunk)
+            stripped = chunk.rstrip(_WHITESPACE)
+            spaces = self._spaces
+            if not stripped:
+                spaces.append(chunk)
+                return []
+            size = len(stripped)
+            if spaces:
+                stripped = "".join(spaces) + stripped
+                spaces.clear()
+            if size < len(chunk):
+                spaces.append(chunk[size:])
+            self._content.append(stripped)
+            return [content_delta(stripped)]
+        if self._lanes and chunk.__class__ is str and chunk:
+            mode = self._mode
+            if mode == _JSON and self._scanner is not None and self._scanner.take(chunk):
+                # Inside a block's JSON, and nothing that could end the value or fail it:
+                # all of it belongs to the JSON (what _in_block would add to the block).
+                self._chunks.append(chunk)
+                self._block.append(chunk)
+                self._block_len += len(chunk)
+                return []
+            if mode in (_TEXT, _CLOSE):
+                # A chunk that only extends the "<tool_call>" (TEXT) or "</tool_call>"
+                # (CLOSE) begun so far, or begins one, is kept (what _text or _in_block
+                # would do).
+                pending = self._pending
+                tag = self._open if mode == _TEXT else self._close
+                if (pending or chunk[0] == self._lt) and len(pending) + len(chunk) < len(tag):
+                    extended = pending + chunk
+                    if tag.startswith(extended):
+                        self._chunks.append(chunk)
+                        self._pending = extended
+                        self._steady = False  # (pending now)
+                        return []
+                elif mode == _CLOSE and not pending and not chunk.strip(_WHITESPACE):
+                    # Only whitespace after a block's JSON: part of the block.
+                    self._chunks.append(chunk)
+                    self._add_block(chunk)
+                    return []
+        if self._message is not None:
+            raise RuntimeError("feed() after close()")
+        if chunk.__class__ is not str:
+            chunk = self._text_of(chunk)
+        if chunk:
+            self._chunks.append(chunk)
+            if self._mode == _TEXT and not self._pending and self._lt not in chunk and self._lanes:
+                # The fast lane, before the content has started.
+                self._emit(chunk)
+                self._offset += len(chunk)
+            else:
+                self._consume(chunk)
+        deltas: list[Delta]
+        if not self._out:
+            # Text only (the usual streamed chunk): at most one delta, built directly.
+            if not self._out_text:
+                deltas = []
+            else:
+                out_text = self._out_text
+                text = out_text[0] if len(out_text) == 1 else "".join(out_text)
+                self._out_text = []
+                deltas = [content_delta(text)]
+        else:
+            deltas = self._flush()
+        if deltas and not self._role_sent:
+            # The first delta of the stream carries the role.
+            self._role_sent = True
+            deltas[0] = attrs.evolve(deltas[0], role="assistant")
+        # Whether the next chunk with no "<" may take the fast lane at the top.
+        self._steady = (
+            self._lanes
+            and self._mode == _TEXT
+            and self._started
+            and not self._pending
+            and self._role_sent
+        )
+        return deltas
+
+    def close(self, finish_reason: str | None = None) -> list[Delta]:
+        """End the stream; the last delta carries ``finish_reason`` (see the base class)."""
+        if self._message is not None:
+            return []
+        rest = self._text_of.end()  # (a character cut at the end of the bytes: U+FFFD)
+        if rest:
+            self._chunks.append(rest)
+            self._consume(rest)
+        self._lanes = self._steady = False
+        if self._mode == _TEXT:
+            self._emit(self._pending)
+            self._pending = ""
+        else:
+            block = "".join(self._block) + (self._pending if self._mode == _CLOSE else "")
+            self._notes.append(
+                f"the {self._open} block at offset {self._offset} is not closed by "
+                f"{self._close}; kept as content"
+            )
+            self._emit(block)
+        raw = "".join(self._chunks)
+        self._message = AssistantMessage(
+            content="".join(self._content),
+            tool_calls=self._calls,
+            raw_content=raw,
+            notes=self._notes,
+        )
+        return finish_deltas(
+            self._flush(),
+            first=not self._role_sent,
+            finish_reason=finish_reason,
+            tool_calls=bool(self._calls),
+        )
+
+    @property
+    def message(self) -> AssistantMessage | None:
+        return self._message
+
+    # ------------------------------------------------------------------ machinery
+
+    def _flush_text(self) -> None:
+        if self._out_text:
+            self._out.append(content_delta("".join(self._out_text)))
+            self._out_text = []
+
+    def _flush(self) -> list[Delta]:
+        self._flush_text()
+        out, self._out = self._out, []
+        return out
+
+    def _emit(self, text: str) -> None:
+        """Content, with the whole content's leading and trailing whitespace removed."""
+        if not text:
+            return
+        if not self._started:
+            text = text.lstrip(_WHITESPACE)
+            if not text:
+                return
+            self._started = True
+        stripped = text.rstrip(_WHITESPACE)
+        if not stripped:
+            self._spaces.append(text)
+            return
+        body = "".join(self._spaces) + stripped if self._spaces else stripped
+        self._spaces = [text[len(stripped) :]] if len(stripped) < len(text) else []
+        self._content.append(body)
+        self._out_text.append(body)
+
+    def _consume(self, text: str) -> None:
+        # Undecided text (a partial tag, at most a few characters) is only left over at
+        # the end of a chunk, so joining it to the next chunk copies each chunk once.
+        if self._pending:
+            text = self._pending + text
+            self._pending = ""
+        pos = 0
+        while pos < len(text):
+            pos = self._text(text, pos) if self._mode == _TEXT else self._in_block(text, pos)
+
+    def _text(self, text: str, pos: int) -> int:
+        found = text.find(self._open, pos)
+        if found == -1:
+            tail_start = max(pos, len(text) - len(self._open) + 1)
+            end = len(text) - _partial_prefix(text[tail_start:], self._open)
+            self._emit(text[pos:end])
+            self._offset += end - pos
+            self._pending = text[end:]
+            return len(text)
+        self._emit(text[pos:found])
+        self._offset += found - pos
+        self._mode = _OPEN
+        self._block = [self._open]
+        self._block_len = len(self._open)
+        return found + len(self._open)
+
+    def _add_block(self, text: str) -> None:
+        if text:
+            self._block.append(text)
+            self._block_len += len(text)
+
+    def _reject(self, reason: str, pos: int) -> int:
+        """The block so far is content; the text from ``pos`` on is read again as text."""
+        block = "".join(self._block)
+        self._notes.append(
+            f"the {self._open} block at offset {self._offset} {reason}; kept as content"
+        )
+        self._emit(block)
+        self._offset += len(block)
+        self._mode = _TEXT
+        self._block = []
+        self._block_len = 0
+        self._scanner = None
+        return pos
+
+    def _skip_space(self, text: str, pos: int) -> int:
+        """Add the whitespace from ``pos`` on to the block; the next non-space index (or
+        ``len(text)`` when the chunk ends first)."""
+        found = _NON_SPACE.search(text, pos)
+        start = len(text) if found is None else found.start()
+        self._add_block(text[pos:start])
+        return start
+
+    def _in_block(self, text: str, pos: int) -> int:
+        if self._mode == _OPEN:
+            start = self._skip_space(text, pos)
+            if start == len(text):
+                return start
+            assert self._syntax is not None
+            refused = self._syntax.body_start(text[start])
+            if refused is not None:
+                return self._reject(refused, start)
+            self._mode = _JSON
+            self._json_start = self._block_len
+            self._scanner = self._syntax.reader()
+            pos = start
+        if self._mode == _JSON:
+            scanner = self._scanner
+            assert scanner is not None
+            end = scanner.scan(text, pos)
+            if scanner.error is not None:
+                self._add_block(text[pos : scanner.stop])
+                return self._reject(f"holds JSON {scanner.error}", scanner.stop)
+            if end is None:
+                self._add_block(text[pos:])
+                return len(text)
+            self._add_block(text[pos:end])
+            self._json_end = self._block_len
+            self._mode = _CLOSE
+            pos = end
+        # _CLOSE: optional whitespace (part of the block), then "</tool_call>".
+        start = self._skip_space(text, pos)
+        if start == len(text):
+            return start
+        candidate = text[start : start + len(self._close)]
+        if candidate == self._close:
+            self._add_block(candidate)
+            self._finish_block()
+            return start + len(self._close)
+        if start + len(candidate) == len(text) and self._close.startswith(candidate):
+            self._pending = candidate
+            return len(text)
+        return self._reject(f"is not closed by {self._close} after its JSON", start)
+
+    def _finish_block(self) -> None:
+        block = "".join(self._block)
+        json_text = block[self._json_start : self._json_end]
+        assert self._syntax is not None
+        result = self._syntax.decode(
+            json_text, len(self._calls), self._notes, self._ids, _request_tools(self._request)
+        )
+        if isinstance(result, str):
+            self._notes.append(
+                f"the {self._open} block at offset {self._offset} is not a tool call: "
+                f"{result}; kept as content"
+            )
+            self._emit(block)
+        else:
+            deltas = []
+            for call in result:
+                deltas.append(
+                    ToolCallDelta(
+                        index=len(self._calls),
+                        id=call.id,
+                        name=call.name,
+                        arguments=call.to_openai()["function"]["arguments"],
+                    )
+                )
+                self._calls.append(call)
+            self._flush_text()
+            self._out.append(Delta(tool_calls=tuple(deltas)))
+        self._offset += len(block)
+        self._mode = _TEXT
+        self._block = []
+        self._block_len = 0
+        self._scanner = None
+
+
+class ReleaseOutputProcessor(OutputProcessor):
+    """Parses the output of one :class:`~granite_formatters.Release`."""
+
+    def __init__(self, release: Release) -> None:
+        self.release = release
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, ReleaseOutputProcessor):
+            return NotImplemented
+        return self.release == other.release
+
+    def __hash__(self) -> int:
+        return hash(self.release.name)
+
+    def transform(
+        self, model_output: str, chat_completion: RequestLike | None = None
+    ) -> AssistantMessage:
+        parser = ReleaseStreamParser(self.release, chat_completion)
+        parser.feed(model_output)  # (UTF-8 bytes are decoded, as in a stream)
+        parser.close()
+        message = parser.message
+        assert message is not None
+        return message
+
+    def stream_parser(self, chat_completion: RequestLike | None = None) -> StreamParser:
+        return ReleaseStreamParser(self.release, chat_completion)
