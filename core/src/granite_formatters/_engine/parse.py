@@ -28,6 +28,7 @@ from ..streaming import (
     ToolCallDelta,
     content_delta,
     finish_deltas,
+    reasoning_delta,
 )
 from ..types import AssistantMessage, ToolCall, ToolCallIds
 
@@ -41,6 +42,9 @@ __all__ = ["ReleaseOutputProcessor", "ReleaseStreamParser"]
 _WHITESPACE = " \t\r\n"
 
 _TEXT, _OPEN, _JSON, _CLOSE = range(4)
+# The reasoning phase: before anything (may the output open reasoning?), inside it, just
+# after its end marker, done (content and tool calls follow).
+_LEAD, _INSIDE, _AFTER, _DONE = range(4)
 _NON_SPACE = re.compile(r"[^ \t\r\n]")
 
 
@@ -54,6 +58,21 @@ def _partial_prefix(text: str, tag: str) -> int:
         if tag.startswith(text[found:]):
             return len(text) - found
         start = found + 1
+
+
+def _template_options(release: Release, request: object) -> dict[str, Any]:
+    """The release's template options with the request's values (not null) filled in."""
+    options = {option.name: option.default for option in release.options}
+    if isinstance(request, Mapping):
+        given = request.get("chat_template_kwargs")
+    else:
+        given = getattr(request, "chat_template_kwargs", None)
+    if isinstance(given, Mapping):
+        for name in options:
+            value = given.get(name)
+            if value is not None:
+                options[name] = value
+    return options
 
 
 def _request_tools(request: object) -> list[Mapping[str, Any]] | None:
@@ -98,8 +117,22 @@ class ReleaseStreamParser(StreamParser):
         self._role_sent = False
         self._ids = ToolCallIds()
         self._text_of = ChunkText()  # (bytes are decoded as UTF-8)
-        #: Whether feed's fast lanes are open (until the stream is closed).
+        #: Whether feed's fast lanes are open (after the reasoning phase, until the
+        #: stream is closed).
         self._lanes = True
+        # The reasoning phase (see _reason).
+        self._reasoning_syntax = reasoning = release.reasoning
+        self._think = _DONE
+        self._held = ""  # undecided text of the reasoning phase (a partial marker)
+        self._removed = ""
+        self._reasoning: list[str] = []
+        self._r_started = False
+        self._r_spaces: list[str] = []
+        if reasoning is not None:
+            options = _template_options(release, request)
+            self._think = _INSIDE if reasoning.starts_inside(options) else _LEAD
+            self._removed = reasoning.removed_when_off(options)
+            self._lanes = False
         #: Whether the next chunk with no "<" in it is content whole (feed's first lane):
         #: the lanes are open, the content has started and its role was sent, and no
         #: block or partial tag is pending. Set at the end of each chunk that takes the
@@ -202,6 +235,18 @@ class ReleaseStreamParser(StreamParser):
         if rest:
             self._chunks.append(rest)
             self._consume(rest)
+        if self._think != _DONE:
+            state, held = self._think, self._held
+            self._think, self._held = _DONE, ""
+            if state == _LEAD:
+                self._consume(held)  # (it did not open reasoning: content)
+            elif state == _INSIDE:
+                assert self._reasoning_syntax is not None
+                self._emit_reasoning(held)
+                self._notes.append(
+                    f"the reasoning has no end marker {self._reasoning_syntax.close}; "
+                    "kept as reasoning"
+                )
         self._lanes = self._steady = False
         if self._mode == _TEXT:
             self._emit(self._pending)
@@ -216,6 +261,7 @@ class ReleaseStreamParser(StreamParser):
         raw = "".join(self._chunks)
         self._message = AssistantMessage(
             content="".join(self._content),
+            reasoning_content="".join(self._reasoning) or None,
             tool_calls=self._calls,
             raw_content=raw,
             notes=self._notes,
@@ -261,7 +307,77 @@ class ReleaseStreamParser(StreamParser):
         self._content.append(body)
         self._out_text.append(body)
 
+    def _emit_reasoning(self, text: str) -> None:
+        """Reasoning, with its leading and trailing whitespace removed (as content's)."""
+        if not text:
+            return
+        if not self._r_started:
+            text = text.lstrip(_WHITESPACE)
+            if not text:
+                return
+            self._r_started = True
+        stripped = text.rstrip(_WHITESPACE)
+        if not stripped:
+            self._r_spaces.append(text)
+            return
+        body = "".join(self._r_spaces) + stripped
+        self._r_spaces = [text[len(stripped) :]] if len(stripped) < len(text) else []
+        self._reasoning.append(body)
+        self._flush_text()
+        self._out.append(reasoning_delta(body))
+
+    def _reason(self, text: str) -> str:
+        """The reasoning phase: take what belongs to reasoning from ``text`` (the start
+        of the output, a chunk at a time); the rest, once the phase is over, is returned
+        for the content parser. Undecided text (a partial marker) is held back."""
+        syntax = self._reasoning_syntax
+        assert syntax is not None
+        if self._held:
+            text = self._held + text
+            self._held = ""
+        size = len(text)
+        while self._think != _DONE:
+            if self._think == _LEAD:
+                # Leading whitespace is dropped (the content's would be too).
+                rest = text.lstrip(_WHITESPACE)
+                removed, opened = self._removed, syntax.open
+                if removed and rest.startswith(removed):
+                    text, self._think = rest[len(removed) :], _AFTER
+                elif rest.startswith(opened):
+                    text, self._think = rest[len(opened) :], _INSIDE
+                elif not rest or (removed and removed.startswith(rest)) or opened.startswith(rest):
+                    self._held = rest
+                    text = ""
+                    break
+                else:
+                    self._think = _DONE
+            elif self._think == _INSIDE:
+                close = syntax.close
+                found = text.find(close)
+                if found == -1:
+                    tail = max(0, len(text) - len(close) + 1)
+                    end = len(text) - _partial_prefix(text[tail:], close)
+                    self._emit_reasoning(text[:end])
+                    self._held = text[end:]
+                    text = ""
+                    break
+                self._emit_reasoning(text[:found])
+                text, self._think = text[found + len(close) :], _AFTER
+            else:  # _AFTER: drop what follows the end marker
+                text = text.lstrip(syntax.after_close) if syntax.after_close else text
+                if not text:
+                    break
+                self._think = _DONE
+        if self._think == _DONE and self._message is None:
+            self._lanes = True
+        self._offset += size - len(text) - len(self._held)
+        return text
+
     def _consume(self, text: str) -> None:
+        if self._think != _DONE:
+            text = self._reason(text)
+            if not text:
+                return
         # Undecided text (a partial tag, at most a few characters) is only left over at
         # the end of a chunk, so joining it to the next chunk copies each chunk once.
         if self._pending:
