@@ -66,7 +66,10 @@ TOY = Release(
 )
 RENDER = TOY.input_processor()
 PARSE = TOY.output_processor()
-OFF = {"messages": [{"role": "user", "content": "q"}], "chat_template_kwargs": {"enable_thinking": False}}
+OFF = {
+    "messages": [{"role": "user", "content": "q"}],
+    "chat_template_kwargs": {"enable_thinking": False},
+}
 
 
 def test_the_prompt_asks_the_reasoning_syntax() -> None:
@@ -133,7 +136,10 @@ def test_reasoning_without_an_end_marker_is_kept_with_a_note() -> None:
 
 SAMPLES = [
     ("Let me see.\n</think>\n\nIt is 4.", None),
-    ('a </thi </think>\n<tool_call>{"name": "f", "arguments": {"x": "</think>"}}</tool_call> b', None),
+    (
+        'a </thi </think>\n<tool_call>{"name": "f", "arguments": {"x": "</think>"}}</tool_call> b',
+        None,
+    ),
     ("never closed </thin", None),
     ("  <think></think>\n\nAnswer é😀 <tool_call>oops</tool_call>", OFF),
     ("<think>\nthought\n</think>\nAnswer.", OFF),
