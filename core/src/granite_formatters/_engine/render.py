@@ -19,7 +19,15 @@ from ..special_tokens import (
     remove_special_tokens_in_json,
 )
 from ..syntax.protocols import HistoryCall
-from .request import Problems, RequestView, document_data, join_parts, raw_documents, view
+from .request import (
+    Problems,
+    RequestView,
+    document_data,
+    join_parts,
+    raw_documents,
+    revalidated,
+    view,
+)
 
 if TYPE_CHECKING:
     from ..processors import RequestLike
@@ -178,7 +186,17 @@ class ReleaseInputProcessor(InputProcessor):
         problems = Problems(strict)
         release = self.release
         request, raw = view(chat_completion, problems, release.family)
-        prompt = self._render(request, raw, add_generation_prompt, policy, problems)
+        try:
+            prompt = self._render(request, raw, add_generation_prompt, policy, problems)
+        except (TypeError, AttributeError):
+            if raw is not None or isinstance(request, PlainRequest):
+                raise
+            # A typed request changed after validation (a field set to another type, a
+            # plain dict appended to its messages): validated again, it renders or
+            # raises the error naming the field.
+            problems = Problems(strict)
+            request = revalidated(request)
+            prompt = self._render(request, None, add_generation_prompt, policy, problems)
         if problems.items:
             warnings.warn(
                 f"{release.name}: the prompt leaves out what the official chat "
@@ -261,9 +279,21 @@ class ReleaseInputProcessor(InputProcessor):
 
         documents: Any = None
         if request.documents:
+            validated = request.documents
             documents = raw_documents(raw) if raw is not None else None
-            if not isinstance(documents, list) or len(documents) != len(request.documents):
-                documents = [document_data(doc) for doc in request.documents]
+            if not isinstance(documents, list) or len(documents) != len(validated):
+                documents = [document_data(doc) for doc in validated]
+            elif not all(type(doc) is dict for doc in documents):
+                # Document objects or other mappings in a dict request: written as the
+                # caller's mapping (key order kept) or as the validated document's data.
+                documents = [
+                    doc
+                    if type(doc) is dict
+                    else dict(doc)
+                    if isinstance(doc, Mapping)
+                    else document_data(validated[index])
+                    for index, doc in enumerate(documents)
+                ]
 
         blocks: list[str] = []
         for items, block, field in (

@@ -8,7 +8,7 @@ which renders the same or raises the error. This is the renderer's only fast pat
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Protocol
 
 from ..errors import InvalidRequestError, quote
@@ -17,7 +17,15 @@ from ..plaindicts import MessageView, PlainRequest, plain_fields
 if TYPE_CHECKING:
     from ..processors import RequestLike
 
-__all__ = ["Problems", "RequestView", "document_data", "join_parts", "raw_documents", "view"]
+__all__ = [
+    "Problems",
+    "RequestView",
+    "document_data",
+    "join_parts",
+    "raw_documents",
+    "revalidated",
+    "view",
+]
 
 
 class Problems:
@@ -146,6 +154,17 @@ def view(
     if not isinstance(data, Mapping):
         return coerce_request(data, ChatCompletion), None
     messages = data.get("messages")
+    if (
+        messages is not None
+        and not isinstance(messages, (list, str, bytes, bytearray, Mapping))
+        and isinstance(messages, Iterable)
+    ):
+        # A generator or other iterable of messages: read once, as a list.
+        try:
+            messages = list(messages)
+        except RecursionError:
+            raise InvalidRequestError("is nested too deeply to process", field="messages") from None
+        data = {**data, "messages": messages}
     if isinstance(messages, list):
         cleaned: list[Any] = []
         changed = False
@@ -170,3 +189,12 @@ def view(
         if changed:
             data = {**data, "messages": cleaned}
     return coerce_request(data, ChatCompletion), data
+
+
+def revalidated(request: Any) -> RequestView:
+    """A typed request validated again from its data (it was changed after validation)."""
+    from ..types import ChatCompletion, coerce_request
+
+    data = request.model_dump(exclude_unset=True, warnings=False)
+    validated: RequestView = coerce_request(data, ChatCompletion)
+    return validated
