@@ -61,3 +61,17 @@ def test_a_typed_request_changed_after_validation(model: str) -> None:
     grown = ChatCompletion.model_validate({"messages": MESSAGES[:3]})
     grown.messages.append(MESSAGES[3])  # type: ignore[arg-type]
     assert formatter.format(grown) == formatter.format({"messages": MESSAGES})
+
+
+@pytest.mark.parametrize("model", MODELS)
+@pytest.mark.parametrize(
+    "texts", [["", "a"], ["", "", "a"], ["", ""], [""], ["a", "", "b"], ["\nx", "y"], ["a", ""]]
+)
+def test_a_typed_request_joins_text_parts_as_the_template(model: str, texts: list[str]) -> None:
+    """(Item 4: a typed request whose first text part was empty rendered "\\na".)"""
+    formatter = get_formatter(model)
+    for role in ("system", "user", "assistant"):
+        request = {
+            "messages": [{"role": role, "content": [{"type": "text", "text": t} for t in texts]}]
+        }
+        assert formatter.format(ChatCompletion.model_validate(request)) == formatter.format(request)

@@ -87,6 +87,15 @@ def _checked(text: str, field: str, policy: SpecialTokenPolicy, tokens: SpecialT
     return text
 
 
+def _typed_text(message: Any, text: str) -> str:
+    """A validated message's text as the template joins its parts: the newlines of empty
+    text parts before the first non-empty one are not printed."""
+    skip = getattr(message, "_leading_empty_parts", 0)
+    if skip and type(skip) is int and text.startswith("\n" * min(skip, len(text))):
+        return text[skip:]
+    return text
+
+
 class _Writer:
     """The :class:`~granite_formatters.syntax.HistoryWriter` of one assistant turn."""
 
@@ -273,7 +282,7 @@ class ReleaseInputProcessor(InputProcessor):
                 if isinstance(value, list):
                     return join_parts(value)
             text = messages[index].content
-            return "" if text is None else text
+            return "" if text is None else _typed_text(messages[index], text)
 
         tools, options = self._options(request, problems)
 
@@ -345,6 +354,8 @@ class ReleaseInputProcessor(InputProcessor):
                 text = message.content
                 if text is None:
                     text = ""
+                elif text and text[0] == "\n":
+                    text = _typed_text(message, text)
             else:
                 text = content_of(index)
             if role == "user" or (role == "system" and index > 0):
