@@ -30,7 +30,8 @@ class OpenedThink:
         return "<think>\n" if options["enable_thinking"] else "<think></think>"
 
     def last_user_suffix(self, options: Mapping[str, Any]) -> str:
-        return " (think)" if options["enable_thinking"] else ""
+        effort = options["reasoning_effort"]
+        return f" (think {effort})" if effort else " (think)" if options["enable_thinking"] else ""
 
     def history(
         self,
@@ -62,7 +63,7 @@ TOY = Release(
     tool_calls=JSON_BLOCKS,
     reasoning=REASONING,
     always_system=True,
-    options=(Option("enable_thinking", True),),
+    options=(Option("enable_thinking", True), Option("reasoning_effort", None)),
 )
 RENDER = TOY.input_processor()
 PARSE = TOY.output_processor()
@@ -178,3 +179,14 @@ def test_stream_equals_batch_for_every_chunking(data: st.DataObject, as_bytes: b
     assert content == batch.content
     assert reasoning == (batch.reasoning_content or "")
     assert message.raw_content == text
+
+
+def test_a_body_reasoning_effort_is_an_option_of_a_release_that_reads_it() -> None:
+    base = {"messages": [{"role": "user", "content": "q"}]}
+    assert "q (think)<|im_end|>" in RENDER.transform(base)
+    assert "q (think low)<|im_end|>" in RENDER.transform({**base, "reasoning_effort": "low"})
+    extra = {**base, "extra_body": {"reasoning_effort": "low"}}
+    assert "q (think low)<|im_end|>" in RENDER.transform(extra)
+    # chat_template_kwargs wins over the body, as in vLLM.
+    both = {**base, "reasoning_effort": "low", "chat_template_kwargs": {"reasoning_effort": "high"}}
+    assert "q (think high)<|im_end|>" in RENDER.transform(both)

@@ -215,6 +215,96 @@ def _check_options(
 _POLICIES = ("error", "strip", "keep")
 
 
+def _body(request: object) -> Mapping[str, Any] | None:
+    """The request body a flag may be read from: a mapping, or a JSON object string that
+    mentions one (typed requests keep no OpenAI parameters)."""
+    if isinstance(request, Mapping):
+        return request
+    if isinstance(request, str) and (
+        "add_generation_prompt" in request or "continue_final_message" in request
+    ):
+        import json
+
+        try:
+            data = json.loads(request)
+        except (ValueError, RecursionError):
+            return None  # (the processor reports the request itself)
+        return data if isinstance(data, Mapping) else None
+    return None
+
+
+def _body_flag(body: Mapping[str, Any] | None, key: str, default: bool) -> bool:
+    """``body[key]`` (else ``body["extra_body"][key]``) when given and not null, checked
+    to be a bool; else ``default``."""
+    value = None
+    if body is not None:
+        value = body.get(key)
+        if value is None:
+            extra = body.get("extra_body")
+            if isinstance(extra, Mapping):
+                value = extra.get(key)
+    return default if value is None else _flag(value, key)
+
+
+def _flag(value: object, field: str) -> bool:
+    """``value``, which must be ``True`` or ``False``."""
+    if type(value) is not bool:
+        from .errors import InvalidRequestError, quote
+
+        raise InvalidRequestError(f"must be True or False, not {quote(value)}", field=field)
+    return value
+
+
+def _final_text(request: RequestLike) -> tuple[RequestLike, str]:
+    """The request (its messages read once, when an iterator) and its final message's
+    text, as transformers finds it (the last text part of a list)."""
+    from .errors import InvalidRequestError
+
+    messages: Any
+    if isinstance(request, Mapping):
+        messages = request.get("messages")
+        if messages is not None and not isinstance(messages, (list, tuple, str, Mapping)):
+            messages = list(messages)
+            request = {**request, "messages": messages}
+    elif isinstance(request, str):
+        import json
+
+        try:
+            messages = json.loads(request).get("messages")
+        except (ValueError, RecursionError, AttributeError):
+            messages = None
+    else:
+        messages = getattr(request, "messages", None)
+    final = messages[-1] if isinstance(messages, (list, tuple)) and messages else None
+    content = (
+        final.get("content") if isinstance(final, Mapping) else getattr(final, "content", None)
+    )
+    if isinstance(content, (list, tuple)) and content:
+        last = content[-1]
+        content = last.get("text") if isinstance(last, Mapping) else last
+    if not isinstance(content, str):
+        raise InvalidRequestError(
+            "needs a final message with text to continue", field="continue_final_message"
+        )
+    return request, content
+
+
+def _continued(prompt: str, final: str) -> str:
+    """``prompt`` cut right after the final message's text (as transformers cuts it, a
+    second try with the text stripped, as some templates print it)."""
+    for text in (final, final.strip()):
+        found = prompt.rfind(text)
+        if found != -1:
+            return prompt[: found + len(text)]
+    from .errors import InvalidRequestError
+
+    raise InvalidRequestError(
+        "the final message's text is not in the prompt (special tokens stripped?), so it "
+        "cannot be continued",
+        field="continue_final_message",
+    )
+
+
 class Formatter(Generic[M_co]):
     """An input and an output processor for one model, as ``get_formatter`` returns it.
 
@@ -326,12 +416,20 @@ class Formatter(Generic[M_co]):
         self,
         request: RequestLike,
         *,
-        add_generation_prompt: bool = True,
+        add_generation_prompt: bool | None = None,
+        continue_final_message: bool | None = None,
         today: datetime.date | None = None,
         special_tokens: SpecialTokenPolicy | None = None,
         strict: bool = True,
     ) -> str:
         """Render ``request`` as this model's prompt string.
+
+        ``add_generation_prompt`` and ``continue_final_message`` not given (``None``)
+        are read from the request body as vLLM's chat endpoint reads them (top level,
+        then ``extra_body``), else default to ``True`` and ``False``; an argument given
+        wins over the body. ``continue_final_message`` leaves the final message open
+        (cut after its text, as transformers does) with no generation prompt; with
+        ``add_generation_prompt=True`` it is an error. See ``docs/api.md``.
 
         ``special_tokens`` (``"error"``, ``"strip"`` or ``"keep"``; ``None``: the
         processor's default) and ``strict`` are described in
@@ -341,6 +439,40 @@ class Formatter(Generic[M_co]):
         and asking one for an option it does not declare is a
         :class:`~granite_formatters.errors.FormatterError`.
         """
+        body = None
+        if add_generation_prompt is None or continue_final_message is None:
+            body = _body(request)
+        if continue_final_message is None:
+            continue_final_message = _body_flag(body, "continue_final_message", False)
+        else:
+            continue_final_message = _flag(continue_final_message, "continue_final_message")
+        if add_generation_prompt is None:
+            add_generation_prompt = _body_flag(
+                body, "add_generation_prompt", not continue_final_message
+            )
+        if continue_final_message:
+            from .errors import InvalidRequestError
+
+            if add_generation_prompt is True:
+                raise InvalidRequestError(
+                    "cannot be combined with add_generation_prompt=True (as in vLLM): the "
+                    "final message is continued, so no generation prompt follows it",
+                    field="continue_final_message",
+                )
+            request, final = _final_text(request)
+            prompt = self._transform(request, False, today, special_tokens, strict)
+            return _continued(prompt, final)
+        return self._transform(request, add_generation_prompt, today, special_tokens, strict)
+
+    def _transform(
+        self,
+        request: RequestLike,
+        add_generation_prompt: bool,
+        today: datetime.date | None,
+        special_tokens: SpecialTokenPolicy | None,
+        strict: bool,
+    ) -> str:
+        """The input processor's prompt, the options checked and passed as it declares."""
         _check_options(add_generation_prompt, today, special_tokens, strict)
         accepts = self._accepts
         if accepts is None:
@@ -387,6 +519,7 @@ class Formatter(Generic[M_co]):
         documents: Iterable[Any] | None = None,
         add_generation_prompt: bool = False,
         *,
+        continue_final_message: bool = False,
         today: datetime.date | None = None,
         special_tokens: SpecialTokenPolicy | None = None,
         strict: bool = True,
@@ -410,6 +543,7 @@ class Formatter(Generic[M_co]):
         return self.format(
             request,
             add_generation_prompt=add_generation_prompt,
+            continue_final_message=continue_final_message,
             today=today,
             special_tokens=special_tokens,
             strict=strict,

@@ -31,6 +31,7 @@ from ..streaming import (
     reasoning_delta,
 )
 from ..types import AssistantMessage, ToolCall, ToolCallIds
+from .request import body_options
 
 if TYPE_CHECKING:
     from ..processors import RequestLike
@@ -67,6 +68,8 @@ def _template_options(release: Release, request: object) -> dict[str, Any]:
         given = request.get("chat_template_kwargs")
     else:
         given = getattr(request, "chat_template_kwargs", None)
+    if isinstance(request, Mapping):
+        options.update(body_options(request, options))
     if isinstance(given, Mapping):
         for name in options:
             value = given.get(name)

@@ -22,6 +22,7 @@ from ..syntax.protocols import HistoryCall
 from .request import (
     Problems,
     RequestView,
+    body_options,
     document_data,
     join_parts,
     raw_documents,
@@ -217,13 +218,20 @@ class ReleaseInputProcessor(InputProcessor):
 
     # ------------------------------------------------------------------ rendering
 
-    def _options(self, request: RequestView, problems: Problems) -> tuple[Any, dict[str, Any]]:
+    def _options(
+        self, request: RequestView, raw: Mapping[str, Any] | None, problems: Problems
+    ) -> tuple[Any, dict[str, Any]]:
         """The tools to list (``available_tools`` may replace them) and the template
-        options, the release's defaults filled in."""
+        options, the release's defaults filled in. A body key vLLM passes to the
+        template (``reasoning_effort``) counts for a release that reads it, unless
+        ``chat_template_kwargs`` gives it."""
         release = self.release
         tools: Any = request.tools
         options = {option.name: option.default for option in release.options}
         kwargs = request.chat_template_kwargs or {}
+        for key, value in body_options(raw, options).items():
+            if key not in kwargs:
+                kwargs = {**kwargs, key: value}
         for key, value in kwargs.items():
             option = release.option(key) if key in options else None
             if option is not None:
@@ -284,7 +292,7 @@ class ReleaseInputProcessor(InputProcessor):
             text = messages[index].content
             return "" if text is None else _typed_text(messages[index], text)
 
-        tools, options = self._options(request, problems)
+        tools, options = self._options(request, raw, problems)
 
         documents: Any = None
         if request.documents:

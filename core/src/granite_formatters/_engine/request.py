@@ -18,8 +18,10 @@ if TYPE_CHECKING:
     from ..processors import RequestLike
 
 __all__ = [
+    "BODY_OPTIONS",
     "Problems",
     "RequestView",
+    "body_options",
     "document_data",
     "join_parts",
     "raw_documents",
@@ -57,6 +59,28 @@ class RequestView(Protocol):
     def documents(self) -> Sequence[Any] | None: ...
     @property
     def chat_template_kwargs(self) -> dict[str, Any] | None: ...
+
+
+#: Request body keys that vLLM's chat endpoint passes to the template as options.
+BODY_OPTIONS = ("reasoning_effort",)
+
+
+def body_options(raw: Mapping[str, Any] | None, read: Mapping[str, Any]) -> dict[str, Any]:
+    """The :data:`BODY_OPTIONS` of a request body (top level, then ``extra_body``) that
+    the release reads (the keys of ``read``), when given and not null."""
+    found: dict[str, Any] = {}
+    if raw is None:
+        return found
+    for key in BODY_OPTIONS:
+        if key in read:
+            value = raw.get(key)
+            if value is None:
+                extra = raw.get("extra_body")
+                if isinstance(extra, Mapping):
+                    value = extra.get(key)
+            if value is not None:
+                found[key] = value
+    return found
 
 
 def join_parts(parts: Sequence[Any]) -> str:
