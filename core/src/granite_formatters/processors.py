@@ -192,6 +192,13 @@ def _check_options(
     add_generation_prompt: object, today: object, special_tokens: object, strict: object
 ) -> None:
     """The shared formatting options, checked once for every release."""
+    if (
+        add_generation_prompt.__class__ is bool
+        and strict.__class__ is bool
+        and today is None
+        and special_tokens is None
+    ):
+        return  # (the usual call: nothing to check further)
     from .errors import InvalidRequestError, quote
 
     if type(add_generation_prompt) is not bool:
@@ -440,7 +447,12 @@ class Formatter(Generic[M_co]):
         :class:`~granite_formatters.errors.FormatterError`.
         """
         body = None
-        if add_generation_prompt is None or continue_final_message is None:
+        if (add_generation_prompt is None or continue_final_message is None) and (
+            request.__class__ is not dict
+            or "add_generation_prompt" in request
+            or "continue_final_message" in request
+            or "extra_body" in request
+        ):
             body = _body(request)
         if continue_final_message is None:
             continue_final_message = _body_flag(body, "continue_final_message", False)

@@ -160,6 +160,10 @@ class ReleaseInputProcessor(InputProcessor):
         self._assistant_tokens = SpecialTokens(
             token for token in release.special_tokens if token not in record
         )
+        # The turn headers of the roles every request has (others are made when met).
+        self._headers = {
+            role: release.turns.header(role) for role in ("system", "user", "assistant", "tool")
+        }
         # The JSON lines of recently rendered tool and document lists (usually sent again
         # with every turn), keyed by the list's marshal bytes, the field and the policy.
         self._blocks = PlainDataMemo()
@@ -276,6 +280,7 @@ class ReleaseInputProcessor(InputProcessor):
         release = self.release
         turns = release.turns
         end = turns.end
+        headers = self._headers
         messages = request.messages
         # The caller's messages, read for content parts (a plain request has none).
         raw_messages = (
@@ -332,11 +337,11 @@ class ReleaseInputProcessor(InputProcessor):
         else:
             system = "\n\n".join(blocks)
         if system:
-            out += (turns.header("system"), system, end)
+            out += (headers["system"], system, end)
         elif release.default_system_message is not None:
-            out += (turns.header("system"), release.default_system_message, end)
+            out += (headers["system"], release.default_system_message, end)
         elif release.always_system:
-            out += (turns.header("system"), end)
+            out += (headers["system"], end)
 
         reasoning = release.reasoning
         results = turns.tool_results
@@ -371,7 +376,7 @@ class ReleaseInputProcessor(InputProcessor):
                     text = _checked(text, f"messages[{index}].content", policy, self._tokens)
                 if index == last_user and reasoning is not None:
                     text += reasoning.last_user_suffix(options)
-                out += (turns.header(role), text, end)
+                out += (headers[role], text, end)
             elif role == "assistant":
                 if (
                     assistant_sentinel is None
@@ -394,12 +399,12 @@ class ReleaseInputProcessor(InputProcessor):
                     text = release.tool_calls.write(
                         text, _history_calls(calls, f"messages[{index}]", problems), writer
                     )
-                out += (turns.header("assistant"), text, end)
+                out += (headers["assistant"], text, end)
             elif role == "tool":
                 if index == 0 or messages[index - 1].role != "tool":
                     first = index == 0 or (index == 1 and first_is_system)
                     if results.header_when_first or not first:
-                        out.append(turns.header(results.role))
+                        out.append(headers.get(results.role) or turns.header(results.role))
                 text = _checked(text, f"messages[{index}].content", policy, self._tokens)
                 out += (results.item_open, text, results.item_close)
                 if index == count - 1 or messages[index + 1].role != "tool":
@@ -411,7 +416,7 @@ class ReleaseInputProcessor(InputProcessor):
                     f"messages[{index}].role",
                 )
         if add_generation_prompt:
-            out.append(turns.header("assistant"))
+            out.append(headers["assistant"])
             if reasoning is not None:
                 out.append(reasoning.generation_prompt(options))
         return "".join(out)
