@@ -462,6 +462,7 @@ class Formatter(Generic[M_co]):
             add_generation_prompt = _body_flag(
                 body, "add_generation_prompt", not continue_final_message
             )
+        final: str | None = None
         if continue_final_message:
             from .errors import InvalidRequestError
 
@@ -472,31 +473,32 @@ class Formatter(Generic[M_co]):
                     field="continue_final_message",
                 )
             request, final = _final_text(request)
-            prompt = self._transform(request, False, today, special_tokens, strict)
-            return _continued(prompt, final)
-        return self._transform(request, add_generation_prompt, today, special_tokens, strict)
-
-    def _transform(
-        self,
-        request: RequestLike,
-        add_generation_prompt: bool,
-        today: datetime.date | None,
-        special_tokens: SpecialTokenPolicy | None,
-        strict: bool,
-    ) -> str:
-        """The input processor's prompt, the options checked and passed as it declares."""
         _check_options(add_generation_prompt, today, special_tokens, strict)
-        accepts = self._accepts
-        if accepts is None:
-            accepts = self._accepts = _declared_options(self.input_processor)
-        if accepts is _ALL_OPTIONS:
-            return self.input_processor.transform(
+        given = self._given(today, special_tokens, strict)
+        # (The processor is called from here, one frame below the caller, so that the
+        # warnings it issues with stacklevel=3 point at the caller.)
+        if given is None:
+            prompt = self.input_processor.transform(
                 request,
                 add_generation_prompt,
                 today=today,
                 special_tokens=special_tokens,
                 strict=strict,
             )
+        else:
+            prompt = self.input_processor.transform(request, add_generation_prompt, **given)
+        return prompt if final is None else _continued(prompt, final)
+
+    def _given(
+        self, today: datetime.date | None, special_tokens: SpecialTokenPolicy | None, strict: bool
+    ) -> dict[str, Any] | None:
+        """The options to pass to a processor that does not declare them all (``None``:
+        it declares them all); asking for one it lacks is a FormatterError."""
+        accepts = self._accepts
+        if accepts is None:
+            accepts = self._accepts = _declared_options(self.input_processor)
+        if accepts is _ALL_OPTIONS:
+            return None
         given: dict[str, Any] = {}
         for name, value, asked in (
             ("today", today, today is not None),
@@ -515,7 +517,7 @@ class Formatter(Generic[M_co]):
                     f"the option {name!r} (it was written against an earlier plugin "
                     "contract); leave the option out or upgrade the plugin"
                 )
-        return self.input_processor.transform(request, add_generation_prompt, **given)
+        return given
 
     @property
     def stop_strings(self) -> tuple[str, ...]:
