@@ -33,7 +33,8 @@ def test_public_names_resolve() -> None:
 def test_the_root_surface_is_small_and_truthful() -> None:
     import granite_formatters
 
-    assert len(granite_formatters.__all__) == 20
+    assert len(granite_formatters.__all__) == 21
+    assert "Release" in granite_formatters.__all__
     assert sorted(dir(granite_formatters)) == sorted(granite_formatters.__all__)
 
 

@@ -9,7 +9,8 @@ The package root holds what a user or a plugin author needs; everything else liv
 its module: the request and message models in :mod:`granite_formatters.types`, every
 exception and warning in :mod:`granite_formatters.errors`, the plugin and model records
 in :mod:`granite_formatters.records`, the plugin contract in
-:mod:`granite_formatters.hookspecs`.
+:mod:`granite_formatters.hookspecs`, the syntaxes a :class:`Release` composes in
+:mod:`granite_formatters.syntax`.
 
 Importing this package is cheap: nothing is imported until it is used, and plugins are
 discovered on the first lookup.
@@ -34,6 +35,7 @@ from .hookspecs import PLUGIN_API_VERSION, Register, hookimpl
 if TYPE_CHECKING:
     from .errors import FormatterError, InvalidRequestError, UnknownModelError
     from .processors import Formatter, InputProcessor, OutputProcessor, RequestLike
+    from .release import Release
     from .types import AssistantMessage, ChatCompletion
 
 __version__ = "0.1.0"
@@ -48,6 +50,7 @@ __all__ = [
     "InvalidRequestError",
     "OutputProcessor",
     "Register",
+    "Release",
     "RequestLike",
     "UnknownModelError",
     "__version__",
@@ -69,6 +72,7 @@ _LAZY = {
     "InputProcessor": "processors",
     "OutputProcessor": "processors",
     "RequestLike": "processors",
+    "Release": "release",
     "AssistantMessage": "types",
     "ChatCompletion": "types",
 }

@@ -9,11 +9,15 @@ marked with :data:`hookimpl`::
     @hookimpl
     def register_formatters(register):
         register(
-            "granite-3.1-8b-instruct",
-            input_processor="my_plugin.input:MyInputProcessor",
-            output_processor="my_plugin.output:MyOutputProcessor",
-            aliases=["ibm-granite/granite-3.1-8b-instruct"],
+            "granite-4.1-8b",
+            release=GRANITE41,  # a granite_formatters.Release: the core renders and parses it
+            aliases=["ibm-granite/granite-4.1-8b"],
         )
+
+A model is registered either with a :class:`~granite_formatters.Release` (``release=``,
+the usual way: a release made of the core's syntaxes, or of a syntax the plugin
+implements) or with its own processors (``input_processor=`` and ``output_processor=``,
+the escape hatch), exactly one of the two per call.
 
 This module holds all of it: the hook (:func:`register_formatters`), the shape of the
 ``register`` callback it receives (:class:`Register`), and the contract's version
@@ -21,10 +25,18 @@ This module holds all of it: the hook (:func:`register_formatters`), the shape o
 plugin registers implement :class:`~granite_formatters.InputProcessor` and
 :class:`~granite_formatters.OutputProcessor`.
 
-Compatibility policy: hook arguments are only ever added, never removed or renamed, and
-a hook implementation may declare fewer arguments than the specification. The core's
-:data:`PLUGIN_API_VERSION` changes its minor number when something is added and its
-major number if anything is ever removed.
+Compatibility rule: hook arguments, ``register`` keywords and processor options are
+only ever added, never removed or renamed, and a plugin written against an earlier
+contract keeps working: a hook implementation may declare fewer arguments than the
+specification, and a processor's ``transform`` is passed only the options it declares
+(a caller who explicitly asks a processor for an option it does not declare gets a
+:class:`~granite_formatters.FormatterError` naming the option and the plugin). The
+core's :data:`PLUGIN_API_VERSION` changes its minor number when something is added and
+its major number if anything is ever removed; a plugin that needs an addition says so
+with ``requires_api`` and gets a clear error at load time from an older core.
+
+History: 1.0, the hook and ``register`` with processors; 1.1, ``register(release=...)``
+and the ``special_tokens``/``strict`` options of ``InputProcessor.transform``.
 """
 
 from __future__ import annotations
@@ -36,6 +48,7 @@ import pluggy
 
 if TYPE_CHECKING:
     from .processors import InputProcessor, OutputProcessor
+    from .release import Release
 
 __all__ = [
     "PLUGIN_API_VERSION",
@@ -51,7 +64,7 @@ __all__ = [
 PROJECT_NAME = "granite_formatters"
 
 #: The version of the plugin contract: ``(major, minor)``.
-PLUGIN_API_VERSION = (1, 0)
+PLUGIN_API_VERSION = (1, 1)
 
 hookspec = pluggy.HookspecMarker(PROJECT_NAME)
 hookimpl = pluggy.HookimplMarker(PROJECT_NAME)
@@ -60,11 +73,13 @@ hookimpl = pluggy.HookimplMarker(PROJECT_NAME)
 class Register(Protocol):
     """The ``register`` callback that the ``register_formatters`` hook receives.
 
-    Call it once per model. ``input_processor`` and ``output_processor`` are classes,
-    zero-argument factories, or ``"module:attribute"`` strings imported only when the
-    model is first used, so registering stays cheap. ``aliases`` are other exact names
-    of the model, ``patterns`` shell-style globs over normalised names,
-    ``requires_api`` the lowest :data:`PLUGIN_API_VERSION` the plugin needs.
+    Call it once per model, with either ``release`` (a
+    :class:`~granite_formatters.Release`: the core builds the processors from it) or
+    both ``input_processor`` and ``output_processor`` (classes, zero-argument factories,
+    or ``"module:attribute"`` strings imported only when the model is first used).
+    ``aliases`` are other exact names of the model, ``patterns`` shell-style globs over
+    normalised names, ``requires_api`` the lowest :data:`PLUGIN_API_VERSION` the plugin
+    needs.
 
     This signature is the only definition of the callback: the host checks every call
     against it.
@@ -74,8 +89,9 @@ class Register(Protocol):
         self,
         model_id: str,
         *,
-        input_processor: str | Callable[[], InputProcessor],
-        output_processor: str | Callable[[], OutputProcessor],
+        release: Release | None = None,
+        input_processor: str | Callable[[], InputProcessor] | None = None,
+        output_processor: str | Callable[[], OutputProcessor] | None = None,
         aliases: Iterable[str] = (),
         patterns: Iterable[str] = (),
         description: str = "",

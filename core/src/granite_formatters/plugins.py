@@ -132,8 +132,27 @@ class _Recorder:
             ):
                 raise TypeError(f"{label} must be a list of non-empty strings, got {quote(items)}")
             lists[label] = tuple(items)
+        release = options["release"]
+        if release is not None:
+            from .release import Release
+
+            if not isinstance(release, Release):
+                raise TypeError(
+                    f"release must be a granite_formatters.Release, got {quote(release)}"
+                )
+            if options["input_processor"] is not None or options["output_processor"] is not None:
+                raise TypeError(
+                    "give either release= or input_processor= and output_processor=, not both"
+                )
+            options["input_processor"] = release.input_processor
+            options["output_processor"] = release.output_processor
         for label in ("input_processor", "output_processor"):
             source = options[label]
+            if source is None:
+                raise TypeError(
+                    f"{label} is missing: give release= or both input_processor= and "
+                    "output_processor="
+                )
             if not (isinstance(source, str) and ":" in source) and not callable(source):
                 raise TypeError(
                     f"{label} must be a class, a factory or a 'module:attribute' string, "

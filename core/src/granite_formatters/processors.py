@@ -8,6 +8,7 @@ message type), so that formatting a plain dict never loads them.
 from __future__ import annotations
 
 import datetime
+import inspect
 import threading
 import typing
 from abc import ABC, abstractmethod
@@ -165,6 +166,152 @@ def declared_message_type(
     return OutputProcessor.message_type
 
 
+#: What :func:`_declared_options` returns for a ``transform`` that takes every option.
+_OPTIONS = ("today", "special_tokens", "strict")
+_ALL_OPTIONS: frozenset[str] = frozenset(_OPTIONS)
+
+
+def _declared_options(processor: InputProcessor) -> frozenset[str]:
+    """The options of :data:`_OPTIONS` that ``processor.transform`` declares (all of
+    them when it takes ``**kwargs``)."""
+    try:
+        parameters = inspect.signature(processor.transform).parameters.values()
+    except (TypeError, ValueError):
+        return _ALL_OPTIONS
+    names = set()
+    for parameter in parameters:
+        if parameter.kind is inspect.Parameter.VAR_KEYWORD:
+            return _ALL_OPTIONS
+        if parameter.kind is not inspect.Parameter.POSITIONAL_ONLY:
+            names.add(parameter.name)
+    declared = frozenset(names.intersection(_OPTIONS))
+    return _ALL_OPTIONS if declared == _ALL_OPTIONS else declared
+
+
+def _check_options(
+    add_generation_prompt: object, today: object, special_tokens: object, strict: object
+) -> None:
+    """The shared formatting options, checked once for every release."""
+    if (
+        add_generation_prompt.__class__ is bool
+        and strict.__class__ is bool
+        and today is None
+        and special_tokens is None
+    ):
+        return  # (the usual call: nothing to check further)
+    from .errors import InvalidRequestError, quote
+
+    if type(add_generation_prompt) is not bool:
+        raise InvalidRequestError(
+            f"must be True or False, not {quote(add_generation_prompt)}",
+            field="add_generation_prompt",
+        )
+    if type(strict) is not bool:
+        raise InvalidRequestError(f"must be True or False, not {quote(strict)}", field="strict")
+    if today is not None and not isinstance(today, datetime.date):
+        raise InvalidRequestError(
+            f"must be a datetime.date, not {type(today).__name__}", field="today"
+        )
+    if special_tokens is not None and special_tokens not in _POLICIES:
+        raise InvalidRequestError(
+            f"must be 'error', 'strip' or 'keep', not {quote(special_tokens)}",
+            field="special_tokens",
+        )
+
+
+_POLICIES = ("error", "strip", "keep")
+
+
+def _body(request: object) -> Mapping[str, Any] | None:
+    """The request body a flag may be read from: a mapping, or a JSON object string that
+    mentions one (typed requests keep no OpenAI parameters)."""
+    if isinstance(request, Mapping):
+        return request
+    if isinstance(request, str) and (
+        "add_generation_prompt" in request or "continue_final_message" in request
+    ):
+        import json
+
+        try:
+            data = json.loads(request)
+        except (ValueError, RecursionError):
+            return None  # (the processor reports the request itself)
+        return data if isinstance(data, Mapping) else None
+    return None
+
+
+def _body_flag(body: Mapping[str, Any] | None, key: str, default: bool) -> bool:
+    """``body[key]`` (else ``body["extra_body"][key]``) when given and not null, checked
+    to be a bool; else ``default``."""
+    value = None
+    if body is not None:
+        value = body.get(key)
+        if value is None:
+            extra = body.get("extra_body")
+            if isinstance(extra, Mapping):
+                value = extra.get(key)
+    return default if value is None else _flag(value, key)
+
+
+def _flag(value: object, field: str) -> bool:
+    """``value``, which must be ``True`` or ``False``."""
+    if type(value) is not bool:
+        from .errors import InvalidRequestError, quote
+
+        raise InvalidRequestError(f"must be True or False, not {quote(value)}", field=field)
+    return value
+
+
+def _final_text(request: RequestLike) -> tuple[RequestLike, str]:
+    """The request (its messages read once, when an iterator) and its final message's
+    text, as transformers finds it (the last text part of a list)."""
+    from .errors import InvalidRequestError
+
+    messages: Any
+    if isinstance(request, Mapping):
+        messages = request.get("messages")
+        if messages is not None and not isinstance(messages, (list, tuple, str, Mapping)):
+            messages = list(messages)
+            request = {**request, "messages": messages}
+    elif isinstance(request, str):
+        import json
+
+        try:
+            messages = json.loads(request).get("messages")
+        except (ValueError, RecursionError, AttributeError):
+            messages = None
+    else:
+        messages = getattr(request, "messages", None)
+    final = messages[-1] if isinstance(messages, (list, tuple)) and messages else None
+    content = (
+        final.get("content") if isinstance(final, Mapping) else getattr(final, "content", None)
+    )
+    if isinstance(content, (list, tuple)) and content:
+        last = content[-1]
+        content = last.get("text") if isinstance(last, Mapping) else last
+    if not isinstance(content, str):
+        raise InvalidRequestError(
+            "needs a final message with text to continue", field="continue_final_message"
+        )
+    return request, content
+
+
+def _continued(prompt: str, final: str) -> str:
+    """``prompt`` cut right after the final message's text (as transformers cuts it, a
+    second try with the text stripped, as some templates print it)."""
+    for text in (final, final.strip()):
+        found = prompt.rfind(text)
+        if found != -1:
+            return prompt[: found + len(text)]
+    from .errors import InvalidRequestError
+
+    raise InvalidRequestError(
+        "the final message's text is not in the prompt (special tokens stripped?), so it "
+        "cannot be continued",
+        field="continue_final_message",
+    )
+
+
 class Formatter(Generic[M_co]):
     """An input and an output processor for one model, as ``get_formatter`` returns it.
 
@@ -175,7 +322,15 @@ class Formatter(Generic[M_co]):
     state) and compares equal by model, plugin and processor classes.
     """
 
-    __slots__ = ("_lock", "_output", "_output_factory", "input_processor", "model_id", "plugin")
+    __slots__ = (
+        "_accepts",
+        "_lock",
+        "_output",
+        "_output_factory",
+        "input_processor",
+        "model_id",
+        "plugin",
+    )
 
     def __init__(
         self,
@@ -190,6 +345,7 @@ class Formatter(Generic[M_co]):
         self.input_processor = input_processor
         self.plugin = plugin
         self._lock = threading.Lock()
+        self._accepts: frozenset[str] | None = None
         self._output: OutputProcessor | None = None
         self._output_factory: Callable[[], OutputProcessor] | None = None
         if isinstance(output_processor, OutputProcessor):
@@ -244,6 +400,7 @@ class Formatter(Generic[M_co]):
         for name, value in state.items():
             object.__setattr__(self, name, value)
         self._lock = threading.Lock()
+        self._accepts = None
 
     def _identity(self) -> tuple[object, ...]:
         return (self.model_id, self.plugin, type(self.input_processor))
@@ -266,24 +423,108 @@ class Formatter(Generic[M_co]):
         self,
         request: RequestLike,
         *,
-        add_generation_prompt: bool = True,
+        add_generation_prompt: bool | None = None,
+        continue_final_message: bool | None = None,
         today: datetime.date | None = None,
         special_tokens: SpecialTokenPolicy | None = None,
         strict: bool = True,
     ) -> str:
         """Render ``request`` as this model's prompt string.
 
+        ``add_generation_prompt`` and ``continue_final_message`` not given (``None``)
+        are read from the request body as vLLM's chat endpoint reads them (top level,
+        then ``extra_body``), else default to ``True`` and ``False``; an argument given
+        wins over the body. ``continue_final_message`` leaves the final message open
+        (cut after its text, as transformers does) with no generation prompt; with
+        ``add_generation_prompt=True`` it is an error. See ``docs/api.md``.
+
         ``special_tokens`` (``"error"``, ``"strip"`` or ``"keep"``; ``None``: the
         processor's default) and ``strict`` are described in
-        :meth:`InputProcessor.transform`.
+        :meth:`InputProcessor.transform`. The options are checked here, for every
+        release alike (:class:`~granite_formatters.errors.InvalidRequestError` naming
+        the option); a processor is passed only the options its ``transform`` declares,
+        and asking one for an option it does not declare is a
+        :class:`~granite_formatters.errors.FormatterError`.
         """
-        return self.input_processor.transform(
-            request,
-            add_generation_prompt,
-            today=today,
-            special_tokens=special_tokens,
-            strict=strict,
-        )
+        body = None
+        if (add_generation_prompt is None or continue_final_message is None) and (
+            request.__class__ is not dict
+            or "add_generation_prompt" in request
+            or "continue_final_message" in request
+            or "extra_body" in request
+        ):
+            body = _body(request)
+        if continue_final_message is None:
+            continue_final_message = _body_flag(body, "continue_final_message", False)
+        else:
+            continue_final_message = _flag(continue_final_message, "continue_final_message")
+        if add_generation_prompt is None:
+            add_generation_prompt = _body_flag(
+                body, "add_generation_prompt", not continue_final_message
+            )
+        final: str | None = None
+        if continue_final_message:
+            from .errors import InvalidRequestError
+
+            if add_generation_prompt is True:
+                raise InvalidRequestError(
+                    "cannot be combined with add_generation_prompt=True (as in vLLM): the "
+                    "final message is continued, so no generation prompt follows it",
+                    field="continue_final_message",
+                )
+            request, final = _final_text(request)
+        _check_options(add_generation_prompt, today, special_tokens, strict)
+        given = self._given(today, special_tokens, strict)
+        # (The processor is called from here, one frame below the caller, so that the
+        # warnings it issues with stacklevel=3 point at the caller.)
+        if given is None:
+            prompt = self.input_processor.transform(
+                request,
+                add_generation_prompt,
+                today=today,
+                special_tokens=special_tokens,
+                strict=strict,
+            )
+        else:
+            prompt = self.input_processor.transform(request, add_generation_prompt, **given)
+        return prompt if final is None else _continued(prompt, final)
+
+    def _given(
+        self, today: datetime.date | None, special_tokens: SpecialTokenPolicy | None, strict: bool
+    ) -> dict[str, Any] | None:
+        """The options to pass to a processor that does not declare them all (``None``:
+        it declares them all); asking for one it lacks is a FormatterError."""
+        accepts = self._accepts
+        if accepts is None:
+            accepts = self._accepts = _declared_options(self.input_processor)
+        if accepts is _ALL_OPTIONS:
+            return None
+        given: dict[str, Any] = {}
+        for name, value, asked in (
+            ("today", today, today is not None),
+            ("special_tokens", special_tokens, special_tokens is not None),
+            ("strict", strict, strict is not True),
+        ):
+            if name in accepts:
+                given[name] = value
+            elif asked:
+                from .errors import FormatterError
+
+                plugin = f"plugin {self.plugin.label}" if self.plugin else "its plugin"
+                raise FormatterError(
+                    f"{self.model_id}: the input processor "
+                    f"{type(self.input_processor).__qualname__} of {plugin} does not support "
+                    f"the option {name!r} (it was written against an earlier plugin "
+                    "contract); leave the option out or upgrade the plugin"
+                )
+        return given
+
+    @property
+    def stop_strings(self) -> tuple[str, ...]:
+        """Strings that end a generation of this model (its release's), ``()`` when the
+        input processor declares none."""
+        found = getattr(self.input_processor, "stop_strings", ())
+        return tuple(found) if isinstance(found, (tuple, list)) else ()
 
     def apply_chat_template(
         self,
@@ -292,6 +533,7 @@ class Formatter(Generic[M_co]):
         documents: Iterable[Any] | None = None,
         add_generation_prompt: bool = False,
         *,
+        continue_final_message: bool = False,
         today: datetime.date | None = None,
         special_tokens: SpecialTokenPolicy | None = None,
         strict: bool = True,
@@ -315,6 +557,7 @@ class Formatter(Generic[M_co]):
         return self.format(
             request,
             add_generation_prompt=add_generation_prompt,
+            continue_final_message=continue_final_message,
             today=today,
             special_tokens=special_tokens,
             strict=strict,

@@ -20,6 +20,7 @@ from pydantic import (
     BaseModel,
     ConfigDict,
     Field,
+    PrivateAttr,
     StrictInt,
     StrictStr,
     ValidationError,
@@ -138,6 +139,23 @@ class ChatMessage(BaseModel):
     tool_call_id: str | None = None
     name: str | None = None
     reasoning_content: str | None = None
+    #: How many empty text parts began ``content`` when it was given as parts (their
+    #: newlines open the joined text; a template that skips them reads past them).
+    _leading_empty_parts: int = PrivateAttr(default=0)
+
+    @model_validator(mode="wrap")
+    @classmethod
+    def _count_leading_empty_parts(cls, value: Any, handler: Any) -> Any:
+        message = handler(value)
+        parts = value.get("content") if isinstance(value, Mapping) else None
+        if isinstance(parts, list) and isinstance(message, ChatMessage):
+            count = 0
+            for part in parts:
+                if not (isinstance(part, Mapping) and part.get("text") == ""):
+                    break
+                count += 1
+            message._leading_empty_parts = count
+        return message
 
     @model_validator(mode="before")
     @classmethod

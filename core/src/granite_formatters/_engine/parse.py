@@ -1,63 +1,51 @@
-"""The Granite 4.0 / 4.1 output processor: answer text and ``<tool_call>`` blocks.
+"""The one parser: raw output of a :class:`~granite_formatters.Release` in, a message out.
 
-A Granite 4 model calls tools by writing, anywhere in its answer, one or more blocks
-
-    <tool_call>
-    {"name": "get_weather", "arguments": {"city": "Paris"}}
-    </tool_call>
-
-(the newlines are optional; ``"arguments"`` may come before ``"name"``; a JSON array of
-such objects in one block is accepted too). There is no reasoning, citation or
-hallucination syntax. ``<tool_call>`` and ``</tool_call>`` are not special tokens, so
-they survive a server's default ``skip_special_tokens=True``.
-
-Parsing is one left-to-right pass that works the same on a whole text and on chunks
-(:meth:`Granite4OutputProcessor.transform` feeds the stream parser once), so streaming
-equals the batch parse for every chunking by construction:
-
-* text outside blocks is content (leading and trailing whitespace of the whole content
-  removed, as the Granite 3 parsers do); a possible partial ``<tool_call>`` at the end
-  of a chunk is held back only while it can still become the tag;
-* after ``<tool_call>`` and optional whitespace a JSON object (or array) is scanned to
-  its end with :class:`~granite_formatters.jsonscan.JsonScanner`, so a ``</tool_call>``
-  inside a JSON string does not end it; optional whitespace and ``</tool_call>`` must
-  follow. The call is emitted when that tag is complete;
-* arguments written as a JSON-encoded string are decoded once, so
-  :meth:`~granite_formatters.types.ToolCall.to_openai` never double-encodes them;
-* a block that is malformed (no JSON after the tag, JSON not followed by
-  ``</tool_call>``, invalid JSON, no ``name``) or unclosed at the end stays in the content,
-  and a note says why. Parsing never raises and each character is looked at a bounded
-  number of times (linear time).
+One left-to-right pass that works the same on a whole text and on chunks (a batch parse
+feeds the stream parser once), so streaming equals the batch parse for every chunking by
+construction. Text outside tool-call blocks is content (the whole content's leading and
+trailing whitespace removed); a possible partial open marker at the end of a chunk is
+held back only while it can still become the marker; a block's body is read by the
+release's tool-call syntax, which decodes it once the close marker is complete. A block
+that is malformed or unclosed stays in the content, with a note. Parsing never raises
+and each character is looked at a bounded number of times. The steady cases (a chunk
+that cannot touch a marker, or that only extends a block's body) are finished at the top
+of :meth:`ReleaseStreamParser.feed`.
 """
 
 from __future__ import annotations
 
-import json
 import re
-from typing import ClassVar
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
 
 import attrs
 
-from granite_formatters.jsonscan import JsonScanner
-from granite_formatters.processors import OutputProcessor, RequestLike
-from granite_formatters.streaming import (
+from ..processors import OutputProcessor
+from ..streaming import (
     ChunkText,
     Delta,
     StreamParser,
     ToolCallDelta,
     content_delta,
     finish_deltas,
+    reasoning_delta,
 )
-from granite_formatters.toolcalljson import call_arguments, repaired_call
-from granite_formatters.types import AssistantMessage, ToolCall, ToolCallIds
+from ..types import AssistantMessage, ToolCall, ToolCallIds
+from .request import body_options
 
-__all__ = ["TOOL_CALL_CLOSE", "TOOL_CALL_OPEN", "Granite4OutputProcessor", "Granite4StreamParser"]
+if TYPE_CHECKING:
+    from ..processors import RequestLike
+    from ..release import Release
+    from ..syntax.protocols import BlockReader
 
-TOOL_CALL_OPEN = "<tool_call>"
-TOOL_CALL_CLOSE = "</tool_call>"
+__all__ = ["ReleaseOutputProcessor", "ReleaseStreamParser"]
+
 _WHITESPACE = " \t\r\n"
 
 _TEXT, _OPEN, _JSON, _CLOSE = range(4)
+# The reasoning phase: before anything (may the output open reasoning?), inside it, just
+# after its end marker, done (content and tool calls follow).
+_LEAD, _INSIDE, _AFTER, _DONE = range(4)
 _NON_SPACE = re.compile(r"[^ \t\r\n]")
 
 
@@ -73,52 +61,45 @@ def _partial_prefix(text: str, tag: str) -> int:
         start = found + 1
 
 
-def _tool_calls(
-    json_text: str, first_index: int, notes: list[str], new_id: ToolCallIds
-) -> list[ToolCall] | str:
-    """The calls in one block's JSON, or why there are none."""
-    try:
-        value = json.loads(json_text)
-    except (ValueError, RecursionError) as exc:
-        return f"its JSON is invalid ({str(exc)[:80]})"
-    items = value if isinstance(value, list) else [value]
-    if not items:
-        return "it holds an empty list"
-    calls: list[ToolCall] = []
-    for offset, item in enumerate(items):
-        if not isinstance(item, dict):
-            return "it holds JSON that is not a {name, arguments} object"
-        name = item.get("name")
-        if not isinstance(name, str) or not name:
-            return "its object has no string name"
-        index = first_index + offset
-        # (What is read from the object, and the notes, are the shared rule of
-        # granite_formatters.toolcalljson: "parameters" when there is no "arguments",
-        # a note for keys not read, lone surrogates replaced.)
-        arguments = call_arguments(item, f"tool call {index} ({name[:40]})", notes)
-        if isinstance(arguments, str):
-            try:
-                arguments = json.loads(arguments)
-            except (ValueError, RecursionError):
-                notes.append(
-                    f"tool call {index} ({name}): the arguments are a string that is not "
-                    "JSON; kept as the string"
-                )
-        given_id = item.get("id")
-        call_id = given_id if isinstance(given_id, str) and given_id else ""
-        name, call_id, arguments = repaired_call([name, call_id, arguments], notes)
-        calls.append(ToolCall(id=call_id or new_id(), name=name, arguments=arguments))
-    return calls
+def _template_options(release: Release, request: object) -> dict[str, Any]:
+    """The release's template options with the request's values (not null) filled in."""
+    options = {option.name: option.default for option in release.options}
+    if isinstance(request, Mapping):
+        given = request.get("chat_template_kwargs")
+    else:
+        given = getattr(request, "chat_template_kwargs", None)
+    if isinstance(request, Mapping):
+        options.update(body_options(request, options))
+    if isinstance(given, Mapping):
+        for name in options:
+            value = given.get(name)
+            if value is not None:
+                options[name] = value
+    return options
 
 
-class Granite4StreamParser(StreamParser):
-    """Incremental Granite 4 output parser (see the module docstring)."""
+def _request_tools(request: object) -> list[Mapping[str, Any]] | None:
+    """The request's tools, when it was given and has a list of them."""
+    if request is None:
+        return None
+    if isinstance(request, Mapping):
+        tools = request.get("tools")
+    else:
+        tools = getattr(request, "tools", None)
+    return tools if isinstance(tools, list) else None
 
-    #: Whether :meth:`feed` may finish a chunk that cannot touch a tag or end a JSON
-    #: value itself; the tests turn it off to compare every delta with the full path's.
-    _fast_lanes: ClassVar[bool] = True
 
-    def __init__(self) -> None:
+class ReleaseStreamParser(StreamParser):
+    """The incremental parser of one output of a release (see the module docstring)."""
+
+    def __init__(self, release: Release, request: RequestLike | None = None) -> None:
+        syntax = release.tool_calls
+        self._syntax = syntax
+        self._request = request
+        # The markers (a release without tool calls has an open marker that never matches).
+        self._open = syntax.open if syntax is not None else "\x00" * 2
+        self._close = syntax.close if syntax is not None else ""
+        self._lt = self._open[0]
         self._chunks: list[str] = []
         self._offset = 0  # absolute offset of the start of self._pending / the block
         self._mode = _TEXT
@@ -127,7 +108,7 @@ class Granite4StreamParser(StreamParser):
         self._block_len = 0
         self._json_start = 0  # offset of the JSON inside the block
         self._json_end = 0
-        self._scanner: JsonScanner | None = None
+        self._scanner: BlockReader | None = None
         self._started = False
         self._spaces: list[str] = []
         self._content: list[str] = []
@@ -139,9 +120,22 @@ class Granite4StreamParser(StreamParser):
         self._role_sent = False
         self._ids = ToolCallIds()
         self._text_of = ChunkText()  # (bytes are decoded as UTF-8)
-        #: Whether feed's fast lanes are open: turned on (unless the tests turned them off)
-        #: and the stream not closed, in one instance attribute read per chunk.
-        self._lanes = self._fast_lanes
+        #: Whether feed's fast lanes are open (after the reasoning phase, until the
+        #: stream is closed).
+        self._lanes = True
+        # The reasoning phase (see _reason).
+        self._reasoning_syntax = reasoning = release.reasoning
+        self._think = _DONE
+        self._held = ""  # undecided text of the reasoning phase (a partial marker)
+        self._removed = ""
+        self._reasoning: list[str] = []
+        self._r_started = False
+        self._r_spaces: list[str] = []
+        if reasoning is not None:
+            options = _template_options(release, request)
+            self._think = _INSIDE if reasoning.starts_inside(options) else _LEAD
+            self._removed = reasoning.removed_when_off(options)
+            self._lanes = False
         #: Whether the next chunk with no "<" in it is content whole (feed's first lane):
         #: the lanes are open, the content has started and its role was sent, and no
         #: block or partial tag is pending. Set at the end of each chunk that takes the
@@ -151,7 +145,7 @@ class Granite4StreamParser(StreamParser):
     # ------------------------------------------------------------------ API
 
     def feed(self, chunk: str | bytes) -> list[Delta]:
-        if self._steady and chunk.__class__ is str and "<" not in chunk:
+        if self._steady and chunk.__class__ is str and self._lt not in chunk:
             # The fast lane: the content has started, nothing is pending and no tag can
             # start in this chunk, so all of it is content (what _text would find),
             # emitted here as _emit would.
@@ -185,8 +179,8 @@ class Granite4StreamParser(StreamParser):
                 # (CLOSE) begun so far, or begins one, is kept (what _text or _in_block
                 # would do).
                 pending = self._pending
-                tag = TOOL_CALL_OPEN if mode == _TEXT else TOOL_CALL_CLOSE
-                if (pending or chunk[0] == "<") and len(pending) + len(chunk) < len(tag):
+                tag = self._open if mode == _TEXT else self._close
+                if (pending or chunk[0] == self._lt) and len(pending) + len(chunk) < len(tag):
                     extended = pending + chunk
                     if tag.startswith(extended):
                         self._chunks.append(chunk)
@@ -200,11 +194,14 @@ class Granite4StreamParser(StreamParser):
                     return []
         if self._message is not None:
             raise RuntimeError("feed() after close()")
-        if chunk.__class__ is not str:
+        if chunk.__class__ is not str or self._text_of.decoding:
+            # Once bytes have arrived every chunk goes through the decoder (a str chunk
+            # ends a character the bytes before it left incomplete), so the lanes close.
+            self._lanes = self._steady = False
             chunk = self._text_of(chunk)
         if chunk:
             self._chunks.append(chunk)
-            if self._mode == _TEXT and not self._pending and "<" not in chunk and self._lanes:
+            if self._mode == _TEXT and not self._pending and self._lt not in chunk and self._lanes:
                 # The fast lane, before the content has started.
                 self._emit(chunk)
                 self._offset += len(chunk)
@@ -244,6 +241,18 @@ class Granite4StreamParser(StreamParser):
         if rest:
             self._chunks.append(rest)
             self._consume(rest)
+        if self._think != _DONE:
+            state, held = self._think, self._held
+            self._think, self._held = _DONE, ""
+            if state == _LEAD:
+                self._consume(held)  # (it did not open reasoning: content)
+            elif state == _INSIDE:
+                assert self._reasoning_syntax is not None
+                self._emit_reasoning(held)
+                self._notes.append(
+                    f"the reasoning has no end marker {self._reasoning_syntax.close}; "
+                    "kept as reasoning"
+                )
         self._lanes = self._steady = False
         if self._mode == _TEXT:
             self._emit(self._pending)
@@ -251,13 +260,14 @@ class Granite4StreamParser(StreamParser):
         else:
             block = "".join(self._block) + (self._pending if self._mode == _CLOSE else "")
             self._notes.append(
-                f"the <tool_call> block at offset {self._offset} is not closed by "
-                "</tool_call>; kept as content"
+                f"the {self._open} block at offset {self._offset} is not closed by "
+                f"{self._close}; kept as content"
             )
             self._emit(block)
         raw = "".join(self._chunks)
         self._message = AssistantMessage(
             content="".join(self._content),
+            reasoning_content="".join(self._reasoning) or None,
             tool_calls=self._calls,
             raw_content=raw,
             notes=self._notes,
@@ -303,7 +313,77 @@ class Granite4StreamParser(StreamParser):
         self._content.append(body)
         self._out_text.append(body)
 
+    def _emit_reasoning(self, text: str) -> None:
+        """Reasoning, with its leading and trailing whitespace removed (as content's)."""
+        if not text:
+            return
+        if not self._r_started:
+            text = text.lstrip(_WHITESPACE)
+            if not text:
+                return
+            self._r_started = True
+        stripped = text.rstrip(_WHITESPACE)
+        if not stripped:
+            self._r_spaces.append(text)
+            return
+        body = "".join(self._r_spaces) + stripped
+        self._r_spaces = [text[len(stripped) :]] if len(stripped) < len(text) else []
+        self._reasoning.append(body)
+        self._flush_text()
+        self._out.append(reasoning_delta(body))
+
+    def _reason(self, text: str) -> str:
+        """The reasoning phase: take what belongs to reasoning from ``text`` (the start
+        of the output, a chunk at a time); the rest, once the phase is over, is returned
+        for the content parser. Undecided text (a partial marker) is held back."""
+        syntax = self._reasoning_syntax
+        assert syntax is not None
+        if self._held:
+            text = self._held + text
+            self._held = ""
+        size = len(text)
+        while self._think != _DONE:
+            if self._think == _LEAD:
+                # Leading whitespace is dropped (the content's would be too).
+                rest = text.lstrip(_WHITESPACE)
+                removed, opened = self._removed, syntax.open
+                if removed and rest.startswith(removed):
+                    text, self._think = rest[len(removed) :], _AFTER
+                elif rest.startswith(opened):
+                    text, self._think = rest[len(opened) :], _INSIDE
+                elif not rest or (removed and removed.startswith(rest)) or opened.startswith(rest):
+                    self._held = rest
+                    text = ""
+                    break
+                else:
+                    self._think = _DONE
+            elif self._think == _INSIDE:
+                close = syntax.close
+                found = text.find(close)
+                if found == -1:
+                    tail = max(0, len(text) - len(close) + 1)
+                    end = len(text) - _partial_prefix(text[tail:], close)
+                    self._emit_reasoning(text[:end])
+                    self._held = text[end:]
+                    text = ""
+                    break
+                self._emit_reasoning(text[:found])
+                text, self._think = text[found + len(close) :], _AFTER
+            else:  # _AFTER: drop what follows the end marker
+                text = text.lstrip(syntax.after_close) if syntax.after_close else text
+                if not text:
+                    break
+                self._think = _DONE
+        if self._think == _DONE and self._message is None and not self._text_of.decoding:
+            self._lanes = True
+        self._offset += size - len(text) - len(self._held)
+        return text
+
     def _consume(self, text: str) -> None:
+        if self._think != _DONE:
+            text = self._reason(text)
+            if not text:
+                return
         # Undecided text (a partial tag, at most a few characters) is only left over at
         # the end of a chunk, so joining it to the next chunk copies each chunk once.
         if self._pending:
@@ -314,10 +394,10 @@ class Granite4StreamParser(StreamParser):
             pos = self._text(text, pos) if self._mode == _TEXT else self._in_block(text, pos)
 
     def _text(self, text: str, pos: int) -> int:
-        found = text.find(TOOL_CALL_OPEN, pos)
+        found = text.find(self._open, pos)
         if found == -1:
-            tail_start = max(pos, len(text) - len(TOOL_CALL_OPEN) + 1)
-            end = len(text) - _partial_prefix(text[tail_start:], TOOL_CALL_OPEN)
+            tail_start = max(pos, len(text) - len(self._open) + 1)
+            end = len(text) - _partial_prefix(text[tail_start:], self._open)
             self._emit(text[pos:end])
             self._offset += end - pos
             self._pending = text[end:]
@@ -325,9 +405,9 @@ class Granite4StreamParser(StreamParser):
         self._emit(text[pos:found])
         self._offset += found - pos
         self._mode = _OPEN
-        self._block = [TOOL_CALL_OPEN]
-        self._block_len = len(TOOL_CALL_OPEN)
-        return found + len(TOOL_CALL_OPEN)
+        self._block = [self._open]
+        self._block_len = len(self._open)
+        return found + len(self._open)
 
     def _add_block(self, text: str) -> None:
         if text:
@@ -338,7 +418,7 @@ class Granite4StreamParser(StreamParser):
         """The block so far is content; the text from ``pos`` on is read again as text."""
         block = "".join(self._block)
         self._notes.append(
-            f"the <tool_call> block at offset {self._offset} {reason}; kept as content"
+            f"the {self._open} block at offset {self._offset} {reason}; kept as content"
         )
         self._emit(block)
         self._offset += len(block)
@@ -361,11 +441,13 @@ class Granite4StreamParser(StreamParser):
             start = self._skip_space(text, pos)
             if start == len(text):
                 return start
-            if text[start] not in "{[":
-                return self._reject("is not followed by a JSON object", start)
+            assert self._syntax is not None
+            refused = self._syntax.body_start(text[start])
+            if refused is not None:
+                return self._reject(refused, start)
             self._mode = _JSON
             self._json_start = self._block_len
-            self._scanner = JsonScanner()
+            self._scanner = self._syntax.reader()
             pos = start
         if self._mode == _JSON:
             scanner = self._scanner
@@ -385,23 +467,26 @@ class Granite4StreamParser(StreamParser):
         start = self._skip_space(text, pos)
         if start == len(text):
             return start
-        candidate = text[start : start + len(TOOL_CALL_CLOSE)]
-        if candidate == TOOL_CALL_CLOSE:
+        candidate = text[start : start + len(self._close)]
+        if candidate == self._close:
             self._add_block(candidate)
             self._finish_block()
-            return start + len(TOOL_CALL_CLOSE)
-        if start + len(candidate) == len(text) and TOOL_CALL_CLOSE.startswith(candidate):
+            return start + len(self._close)
+        if start + len(candidate) == len(text) and self._close.startswith(candidate):
             self._pending = candidate
             return len(text)
-        return self._reject("is not closed by </tool_call> after its JSON", start)
+        return self._reject(f"is not closed by {self._close} after its JSON", start)
 
     def _finish_block(self) -> None:
         block = "".join(self._block)
         json_text = block[self._json_start : self._json_end]
-        result = _tool_calls(json_text, len(self._calls), self._notes, self._ids)
+        assert self._syntax is not None
+        result = self._syntax.decode(
+            json_text, len(self._calls), self._notes, self._ids, _request_tools(self._request)
+        )
         if isinstance(result, str):
             self._notes.append(
-                f"the <tool_call> block at offset {self._offset} is not a tool call: "
+                f"the {self._open} block at offset {self._offset} is not a tool call: "
                 f"{result}; kept as content"
             )
             self._emit(block)
@@ -426,13 +511,24 @@ class Granite4StreamParser(StreamParser):
         self._scanner = None
 
 
-class Granite4OutputProcessor(OutputProcessor):
-    """Parses Granite 4.0 / 4.1 output: content and ``<tool_call>`` blocks."""
+class ReleaseOutputProcessor(OutputProcessor):
+    """Parses the output of one :class:`~granite_formatters.Release`."""
+
+    def __init__(self, release: Release) -> None:
+        self.release = release
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, ReleaseOutputProcessor):
+            return NotImplemented
+        return self.release == other.release
+
+    def __hash__(self) -> int:
+        return hash(self.release.name)
 
     def transform(
         self, model_output: str, chat_completion: RequestLike | None = None
     ) -> AssistantMessage:
-        parser = Granite4StreamParser()
+        parser = ReleaseStreamParser(self.release, chat_completion)
         parser.feed(model_output)  # (UTF-8 bytes are decoded, as in a stream)
         parser.close()
         message = parser.message
@@ -440,4 +536,4 @@ class Granite4OutputProcessor(OutputProcessor):
         return message
 
     def stream_parser(self, chat_completion: RequestLike | None = None) -> StreamParser:
-        return Granite4StreamParser()
+        return ReleaseStreamParser(self.release, chat_completion)

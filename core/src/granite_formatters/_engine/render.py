@@ -1,0 +1,457 @@
+"""The one renderer: a request view and a :class:`~granite_formatters.Release` in, the
+prompt out, byte for byte what the release's official template prints."""
+
+from __future__ import annotations
+
+import datetime
+import warnings
+from collections.abc import Iterator, Mapping, Sequence
+from typing import TYPE_CHECKING, Any
+
+from ..errors import DroppedInputWarning, InvalidRequestError, quote
+from ..jsonwriter import JSONNestingError, tojson
+from ..plaindicts import PlainDataMemo, PlainRequest
+from ..processors import InputProcessor
+from ..special_tokens import (
+    SpecialTokenPolicy,
+    SpecialTokens,
+    find_special_token_in_json,
+    remove_special_tokens_in_json,
+)
+from ..syntax.protocols import HistoryCall
+from .request import (
+    Problems,
+    RequestView,
+    body_options,
+    document_data,
+    join_parts,
+    raw_documents,
+    revalidated,
+    view,
+)
+
+if TYPE_CHECKING:
+    from ..processors import RequestLike
+    from ..release import Release
+    from ..syntax.blocks import SystemBlock
+
+__all__ = ["ReleaseInputProcessor"]
+
+_PRINTED_ROLES = frozenset({"system", "user", "assistant", "tool"})
+
+
+def _jinja_text(value: Any) -> str:
+    """How Jinja prints a value with ``{{ value }}``."""
+    if isinstance(value, str):
+        return value
+    return str(value)
+
+
+def _special_token_error(token: str, field: str) -> InvalidRequestError:
+    return InvalidRequestError(
+        f"contains the special token {token!r}. Special tokens in caller text can forge turns "
+        "or tool calls of the prompt (see docs/security.md). Remove it, or pass "
+        "special_tokens='strip' to delete special tokens, or special_tokens='keep' to render "
+        "the text verbatim (only for trusted text).",
+        field=field,
+    )
+
+
+def _json(value: Any, field: str) -> str:
+    try:
+        return tojson(value)
+    except (JSONNestingError, RecursionError):
+        raise InvalidRequestError("is nested too deeply to render", field=field) from None
+    except (TypeError, ValueError) as exc:
+        raise InvalidRequestError(f"cannot be written as JSON ({exc})", field=field) from None
+
+
+def _json_value(value: Any, field: str, policy: SpecialTokenPolicy, tokens: SpecialTokens) -> str:
+    text = _json(value, field)
+    if policy == "keep" or tokens.search(text) is None:
+        return text
+    if policy == "strip":
+        return _json(remove_special_tokens_in_json(value, tokens, field), field)
+    found = find_special_token_in_json(value, tokens, field)
+    where, token = found if found is not None else (field, tokens.search(text) or "")
+    raise _special_token_error(token, where)
+
+
+def _checked(text: str, field: str, policy: SpecialTokenPolicy, tokens: SpecialTokens) -> str:
+    if policy == "keep":
+        return text
+    if policy == "strip":
+        return tokens.remove(text)
+    token = tokens.search(text)
+    if token is not None:
+        raise _special_token_error(token, field)
+    return text
+
+
+def _typed_text(message: Any, text: str) -> str:
+    """A validated message's text as the template joins its parts: the newlines of empty
+    text parts before the first non-empty one are not printed."""
+    skip = getattr(message, "_leading_empty_parts", 0)
+    if skip and type(skip) is int and text.startswith("\n" * min(skip, len(text))):
+        return text[skip:]
+    return text
+
+
+class _Writer:
+    """The :class:`~granite_formatters.syntax.HistoryWriter` of one assistant turn."""
+
+    __slots__ = ("policy", "problems", "tokens")
+
+    def __init__(self, tokens: SpecialTokens, policy: SpecialTokenPolicy, problems: Problems):
+        self.tokens = tokens
+        self.policy = policy
+        self.problems = problems
+
+    def text(self, value: str, field: str) -> str:
+        return _checked(value, field, self.policy, self.tokens)
+
+    def json(self, value: Any, field: str) -> str:
+        return _json_value(value, field, self.policy, self.tokens)
+
+    def problem(self, message: str, field: str) -> None:
+        self.problems.add(message, field)
+
+
+def _history_calls(calls: Sequence[Any], field: str, problems: Problems) -> Iterator[HistoryCall]:
+    """Each call of an assistant message unwrapped (checked as it is reached)."""
+    for number, call in enumerate(calls):
+        where = f"{field}.tool_calls[{number}]"
+        if not isinstance(call, Mapping):
+            raise InvalidRequestError(
+                "must be an object ({'function': {'name', 'arguments'}} or {'name', 'arguments'})",
+                field=where,
+            )
+        function = call.get("function")
+        if function:
+            if not isinstance(function, Mapping):
+                raise InvalidRequestError("must be an object", field=f"{where}.function")
+            call = function
+            where += ".function"
+        if "arguments" not in call:
+            raise InvalidRequestError(
+                "the arguments are missing; give a JSON string or an object "
+                "(the chat template fails without them)",
+                field=f"{where}.arguments",
+            )
+        name = call.get("name", "")
+        reported = False
+        if not isinstance(name, str) or not name:
+            problems.add(
+                f"a tool call needs a non-empty string name, not {quote(name)}.",
+                f"{where}.name",
+            )
+            name = _jinja_text(name) if "name" in call else ""
+            reported = True
+        yield HistoryCall(name, call["arguments"], where, name_reported=reported)
+
+
+class ReleaseInputProcessor(InputProcessor):
+    """Renders chat requests as the prompts of one :class:`~granite_formatters.Release`."""
+
+    def __init__(self, release: Release) -> None:
+        self.release = release
+        self._tokens = release.special_tokens
+        record = frozenset(release.record_tokens)
+        self._assistant_tokens = SpecialTokens(
+            token for token in release.special_tokens if token not in record
+        )
+        # The turn headers of the roles every request has (others are made when met).
+        self._headers = {
+            role: release.turns.header(role) for role in ("system", "user", "assistant", "tool")
+        }
+        # The JSON lines of recently rendered tool and document lists (usually sent again
+        # with every turn), keyed by the list's marshal bytes, the field and the policy.
+        self._blocks = PlainDataMemo()
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, ReleaseInputProcessor):
+            return NotImplemented
+        return self.release == other.release
+
+    def __hash__(self) -> int:
+        return hash(self.release.name)
+
+    @property
+    def stop_strings(self) -> tuple[str, ...]:
+        """The release's stop strings."""
+        return self.release.stop_strings
+
+    def transform(
+        self,
+        chat_completion: RequestLike,
+        add_generation_prompt: bool = True,
+        *,
+        today: datetime.date | None = None,
+        special_tokens: SpecialTokenPolicy | None = None,
+        strict: bool = True,
+    ) -> str:
+        """Render ``chat_completion`` as the prompt string the model was trained on.
+
+        The options are checked by the :class:`~granite_formatters.Formatter`;
+        ``today`` has no effect on releases whose prompts print no date.
+        """
+        del today  # (no bundled release on the engine prints a date yet)
+        policy: SpecialTokenPolicy = "error" if special_tokens is None else special_tokens
+        problems = Problems(strict)
+        release = self.release
+        request, raw = view(chat_completion, problems, release.family)
+        try:
+            prompt = self._render(request, raw, add_generation_prompt, policy, problems)
+        except (TypeError, AttributeError):
+            if raw is not None or isinstance(request, PlainRequest):
+                raise
+            # A typed request changed after validation (a field set to another type, a
+            # plain dict appended to its messages): validated again, it renders or
+            # raises the error naming the field.
+            problems = Problems(strict)
+            request = revalidated(request)
+            prompt = self._render(request, None, add_generation_prompt, policy, problems)
+        if problems.items:
+            warnings.warn(
+                f"{release.name}: the prompt leaves out what the official chat "
+                "template drops: " + "; ".join(problems.items),
+                DroppedInputWarning,
+                stacklevel=3,
+            )
+        return prompt
+
+    # ------------------------------------------------------------------ rendering
+
+    def _options(
+        self, request: RequestView, raw: Mapping[str, Any] | None, problems: Problems
+    ) -> tuple[Any, dict[str, Any]]:
+        """The tools to list (``available_tools`` may replace them) and the template
+        options, the release's defaults filled in. A body key vLLM passes to the
+        template (``reasoning_effort``) counts for a release that reads it, unless
+        ``chat_template_kwargs`` gives it."""
+        release = self.release
+        tools: Any = request.tools
+        options = {option.name: option.default for option in release.options}
+        kwargs = request.chat_template_kwargs or {}
+        for key, value in body_options(raw, options).items():
+            if key not in kwargs:
+                kwargs = {**kwargs, key: value}
+        for key, value in kwargs.items():
+            option = release.option(key) if key in options else None
+            if option is not None:
+                if option.check is not None:
+                    refused = option.check(value)
+                    if refused is not None:
+                        raise InvalidRequestError(refused, field=f"chat_template_kwargs.{key}")
+                if key == "available_tools":
+                    if value:
+                        if tools:
+                            problems.add(
+                                f"available_tools replaces tools in the {release.family} chat "
+                                "template, so tools are not rendered; give one of them.",
+                                "tools",
+                            )
+                        tools = value
+                elif value is not None:
+                    options[key] = value
+            elif key == "documents" or not value:
+                continue
+            elif key in release.option_hints:
+                problems.add(
+                    f"{release.family} has no {key!r} option: its chat template does not "
+                    f"read it ({release.option_hints[key]}).",
+                    f"chat_template_kwargs.{key}",
+                )
+            else:
+                problems.add(
+                    f"the {release.family} chat template does not read the option {quote(key)}.",
+                    f"chat_template_kwargs.{key}",
+                )
+        return tools, options
+
+    def _render(
+        self,
+        request: RequestView,
+        raw: Mapping[str, Any] | None,
+        add_generation_prompt: bool,
+        policy: SpecialTokenPolicy,
+        problems: Problems,
+    ) -> str:
+        release = self.release
+        turns = release.turns
+        end = turns.end
+        headers = self._headers
+        messages = request.messages
+        # The caller's messages, read for content parts (a plain request has none).
+        raw_messages = (
+            raw.get("messages")
+            if raw is not None and not isinstance(request, PlainRequest)
+            else None
+        )
+
+        def content_of(index: int) -> str:
+            if raw_messages is not None and isinstance(raw_messages[index], Mapping):
+                value = raw_messages[index].get("content")
+                if isinstance(value, list):
+                    return join_parts(value)
+            text = messages[index].content
+            return "" if text is None else _typed_text(messages[index], text)
+
+        tools, options = self._options(request, raw, problems)
+
+        documents: Any = None
+        if request.documents:
+            validated = request.documents
+            documents = raw_documents(raw) if raw is not None else None
+            if not isinstance(documents, list) or len(documents) != len(validated):
+                documents = [document_data(doc) for doc in validated]
+            elif not all(type(doc) is dict for doc in documents):
+                # Document objects or other mappings in a dict request: written as the
+                # caller's mapping (key order kept) or as the validated document's data.
+                documents = [
+                    doc
+                    if type(doc) is dict
+                    else dict(doc)
+                    if isinstance(doc, Mapping)
+                    else document_data(validated[index])
+                    for index, doc in enumerate(documents)
+                ]
+
+        blocks: list[str] = []
+        for items, block, field in (
+            (tools, release.tools_block, "tools"),
+            (documents, release.documents_block, "documents"),
+        ):
+            if not items:
+                continue
+            if block is None:
+                problems.add(f"the {release.name} chat template does not render {field}.", field)
+                continue
+            blocks.append(block.write(self._lines(items, field, policy, block)))
+
+        out: list[str] = []
+        first_is_system = messages[0].role == "system"
+        if first_is_system:
+            system = _checked(content_of(0), "messages[0].content", policy, self._tokens)
+            system = "\n\n".join([system, *blocks]) if blocks else system
+        else:
+            system = "\n\n".join(blocks)
+        if system:
+            out += (headers["system"], system, end)
+        elif release.default_system_message is not None:
+            out += (headers["system"], release.default_system_message, end)
+        elif release.always_system:
+            out += (headers["system"], end)
+
+        reasoning = release.reasoning
+        results = turns.tool_results
+        last_user = -1
+        if reasoning is not None:
+            for index, message in enumerate(messages):
+                if message.role == "user":
+                    last_user = index
+        count = len(messages)
+        # Text without a token set's sentinel has none of its tokens (see SpecialTokens).
+        sentinel = self._tokens.sentinel if policy != "keep" else None
+        assistant_sentinel = self._assistant_tokens.sentinel if policy != "keep" else None
+        for index, message in enumerate(messages):
+            role = message.role
+            calls = message.tool_calls
+            if calls and role != "assistant":
+                problems.add(
+                    f"tool_calls on a {quote(role)} message are not rendered; only assistant "
+                    "messages carry tool calls.",
+                    f"messages[{index}].tool_calls",
+                )
+            if raw_messages is None:
+                text = message.content
+                if text is None:
+                    text = ""
+                elif text and text[0] == "\n":
+                    text = _typed_text(message, text)
+            else:
+                text = content_of(index)
+            if role == "user" or (role == "system" and index > 0):
+                if sentinel is None or type(text) is not str or sentinel in text:
+                    text = _checked(text, f"messages[{index}].content", policy, self._tokens)
+                if index == last_user and reasoning is not None:
+                    text += reasoning.last_user_suffix(options)
+                out += (headers[role], text, end)
+            elif role == "assistant":
+                if (
+                    assistant_sentinel is None
+                    or type(text) is not str
+                    or assistant_sentinel in text
+                ):
+                    text = _checked(
+                        text, f"messages[{index}].content", policy, self._assistant_tokens
+                    )
+                if reasoning is not None:
+                    text = reasoning.history(
+                        text,
+                        self._reasoning_of(raw, index, message),
+                        historical=index < last_user,
+                        tool_calls=bool(calls),
+                        options=options,
+                    )
+                if calls and release.tool_calls is not None:
+                    writer = _Writer(self._assistant_tokens, policy, problems)
+                    text = release.tool_calls.write(
+                        text, _history_calls(calls, f"messages[{index}]", problems), writer
+                    )
+                out += (headers["assistant"], text, end)
+            elif role == "tool":
+                if index == 0 or messages[index - 1].role != "tool":
+                    first = index == 0 or (index == 1 and first_is_system)
+                    if results.header_when_first or not first:
+                        out.append(headers.get(results.role) or turns.header(results.role))
+                text = _checked(text, f"messages[{index}].content", policy, self._tokens)
+                out += (results.item_open, text, results.item_close)
+                if index == count - 1 or messages[index + 1].role != "tool":
+                    out.append(end)
+            elif role != "system":
+                problems.add(
+                    f"the {release.family} chat template drops messages with role {quote(role)} "
+                    "(it renders system, user, assistant and tool messages only).",
+                    f"messages[{index}].role",
+                )
+        if add_generation_prompt:
+            out.append(headers["assistant"])
+            if reasoning is not None:
+                out.append(reasoning.generation_prompt(options))
+        return "".join(out)
+
+    # ------------------------------------------------------------------ pieces
+
+    @staticmethod
+    def _reasoning_of(raw: Mapping[str, Any] | None, index: int, message: Any) -> str | None:
+        """The message's ``reasoning_content``, from the caller's dict when there is one."""
+        if raw is not None:
+            raw_messages = raw.get("messages")
+            if isinstance(raw_messages, list) and isinstance(raw_messages[index], Mapping):
+                found = raw_messages[index].get("reasoning_content")
+                return found if isinstance(found, str) else None
+        found = getattr(message, "reasoning_content", None)
+        return found if isinstance(found, str) else None
+
+    def _lines(
+        self, items: Sequence[Any], field: str, policy: SpecialTokenPolicy, block: SystemBlock
+    ) -> str:
+        """The items' JSON lines, from the memo when the same list was rendered recently."""
+        return self._blocks.get(
+            items, (field, policy), lambda value: self._json_lines(value, field, policy, block)
+        )
+
+    def _json_lines(
+        self, items: Sequence[Any], field: str, policy: SpecialTokenPolicy, block: SystemBlock
+    ) -> str:
+        tokens = self._tokens
+        pick = block.item
+        lines = []
+        for index, item in enumerate(items):
+            if pick is not None:
+                item = pick(item)
+                if item is None:
+                    continue
+            lines.append("\n" + _json_value(item, f"{field}[{index}]", policy, tokens))
+        return "".join(lines)

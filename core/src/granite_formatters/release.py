@@ -1,0 +1,82 @@
+"""A release as a value: the syntaxes, wording, tokens and options of one Granite release.
+
+A plugin declares a :class:`Release` and registers its model names with
+``register(model_id, release=...)``; the core's one renderer and one parser run it.
+See ``docs/syntaxes.md``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import TYPE_CHECKING, Any
+
+import attrs
+
+if TYPE_CHECKING:
+    from .processors import InputProcessor, OutputProcessor
+    from .special_tokens import SpecialTokens
+    from .syntax.blocks import SystemBlock
+    from .syntax.protocols import ReasoningSyntax, ToolCallSyntax, TurnSyntax
+
+__all__ = ["Option", "Release"]
+
+
+@attrs.frozen
+class Option:
+    """A ``chat_template_kwargs`` key the release's template reads.
+
+    ``check`` returns why a given value is refused (``None``: accepted); a value that
+    is null takes :attr:`default`.
+    """
+
+    name: str
+    default: Any = None
+    check: Callable[[Any], str | None] | None = None
+
+
+@attrs.frozen
+class Release:
+    """One Granite release's prompt and output format, composed of syntaxes.
+
+    ``name`` (``"Granite 4.1"``) and ``family`` (``"Granite 4"``) appear in messages.
+    ``default_system_message`` is printed when the system text is empty (``None``:
+    no system turn then, unless ``always_system``). ``special_tokens`` are the tokens
+    caller text may not hold; ``record_tokens`` those a past assistant turn may hold
+    (what the model itself writes). ``options`` are the template options read, with
+    their defaults; ``option_hints`` explain keys of other releases the template
+    ignores. ``stop_strings`` end a generation.
+    """
+
+    name: str
+    family: str
+    turns: TurnSyntax
+    special_tokens: SpecialTokens
+    stop_strings: tuple[str, ...]
+    tool_calls: ToolCallSyntax | None = None
+    reasoning: ReasoningSyntax | None = None
+    tools_block: SystemBlock | None = None
+    documents_block: SystemBlock | None = None
+    default_system_message: str | None = None
+    always_system: bool = False
+    record_tokens: tuple[str, ...] = ()
+    options: tuple[Option, ...] = ()
+    option_hints: Mapping[str, str] = attrs.field(factory=dict, hash=False)
+
+    def option(self, name: str) -> Option | None:
+        """The declared option ``name``, or ``None``."""
+        for option in self.options:
+            if option.name == name:
+                return option
+        return None
+
+    def input_processor(self) -> InputProcessor:
+        """A new input processor rendering this release's prompts."""
+        from ._engine.render import ReleaseInputProcessor
+
+        return ReleaseInputProcessor(self)
+
+    def output_processor(self) -> OutputProcessor:
+        """A new output processor parsing this release's output."""
+        from ._engine.parse import ReleaseOutputProcessor
+
+        return ReleaseOutputProcessor(self)
