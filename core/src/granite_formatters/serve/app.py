@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import json
 from collections.abc import AsyncIterator
@@ -23,7 +24,7 @@ from .accesslog import LOGGER, RequestLog
 from .auth import BodyTooLarge, authorized, read_body
 from .backends import Backend, BackendError, Finish, Piece, make_backend
 from .options import ServeConfig
-from .params import GenerationParams, read_params
+from .params import GenerationParams, chat_request, read_params
 from .responses import (
     STREAMED_KEYS,
     ChunkMaker,
@@ -65,7 +66,9 @@ class _Prepared:
 class _Server:
     def __init__(self, config: ServeConfig) -> None:
         self.config = config
-        self.backend: Backend = make_backend(config.backend_type, config.backend)
+        self.backend: Backend = make_backend(
+            config.backend_type, config.backend, config.default_max_tokens
+        )
         self._client: httpx.AsyncClient | None = None
 
     @property
@@ -111,7 +114,12 @@ class _Server:
             log.model = prepared.params.model
             log.stream = bool(prepared.params.stream)
             response = await self.backend.open(
-                self.client, prepared.prompt, prepared.backend_model, prepared.params
+                self.client,
+                prepared.prompt,
+                prepared.backend_model,
+                prepared.params,
+                prepared.request,
+                tuple(getattr(prepared.formatter, "stop_strings", ())),
             )
         except _Refused as refused:
             log.status, log.error = refused.status, refused.param
@@ -120,17 +128,26 @@ class _Server:
         except BackendError as exc:
             log.status, log.error = exc.status, str(exc)
             log.emit()
-            return error_response(exc.status, str(exc))
-        if prepared.params.stream:
-            # The generator closes the backend response; the background task also does,
-            # for a client gone before the generator ever started (aclose is idempotent).
-            return EventSourceResponse(
-                self._stream(prepared, response, log),
-                sep="\n",
-                ping=15,
-                background=BackgroundTask(response.aclose),
-            )
-        return await self._complete(prepared, response, log)
+            return error_response(exc.status, str(exc), exc.param)
+        events = self.backend.stream(response, self.config.max_output_bytes)
+        if not prepared.params.stream:
+            return await self._complete(request, prepared, response, events, log)
+        try:  # the first event before the first byte: a failure is still a 502/504
+            first = await events.__anext__()
+        except (BackendError, StopAsyncIteration) as exc:
+            await response.aclose()
+            error = exc if isinstance(exc, BackendError) else Backend.ended_early()
+            log.status, log.error = error.status, str(error)
+            log.emit()
+            return error_response(error.status, str(error))
+        # The generator closes the backend response; the background task also does,
+        # for a client gone before the generator ever started (aclose is idempotent).
+        return EventSourceResponse(
+            self._stream(prepared, response, events, first, log),
+            sep="\n",
+            ping=15,
+            background=BackgroundTask(response.aclose),
+        )
 
     # -- steps --------------------------------------------------------------------------
 
@@ -150,7 +167,7 @@ class _Server:
         if not isinstance(body, dict):
             raise _Refused(400, "the request body must be a JSON object")
         try:
-            params = read_params(body)
+            params = read_params(body, self.config.backend_type)
         except InvalidRequestError as exc:
             raise _Refused(400, str(exc), exc.field) from None
         log.model = params.model
@@ -176,9 +193,7 @@ class _Server:
                 f"logprobs are not supported with the {self.config.backend_type} backend",
                 "logprobs",
             )
-        request_body = dict(body)
-        if request_body.get("tool_choice") == "none":
-            request_body.pop("tools", None)
+        request_body = chat_request(body)
         try:
             prompt = formatter.format(request_body)
         except InvalidRequestError as exc:
@@ -196,27 +211,51 @@ class _Server:
             LOGGER.debug("prompt model=%s %s", params.model, _dumps(prompt))
         return _Prepared(formatter, request_body, params, prompt, backend_model)
 
-    async def _complete(
-        self, prepared: _Prepared, response: httpx.Response, log: RequestLog
-    ) -> Response:
+    async def _collect(
+        self, prepared: _Prepared, events: AsyncIterator[Piece | Finish]
+    ) -> tuple[list[str], list[dict[str, Any]], Finish]:
         pieces: list[str] = []
         logprobs: list[dict[str, Any]] = []
-        finish: Finish | None = None
+        finish = None
+        async for event in events:  # to its end (after Finish: so the connection is reused)
+            if isinstance(event, Piece):
+                pieces.append(event.text)
+                logprobs.extend(event.logprobs)
+            else:
+                finish = event
+        if finish is None:
+            raise Backend.ended_early()
+        return pieces, logprobs, finish
+
+    async def _complete(
+        self,
+        request: Request,
+        prepared: _Prepared,
+        response: httpx.Response,
+        events: AsyncIterator[Piece | Finish],
+        log: RequestLog,
+    ) -> Response:
+        """The whole answer; a client that disconnects first cancels the backend request."""
+        collect = asyncio.ensure_future(self._collect(prepared, events))
+        gone = asyncio.ensure_future(_disconnected(request))
         try:
-            async for event in self.backend.stream(response):
-                if isinstance(event, Piece):
-                    pieces.append(event.text)
-                    logprobs.extend(event.logprobs)
-                else:
-                    finish = event
+            await asyncio.wait((collect, gone), return_when=asyncio.FIRST_COMPLETED)
+            if not collect.done():
+                collect.cancel()
+                log.status, log.error = 499, "client disconnected"
+                return Response(status_code=499)
+            pieces, logprobs, finish = collect.result()
         except BackendError as exc:
             log.status, log.error = exc.status, str(exc)
             return error_response(exc.status, str(exc))
         finally:
+            gone.cancel()
             await response.aclose()
-            log.emit()
-        assert finish is not None
+            if log.status != 200:
+                log.emit()
+        self.backend.observe(prepared.prompt, finish.usage)
         log.usage = finish.usage
+        log.emit()
         message = openai_message(prepared.formatter.parse("".join(pieces), prepared.request))
         body = completion(
             prepared.params.model,
@@ -228,7 +267,12 @@ class _Server:
         return JSONResponse(body)
 
     async def _stream(
-        self, prepared: _Prepared, response: httpx.Response, log: RequestLog
+        self,
+        prepared: _Prepared,
+        response: httpx.Response,
+        events: AsyncIterator[Piece | Finish],
+        first: Piece | Finish,
+        log: RequestLog,
     ) -> AsyncIterator[str]:
         parser = prepared.formatter.stream_parser(prepared.request)
         maker = ChunkMaker(prepared.params.model)
@@ -246,9 +290,15 @@ class _Server:
                     out.append(_dumps(maker.chunk(data, logprobs=lp)))
             return out
 
+        async def all_events() -> AsyncIterator[Piece | Finish]:
+            yield first
+            async for event in events:
+                yield event
+
+        finished = False
         try:
             yield _dumps(maker.chunk({"content": ""}))
-            async for event in self.backend.stream(response):
+            async for event in all_events():
                 if isinstance(event, Piece):
                     pending.extend(event.logprobs)
                     for chunk in chunks(parser.feed(event.text)):
@@ -265,9 +315,13 @@ class _Server:
                 )
                 yield _dumps(last)
                 log.usage = event.usage
+                self.backend.observe(prepared.prompt, event.usage)
                 if prepared.params.include_usage:
                     yield _dumps(maker.usage_chunk(event.usage))
-            yield "[DONE]"
+                yield "[DONE]"
+                finished = True
+            if not finished:
+                raise Backend.ended_early()
         except BackendError as exc:
             log.status, log.error = exc.status, str(exc)
             for chunk in chunks(parser.close()):
@@ -280,6 +334,12 @@ class _Server:
         finally:
             await response.aclose()
             log.emit()
+
+
+async def _disconnected(request: Request) -> None:
+    """Return once the client has gone (the body is read, so only a disconnect is left)."""
+    while (await request.receive())["type"] != "http.disconnect":
+        pass
 
 
 def create_app(config: ServeConfig) -> Starlette:

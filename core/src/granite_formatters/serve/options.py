@@ -10,6 +10,7 @@ import attrs
 from .._serve_args import (
     BACKEND_TYPES,
     DEFAULT_MAX_BODY_BYTES,
+    DEFAULT_MAX_OUTPUT_BYTES,
     DEFAULT_MAX_PROMPT_CHARS,
     add_serve_arguments,
 )
@@ -53,6 +54,12 @@ class ServeConfig:
     connect_timeout: float = 10.0
     read_timeout: float = 300.0
     log_prompts: bool = False
+    #: The token limit sent when a request sets none and the backend's context is unknown
+    #: (``None``: send none, and the backend's default applies).
+    default_max_tokens: int | None = None
+    #: The most answer text read from the backend per request; past it the answer ends
+    #: with ``finish_reason: "length"``.
+    max_output_bytes: int = DEFAULT_MAX_OUTPUT_BYTES
 
 
 def build_parser(prog: str = "granite-format serve") -> argparse.ArgumentParser:
@@ -79,4 +86,6 @@ def config_from_args(args: argparse.Namespace, api_key_env: str | None = None) -
         max_prompt_chars=args.max_prompt_chars,
         read_timeout=args.timeout,
         log_prompts=args.log_prompts,
+        default_max_tokens=getattr(args, "default_max_tokens", None),
+        max_output_bytes=getattr(args, "max_output_bytes", DEFAULT_MAX_OUTPUT_BYTES),
     )

@@ -90,7 +90,7 @@ def completion(
         "created": int(time.time()),
         "model": model,
         "choices": [choice],
-        "usage": (usage or Usage()).to_openai(),
+        "usage": usage.to_openai() if usage is not None else None,
     }
 
 
@@ -138,5 +138,5 @@ class ChunkMaker:
             "created": self.created,
             "model": self.model,
             "choices": [],
-            "usage": (usage or Usage()).to_openai(),
+            "usage": usage.to_openai() if usage is not None else None,
         }
