@@ -8,6 +8,7 @@ from it, so no field is accepted and then dropped.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Mapping
 from typing import Any, Literal
 
@@ -26,6 +27,7 @@ __all__ = [
     "backend_fields",
     "chat_request",
     "check_fields",
+    "fields_table",
     "place",
     "read_params",
 ]
@@ -133,9 +135,9 @@ FIELDS: dict[str, FieldRule] = {
     "min_p": _same("min_p"),
     "repetition_penalty": FieldRule(1.1, Rule("forward", "repetition_penalty"), Rule("forward", "repeat_penalty"), Rule("forward", "options.repeat_penalty")),
     "logit_bias": FieldRule({"42": -100}, Rule("forward", "logit_bias"), Rule("translate", "logit_bias", _llamacpp_logit_bias, "`[[token_id, bias], ...]`"), Rule("refuse")),
-    "logprobs": FieldRule(True, Rule("translate", "logprobs", note="`logprobs: top_logprobs` (0 without it); returned in chat form"), Rule("refuse", accepts=(False,)), Rule("refuse", accepts=(False,))),
-    "top_logprobs": FieldRule(2, Rule("translate", "logprobs", note="the number sent as `logprobs`"), Rule("refuse", accepts=(0,)), Rule("refuse", accepts=(0,))),
-    "response_format": FieldRule(_RESPONSE_FORMAT, Rule("forward", "response_format"), Rule("translate", "json_schema", _json_schema_of, "`json_schema`: the schema (`{}` for `json_object`); `text`: nothing"), Rule("translate", "format", _ollama_format, '`format`: the schema (`"json"` for `json_object`); `text`: nothing')),
+    "logprobs": FieldRule(True, Rule("translate", "logprobs", note="the `top_logprobs` number (0 without it); returned in chat form"), Rule("refuse", accepts=(False,)), Rule("refuse", accepts=(False,))),
+    "top_logprobs": FieldRule(2, Rule("translate", "logprobs", note="its number"), Rule("refuse", accepts=(0,)), Rule("refuse", accepts=(0,))),
+    "response_format": FieldRule(_RESPONSE_FORMAT, Rule("forward", "response_format"), Rule("translate", "json_schema", _json_schema_of, "the schema (`{}` for `json_object`; `text`: nothing sent)"), Rule("translate", "format", _ollama_format, 'the schema (`"json"` for `json_object`; `text`: nothing sent)')),
     "guided_json": FieldRule(_SCHEMA, Rule("forward", "guided_json"), Rule("forward", "json_schema"), Rule("forward", "format")),
     "ignore_eos": FieldRule(True, Rule("forward", "ignore_eos"), Rule("forward", "ignore_eos"), Rule("refuse", accepts=(False,))),
     "user": _vllm_only("user-1234"),
@@ -288,6 +290,28 @@ def backend_fields(
     return out
 
 
+def _cell(field: str, rule: Rule) -> str:
+    if rule.action == "forward":
+        return f"`{rule.name or field}`"
+    if rule.action == "translate":
+        return f"`{rule.name}`: {rule.note}" if rule.note else f"`{rule.name}`"
+    if rule.action == "serve":
+        return rule.note
+    accepted = ", ".join(f"`{json.dumps(value)}`" for value in rule.accepts)
+    return f"400 (but {accepted}: the default)" if accepted else "400"
+
+
+def fields_table() -> str:
+    """:data:`FIELDS` as the Markdown table of ``docs/serving.md``."""
+    rows = ["| field | openai | llamacpp | ollama |", "|---|---|---|---|"]
+    for name, row in FIELDS.items():
+        cells = [_cell(name, row.rule(kind)) for kind in KINDS]
+        if row.openai.action == "serve":
+            cells = [cells[0], "same", "same"]
+        rows.append(f"| `{name}` | " + " | ".join(cells) + " |")
+    return "\n".join(rows) + "\n"
+
+
 def _refuse(field: str, message: str) -> InvalidRequestError:
     return InvalidRequestError(message, field=field)
 
@@ -338,6 +362,16 @@ def chat_request(body: Mapping[str, Any]) -> dict[str, Any]:
     return request
 
 
+def _union_tag(part: Any) -> bool:
+    """Whether a pydantic error location part names a union member, not a field."""
+    text = str(part)
+    return (
+        text in ("str", "int", "float", "bool")
+        or text.startswith(("list[", "dict[", "function-"))
+        or text[:1].isupper()
+    )
+
+
 def read_params(body: dict[str, Any], kind: str = "openai") -> GenerationParams:
     """Validate the generation options for backend type ``kind``; an
     :class:`InvalidRequestError` names the field."""
@@ -346,11 +380,7 @@ def read_params(body: dict[str, Any], kind: str = "openai") -> GenerationParams:
     except ValidationError as exc:
         first = exc.errors(include_url=False)[0]
         loc = first.get("loc", ())
-        parts = [
-            str(part)
-            for part in loc
-            if not str(part).startswith(("list[", "str", "dict[", "function-"))
-        ]
+        parts = [str(part) for part in loc if not _union_tag(part)]
         field = ".".join(parts)
         if first.get("type") == "missing":
             message = "this field is required"

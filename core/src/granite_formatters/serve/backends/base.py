@@ -196,7 +196,11 @@ class Backend(ABC):
             "POST", self.url, content=content, headers={"content-type": "application/json"}
         )
         try:
-            response = await client.send(request, stream=True)
+            try:
+                response = await client.send(request, stream=True)
+            except (httpx.ReadError, httpx.WriteError, httpx.RemoteProtocolError):
+                # A kept-alive connection the backend had already closed: once more, anew.
+                response = await client.send(request, stream=True)
         except httpx.TimeoutException:
             raise BackendError("the backend did not answer in time", 504) from None
         except httpx.HTTPError:
