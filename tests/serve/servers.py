@@ -77,7 +77,10 @@ class Script:
     ``write``: bytes per network write (``None``: one write per event; ``"mid-utf8"``: the
     whole stream cut inside every multi-byte character), so a character or an event can be
     split across writes.
-    ``fault``: ``status500``, ``garbage``, ``truncate``, ``hang_headers``, ``hang_body``,
+    ``fault``: ``status500``, ``garbage``, ``garbage_first``, ``truncate``, ``hang_headers``,
+    ``hang_body``, ``nan_logprobs``, ``no_usage``, ``no_done`` (finish_reason, no
+    ``[DONE]``), ``done_then_open`` and ``finish_then_open`` (the connection held open 8 s
+    after the answer), ``endless`` (the first piece again and again, until cancelled),
     ``slow`` (many small events, with pauses: for the disconnect test).
     """
 
@@ -121,18 +124,28 @@ def count_tokens(text: str) -> int:
     return -(-len(text.encode("utf-8", "surrogatepass")) // 4)
 
 
+def _json(data: Any) -> str:
+    """As a Python server writes JSON: raw UTF-8, but a lone surrogate escaped (``\\ud800``)."""
+    text = json.dumps(data, ensure_ascii=False)
+    try:
+        text.encode()
+    except UnicodeEncodeError:
+        text = json.dumps(data)
+    return text
+
+
 def _sse(data: dict[str, Any] | str) -> bytes:
-    text = data if isinstance(data, str) else json.dumps(data, ensure_ascii=False)
+    text = data if isinstance(data, str) else _json(data)
     return f"data: {text}\n\n".encode()
 
 
-def fake_logprobs(piece: str) -> dict[str, Any]:
+def fake_logprobs(piece: str, value: float = -0.25) -> dict[str, Any]:
     """vLLM's completions ``logprobs`` for one token (the piece), with one alternative."""
     return {
         "text_offset": [0],
-        "token_logprobs": [-0.25],
+        "token_logprobs": [value],
         "tokens": [piece],
-        "top_logprobs": [{piece: -0.25, "?": -3.5}],
+        "top_logprobs": [{piece: value, "?": -3.5}],
     }
 
 
@@ -144,6 +157,7 @@ def wire_events(
     complete: bool,
     logprobs: bool = False,
     prompt_tokens: int = 321,
+    logprob: float = -0.25,
 ) -> list[bytes]:
     """The byte events of a backend stream in ``kind``'s real format (one token per piece)."""
     n = len(pieces)
@@ -151,7 +165,7 @@ def wire_events(
     out: list[bytes] = []
     if kind == "openai":
         for piece in pieces:
-            lp = fake_logprobs(piece) if logprobs else None
+            lp = fake_logprobs(piece, logprob) if logprobs else None
             out.append(_sse({"id": "cmpl-fake", "object": "text_completion", "created": 1764547200, "model": model,
                              "choices": [{"index": 0, "text": piece, "logprobs": lp, "finish_reason": None, "stop_reason": None}],
                              "usage": None}))  # fmt: skip
@@ -174,8 +188,8 @@ def wire_events(
                              "tokens_cached": p - 1, "timings": {"prompt_n": p, "predicted_n": n}}))  # fmt: skip
     else:
         for piece in pieces:
-            out.append((json.dumps({"model": model, "created_at": "2026-12-01T08:00:00.000000Z", "response": piece,
-                                    "done": False}, ensure_ascii=False) + "\n").encode())  # fmt: skip
+            out.append((_json({"model": model, "created_at": "2026-12-01T08:00:00.000000Z", "response": piece,
+                                    "done": False}) + "\n").encode())  # fmt: skip
         if complete:
             out.append((json.dumps({"model": model, "created_at": "2026-12-01T08:00:01.000000Z", "response": "",
                                     "done": True, "done_reason": finish, "total_duration": 1000000,
@@ -334,9 +348,17 @@ class FakeBackend:
             complete = script.fault not in ("truncate", "garbage")
             if script.fault in ("truncate", "garbage"):
                 pieces = pieces[: max(1, len(pieces) // 2)]
+            nan = script.fault == "nan_logprobs"
             events = wire_events(
-                kind, model, pieces, finish, complete, "logprobs" in body, prompt_tokens
-            )
+                kind, model, pieces, finish, complete, "logprobs" in body or nan, prompt_tokens,
+                float("nan") if nan else -0.25,
+            )  # fmt: skip
+            if script.fault == "no_usage":
+                events = [e for e in events if b'"usage": {' not in e]
+            if script.fault in ("no_done", "finish_then_open"):
+                events = [e for e in events if b"[DONE]" not in e]
+            if script.fault == "garbage_first":
+                events = [b'data: {"choices": [oops\n\n' if kind != "ollama" else b"{oops\n"]
             if script.fault == "garbage":
                 events.append(
                     b'data: {"choices": [oops\n\n' if kind != "ollama" else b'{"response": oops\n'
@@ -357,6 +379,8 @@ class FakeBackend:
                 data = b"".join(events)
                 size = int(script.write)
                 writes = [data[i : i + size] for i in range(0, len(data), size)]
+            if script.fault == "endless":
+                writes = itertools.cycle(writes[:1])
             for i, chunk in enumerate(writes):
                 yield chunk
                 if script.fault == "slow":
@@ -365,6 +389,8 @@ class FakeBackend:
                     await asyncio.sleep(8)
                 elif i % 16 == 15:
                     await asyncio.sleep(0)
+            if script.fault in ("done_then_open", "finish_then_open"):
+                await asyncio.sleep(8)
             done = True
         finally:
             with self.lock:
