@@ -273,67 +273,68 @@ class _Server:
         events: AsyncIterator[Piece | Finish],
         first: Piece | Finish,
         log: RequestLog,
-    ) -> AsyncIterator[str]:
+    ) -> AsyncIterator[bytes]:
+        """The SSE bytes: every event one backend event brings is one write."""
         parser = prepared.formatter.stream_parser(prepared.request)
         maker = ChunkMaker(prepared.params.model)
         want_logprobs = bool(prepared.params.logprobs)
         pending: list[dict[str, Any]] = []
+        finished = False
 
-        def chunks(deltas: list[Any]) -> list[str]:
-            out = []
+        def chunks(deltas: list[Any]) -> bytes:
+            out = b""
             for delta in deltas:
                 data = delta.to_openai()
                 if data:
                     lp = None
                     if want_logprobs:
                         lp, pending[:] = list(pending), []
-                    out.append(_dumps(maker.chunk(data, logprobs=lp)))
+                    out += _event(maker.chunk(data, logprobs=lp))
             return out
 
-        async def all_events() -> AsyncIterator[Piece | Finish]:
-            yield first
-            async for event in events:
-                yield event
+        def on(event: Piece | Finish) -> bytes:
+            nonlocal finished
+            if isinstance(event, Piece):
+                pending.extend(event.logprobs)
+                return chunks(parser.feed(event.text))
+            out = chunks(parser.close())
+            message = openai_message(parser.message)
+            extras = {k: v for k, v in message.items() if k not in STREAMED_KEYS}
+            reason = finish_reason(message, event.reason)
+            out += _event(maker.chunk(extras, reason, list(pending) if want_logprobs else None))
+            log.usage = event.usage
+            self.backend.observe(prepared.prompt, event.usage)
+            if prepared.params.include_usage:
+                out += _event(maker.usage_chunk(event.usage))
+            finished = True
+            return out + _DONE
 
-        finished = False
         try:
-            yield _dumps(maker.chunk({"content": ""}))
-            async for event in all_events():
-                if isinstance(event, Piece):
-                    pending.extend(event.logprobs)
-                    for chunk in chunks(parser.feed(event.text)):
-                        yield chunk
-                    continue
-                for chunk in chunks(parser.close()):
-                    yield chunk
-                message = openai_message(parser.message)
-                extras = {k: v for k, v in message.items() if k not in STREAMED_KEYS}
-                last = maker.chunk(
-                    extras,
-                    finish_reason(message, event.reason),
-                    list(pending) if want_logprobs else None,
-                )
-                yield _dumps(last)
-                log.usage = event.usage
-                self.backend.observe(prepared.prompt, event.usage)
-                if prepared.params.include_usage:
-                    yield _dumps(maker.usage_chunk(event.usage))
-                yield "[DONE]"
-                finished = True
+            yield _event(maker.chunk({"content": ""})) + on(first)
+            async for event in events:  # to its end (after Finish: so the connection is reused)
+                if not finished:
+                    data = on(event)
+                    if data:
+                        yield data
             if not finished:
                 raise Backend.ended_early()
         except BackendError as exc:
             log.status, log.error = exc.status, str(exc)
-            for chunk in chunks(parser.close()):
-                yield chunk
-            yield _dumps(error_body(exc.status, str(exc)))
-            yield "[DONE]"
+            yield chunks(parser.close()) + _event(error_body(exc.status, str(exc))) + _DONE
         except BaseException:
             log.status, log.error = 499, "client disconnected"
             raise
         finally:
             await response.aclose()
             log.emit()
+
+
+_DONE = b"data: [DONE]\n\n"
+
+
+def _event(data: Any) -> bytes:
+    """One Server-Sent Event of JSON ``data``."""
+    return b"data: " + _dumps(data).encode("utf-8", "replace") + b"\n\n"
 
 
 async def _disconnected(request: Request) -> None:
