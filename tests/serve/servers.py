@@ -14,7 +14,7 @@ import json
 import socket
 import threading
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Iterable
 from typing import Any
 
 import attrs
@@ -272,7 +272,7 @@ class FakeBackend:
     async def _models(self, request: Request) -> Response:
         with self.lock:
             self.info_requests.append("/v1/models")
-        data = [
+        data: list[dict[str, Any]] = [
             {"id": name, "object": "model", "created": 1764547200, "owned_by": "vllm",
              "root": self.served[0], "parent": None, "max_model_len": self.max_model_len,
              "permission": []}
@@ -380,8 +380,10 @@ class FakeBackend:
                 size = int(script.write)
                 writes = [data[i : i + size] for i in range(0, len(data), size)]
             if script.fault == "endless":
-                writes = itertools.cycle(writes[:1])
-            for i, chunk in enumerate(writes):
+                sent: Iterable[bytes] = itertools.cycle(writes[:1])
+            else:
+                sent = writes
+            for i, chunk in enumerate(sent):
                 yield chunk
                 if script.fault == "slow":
                     await asyncio.sleep(0.02)

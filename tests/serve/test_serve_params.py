@@ -138,7 +138,7 @@ def test_fields_the_server_handles(
 )
 def test_strict_types(proxy_factory: Any, raw: str, field: str) -> None:
     proxy = proxy_factory("openai")
-    body = '{"model": "%s", "messages": [{"role": "user", "content": "hi"}], %s}' % (MODEL, raw)
+    body = f'{{"model": "{MODEL}", "messages": [{{"role": "user", "content": "hi"}}], {raw}}}'
     response = httpx.post(
         proxy.url + "/v1/chat/completions",
         content=body.encode(),

@@ -12,6 +12,7 @@ from typing import Any
 import httpx
 import openai
 import pytest
+from openai.types.chat import ChatCompletionMessageParam
 
 from granite_formatters import get_formatter, list_models
 
@@ -45,20 +46,22 @@ def test_no_max_tokens_gives_the_whole_answer(
 ) -> None:
     fake, _ = fake_backend
     proxy = proxy_factory(kind)
-    messages = [{"role": "user", "content": f"answer in full ({model}, {kind})"}]
+    messages: list[ChatCompletionMessageParam] = [
+        {"role": "user", "content": f"answer in full ({model}, {kind})"}
+    ]
     formatter = get_formatter(model)
     prompt = formatter.format({"messages": messages})
     fake.script(prompt, Script(LONG))
     expected = formatter.parse(LONG, {"messages": messages}).to_openai()["content"]
     assert expected.strip()
     client = client_for(proxy.port)
-    answer = client.chat.completions.create(model=model, messages=messages)  # type: ignore[arg-type]
+    answer = client.chat.completions.create(model=model, messages=messages)
     assert answer.choices[0].finish_reason == "stop"
     assert answer.choices[0].message.content == expected
     with client.chat.completions.create(
         model=model,
         messages=messages,
-        stream=True,  # type: ignore[arg-type]
+        stream=True,
     ) as stream:
         message, finish, _usage = stream_message(stream)
     assert finish == "stop" and message["content"] == expected
@@ -82,10 +85,12 @@ def test_without_tokenize_the_limit_is_estimated(backend_factory: Any, overlong:
         client = client_for(proxy.port)
         limits = []
         for i in range(3):
-            messages = [{"role": "user", "content": f"question {i}: " + "many words " * 40}]
+            messages: list[ChatCompletionMessageParam] = [
+                {"role": "user", "content": f"question {i}: " + "many words " * 40}
+            ]
             prompt = get_formatter(MODEL).format({"messages": messages})
             fake.script(prompt, Script(LONG))
-            answer = client.chat.completions.create(model=MODEL, messages=messages)  # type: ignore[arg-type]
+            answer = client.chat.completions.create(model=MODEL, messages=messages)
             assert answer.choices[0].finish_reason == "stop"
             assert answer.choices[0].message.content == LONG
             sent = fake.last_request(prompt)["max_tokens"]
@@ -120,10 +125,10 @@ def test_unknown_context_uses_default_max_tokens(backend_factory: Any, default: 
     fake, thread = backend_factory(served=())
     proxy = proxy_for(thread, "openai", default_max_tokens=default)
     try:
-        messages = [{"role": "user", "content": "how long?"}]
+        messages: list[ChatCompletionMessageParam] = [{"role": "user", "content": "how long?"}]
         prompt = get_formatter(MODEL).format({"messages": messages})
         fake.script(prompt, Script(LONG))
-        answer = client_for(proxy.port).chat.completions.create(model=MODEL, messages=messages)  # type: ignore[arg-type]
+        answer = client_for(proxy.port).chat.completions.create(model=MODEL, messages=messages)
         assert answer.choices[0].finish_reason == "length"
         assert answer.usage is not None
         assert answer.usage.completion_tokens == (default or VLLM_DEFAULT_MAX_TOKENS)

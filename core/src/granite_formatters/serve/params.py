@@ -112,20 +112,43 @@ def _llamacpp_logit_bias(bias: Mapping[str, float]) -> list[list[Any]]:
     return [[int(token) if token.isdigit() else token, value] for token, value in bias.items()]
 
 
-_RESPONSE_FORMAT = {"type": "json_schema", "json_schema": {"name": "city", "schema": {"type": "object", "properties": {"city": {"type": "string"}}}}}  # fmt: skip
 _SCHEMA = {"type": "object", "properties": {"city": {"type": "string"}}}
+_RESPONSE_FORMAT = {"type": "json_schema", "json_schema": {"name": "city", "schema": _SCHEMA}}
+
+_LLAMACPP_FORMAT = "the schema (`{}` for `json_object`; `text`: nothing sent)"
+_OLLAMA_FORMAT = 'the schema (`"json"` for `json_object`; `text`: nothing sent)'
 
 #: Every OpenAI / vLLM chat-completions request field but ``model`` and the formatter's own
 #: (``messages``, ``tools``, ``documents``, ``chat_template_kwargs``).
 FIELDS: dict[str, FieldRule] = {
     "stream": _served(True, "answered as Server-Sent Events; the backend is always streamed"),
-    "stream_options": _served({"include_usage": True}, "`include_usage`: a last chunk with the usage; other keys: 400"),
+    "stream_options": _served(
+        {"include_usage": True}, "`include_usage`: a last chunk with the usage; other keys: 400"
+    ),
     "n": _served(1, "1 only (else 400)"),
-    "tool_choice": _served("none", '`"auto"`: the default; `"none"`: the prompt is rendered without the tools; `"required"` or a named function: 400 (a raw completion cannot be forced)'),
-    "parallel_tool_calls": _served(True, "`true` (the default: every call the model writes is returned); `false`: 400"),
-    "max_tokens": FieldRule(7, Rule("forward", "max_tokens"), Rule("forward", "n_predict"), Rule("forward", "options.num_predict")),
-    "max_completion_tokens": FieldRule(7, Rule("forward", "max_tokens"), Rule("forward", "n_predict"), Rule("forward", "options.num_predict")),
-    "stop": FieldRule(["END"], Rule("forward", "stop"), Rule("forward", "stop"), Rule("forward", "options.stop")),
+    "tool_choice": _served(
+        "none",
+        '`"auto"`: the default; `"none"`: the prompt is rendered without the tools; '
+        '`"required"` or a named function: 400 (a raw completion cannot be forced)',
+    ),
+    "parallel_tool_calls": _served(
+        True, "`true` (the default: every call the model writes is returned); `false`: 400"
+    ),
+    "max_tokens": FieldRule(
+        7,
+        Rule("forward", "max_tokens"),
+        Rule("forward", "n_predict"),
+        Rule("forward", "options.num_predict"),
+    ),
+    "max_completion_tokens": FieldRule(
+        7,
+        Rule("forward", "max_tokens"),
+        Rule("forward", "n_predict"),
+        Rule("forward", "options.num_predict"),
+    ),
+    "stop": FieldRule(
+        ["END"], Rule("forward", "stop"), Rule("forward", "stop"), Rule("forward", "options.stop")
+    ),
     "temperature": _same("temperature"),
     "top_p": _same("top_p"),
     "seed": _same("seed"),
@@ -133,13 +156,52 @@ FIELDS: dict[str, FieldRule] = {
     "frequency_penalty": _same("frequency_penalty"),
     "top_k": _same("top_k"),
     "min_p": _same("min_p"),
-    "repetition_penalty": FieldRule(1.1, Rule("forward", "repetition_penalty"), Rule("forward", "repeat_penalty"), Rule("forward", "options.repeat_penalty")),
-    "logit_bias": FieldRule({"42": -100}, Rule("forward", "logit_bias"), Rule("translate", "logit_bias", _llamacpp_logit_bias, "`[[token_id, bias], ...]`"), Rule("refuse")),
-    "logprobs": FieldRule(True, Rule("translate", "logprobs", note="the `top_logprobs` number (0 without it); returned in chat form"), Rule("refuse", accepts=(False,)), Rule("refuse", accepts=(False,))),
-    "top_logprobs": FieldRule(2, Rule("translate", "logprobs", note="its number"), Rule("refuse", accepts=(0,)), Rule("refuse", accepts=(0,))),
-    "response_format": FieldRule(_RESPONSE_FORMAT, Rule("forward", "response_format"), Rule("translate", "json_schema", _json_schema_of, "the schema (`{}` for `json_object`; `text`: nothing sent)"), Rule("translate", "format", _ollama_format, 'the schema (`"json"` for `json_object`; `text`: nothing sent)')),
-    "guided_json": FieldRule(_SCHEMA, Rule("forward", "guided_json"), Rule("forward", "json_schema"), Rule("forward", "format")),
-    "ignore_eos": FieldRule(True, Rule("forward", "ignore_eos"), Rule("forward", "ignore_eos"), Rule("refuse", accepts=(False,))),
+    "repetition_penalty": FieldRule(
+        1.1,
+        Rule("forward", "repetition_penalty"),
+        Rule("forward", "repeat_penalty"),
+        Rule("forward", "options.repeat_penalty"),
+    ),
+    "logit_bias": FieldRule(
+        {"42": -100},
+        Rule("forward", "logit_bias"),
+        Rule("translate", "logit_bias", _llamacpp_logit_bias, "`[[token_id, bias], ...]`"),
+        Rule("refuse"),
+    ),
+    "logprobs": FieldRule(
+        True,
+        Rule(
+            "translate",
+            "logprobs",
+            note="the `top_logprobs` number (0 without it); returned in chat form",
+        ),
+        Rule("refuse", accepts=(False,)),
+        Rule("refuse", accepts=(False,)),
+    ),
+    "top_logprobs": FieldRule(
+        2,
+        Rule("translate", "logprobs", note="its number"),
+        Rule("refuse", accepts=(0,)),
+        Rule("refuse", accepts=(0,)),
+    ),
+    "response_format": FieldRule(
+        _RESPONSE_FORMAT,
+        Rule("forward", "response_format"),
+        Rule("translate", "json_schema", _json_schema_of, _LLAMACPP_FORMAT),
+        Rule("translate", "format", _ollama_format, _OLLAMA_FORMAT),
+    ),
+    "guided_json": FieldRule(
+        _SCHEMA,
+        Rule("forward", "guided_json"),
+        Rule("forward", "json_schema"),
+        Rule("forward", "format"),
+    ),
+    "ignore_eos": FieldRule(
+        True,
+        Rule("forward", "ignore_eos"),
+        Rule("forward", "ignore_eos"),
+        Rule("refuse", accepts=(False,)),
+    ),
     "user": _vllm_only("user-1234"),
     "min_tokens": _vllm_only(3, accepts=(0,)),
     "stop_token_ids": _vllm_only([0]),
@@ -190,7 +252,7 @@ FIELDS: dict[str, FieldRule] = {
     "extra_headers": _refused({"a": "b"}),
     "extra_query": _refused({"a": "b"}),
     "timeout": _refused(10),
-}  # fmt: skip
+}
 
 _EXAMPLES = {"temperature": 0.5, "top_p": 0.9, "seed": 7, "presence_penalty": 0.5,
              "frequency_penalty": 0.5, "top_k": 40, "min_p": 0.05}  # fmt: skip
@@ -331,17 +393,23 @@ def check_fields(kind: str, body: Mapping[str, Any], params: GenerationParams) -
     if choice is not None and choice not in ("auto", "none"):
         raise _refuse(
             "tool_choice",
-            f'tool_choice {quote(choice)} is not supported: a raw completion cannot be forced to call a tool (use "auto" or "none")',
+            f"tool_choice {quote(choice)} is not supported: a raw completion cannot be forced "
+            'to call a tool (use "auto" or "none")',
         )
     if params.parallel_tool_calls is False:
         raise _refuse(
             "parallel_tool_calls",
-            "parallel_tool_calls = false is not supported: every tool call the model writes is returned",
+            "parallel_tool_calls = false is not supported: every tool call the model writes "
+            "is returned",
         )
     if params.response_format is not None:
         kind_of = params.response_format.get("type")
         if kind_of not in ("text", "json_object", "json_schema"):
-            raise _refuse("response_format.type", f"response_format.type must be \"text\", \"json_object\" or \"json_schema\", not {quote(kind_of)}")  # fmt: skip
+            raise _refuse(
+                "response_format.type",
+                'response_format.type must be "text", "json_object" or "json_schema", '
+                f"not {quote(kind_of)}",
+            )
 
 
 def chat_request(body: Mapping[str, Any]) -> dict[str, Any]:

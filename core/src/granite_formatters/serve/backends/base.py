@@ -168,8 +168,8 @@ class Backend(ABC):
         """The token limit to send when the request sets none (``None``: send none)."""
         return None
 
-    def observe(self, prompt: str, usage: Usage | None) -> None:
-        """Learn from a finished answer's usage (for token estimates)."""
+    def observe(self, prompt: str, usage: Usage | None) -> None:  # noqa: B027 (optional hook)
+        """Learn from a finished answer's usage (for token estimates); nothing by default."""
 
     async def open(
         self,
