@@ -269,6 +269,18 @@ class FakeBackend:
                     return body
         raise AssertionError("the backend never received that prompt")
 
+    def cancelled_since(self, before: int) -> int:
+        """How many more streams were cut off than ``before``, once there is one (waiting at
+        most 10 s: a bound against hanging, not a timing assertion)."""
+        deadline = time.monotonic() + 10
+        while time.monotonic() < deadline:
+            with self.lock:
+                if self.cancelled > before:
+                    break
+            time.sleep(0.02)
+        with self.lock:
+            return self.cancelled - before
+
     async def _models(self, request: Request) -> Response:
         with self.lock:
             self.info_requests.append("/v1/models")

@@ -8,6 +8,7 @@ import json
 from collections.abc import AsyncIterator
 from typing import Any
 
+import anyio
 import attrs
 import httpx
 from sse_starlette import EventSourceResponse
@@ -142,11 +143,16 @@ class _Server:
             return error_response(error.status, str(error))
         # The generator closes the backend response; the background task also does,
         # for a client gone before the generator ever started (aclose is idempotent).
+        # On shutdown the stream goes on for most of the grace period, then ends with an
+        # error event and [DONE] before sse-starlette would cancel it.
+        shutdown = anyio.Event()
         return EventSourceResponse(
-            self._stream(prepared, response, events, first, log),
+            self._stream(prepared, response, events, first, log, shutdown),
             sep="\n",
             ping=15,
             background=BackgroundTask(response.aclose),
+            shutdown_event=shutdown,
+            shutdown_grace_period=self.config.shutdown_grace,
         )
 
     # -- steps --------------------------------------------------------------------------
@@ -273,6 +279,7 @@ class _Server:
         events: AsyncIterator[Piece | Finish],
         first: Piece | Finish,
         log: RequestLog,
+        shutdown: anyio.Event,
     ) -> AsyncIterator[bytes]:
         """The SSE bytes: every event one backend event brings is one write."""
         parser = prepared.formatter.stream_parser(prepared.request)
@@ -311,7 +318,22 @@ class _Server:
 
         try:
             yield _event(maker.chunk({"content": ""})) + on(first)
-            async for event in events:  # to its end (after Finish: so the connection is reused)
+            stop_at = None
+            while True:  # to its end (after Finish: so the connection is reused)
+                if not shutdown.is_set():
+                    event = await anext_or_none(events)
+                else:  # draining for a shutdown: a bounded time
+                    if stop_at is None:
+                        stop_at = anyio.current_time() + 0.8 * self.config.shutdown_grace
+                    event = _TIMED_OUT
+                    with anyio.move_on_after(max(stop_at - anyio.current_time(), 0)):
+                        event = await anext_or_none(events)
+                    if event is _TIMED_OUT:
+                        if finished:
+                            break
+                        raise BackendError("the server is shutting down", 503)
+                if event is None:
+                    break
                 if not finished:
                     data = on(event)
                     if data:
@@ -330,6 +352,15 @@ class _Server:
 
 
 _DONE = b"data: [DONE]\n\n"
+_TIMED_OUT: Any = object()
+
+
+async def anext_or_none(events: AsyncIterator[Piece | Finish]) -> Piece | Finish | None:
+    """The next event, ``None`` at the end."""
+    try:
+        return await events.__anext__()
+    except StopAsyncIteration:
+        return None
 
 
 def _event(data: Any) -> bytes:

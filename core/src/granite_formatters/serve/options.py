@@ -60,6 +60,9 @@ class ServeConfig:
     #: The most answer text read from the backend per request; past it the answer ends
     #: with ``finish_reason: "length"``.
     max_output_bytes: int = DEFAULT_MAX_OUTPUT_BYTES
+    #: Seconds open streams may go on after a shutdown signal; they then end with an
+    #: error event and ``[DONE]``.
+    shutdown_grace: float = 10.0
 
 
 def build_parser(prog: str = "granite-format serve") -> argparse.ArgumentParser:

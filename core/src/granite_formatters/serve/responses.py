@@ -30,6 +30,7 @@ _ERROR_TYPES = {
     404: "not_found_error",
     413: "invalid_request_error",
     502: "backend_error",
+    503: "server_shutting_down",
     504: "backend_timeout",
 }
 
