@@ -52,7 +52,7 @@ def run_backend(port: int, scripts_file: str) -> None:
     import uvicorn
     from serve.servers import FakeBackend, Script
 
-    fake = FakeBackend()
+    fake = FakeBackend(max_model_len=1 << 20)
     for prompt, output in json.loads(Path(scripts_file).read_text(encoding="utf-8")).items():
         fake.script(prompt, Script(output, cut="pieces"))
     uvicorn.run(fake.app, host="127.0.0.1", port=port, log_level="warning", access_log=False)
@@ -137,15 +137,18 @@ def main(argv: list[str] | None = None) -> int:
         backend_url = f"http://127.0.0.1:{backend_port}/v1/completions"
         proxy_url = f"http://127.0.0.1:{proxy_port}/v1/chat/completions"
         with httpx.Client(timeout=60) as client:
+            # Both sides name a token limit (vLLM's default is 16 tokens; without one the
+            # proxy would first ask the backend for the context length and prompt size).
+            limit = 2 * events_long + 100
 
             def direct(prompt: str) -> None:
-                body = {"model": MODEL, "prompt": prompt, "stream": True}
+                body = {"model": MODEL, "prompt": prompt, "stream": True, "max_tokens": limit}
                 with client.stream("POST", backend_url, json=body) as response:
                     for _ in response.iter_lines():
                         pass
 
             def proxied(request: dict[str, object], stream: bool) -> None:
-                body = {"model": MODEL, **request, "stream": stream}
+                body = {"model": MODEL, **request, "stream": stream, "max_tokens": limit}
                 with client.stream("POST", proxy_url, json=body) as response:
                     assert response.status_code == 200, response.read()
                     for _ in response.iter_lines():

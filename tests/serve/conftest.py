@@ -56,3 +56,26 @@ def proxy_factory(
     yield proxy
     for server in running.values():
         server.stop()
+
+
+@pytest.fixture(scope="session")
+def backend_factory() -> Iterator[Callable[..., tuple[FakeBackend, ServerThread]]]:
+    """``backend(**settings)``: another fake backend (vLLM settings of :class:`FakeBackend`)."""
+    running: list[ServerThread] = []
+
+    def backend(**settings: Any) -> tuple[FakeBackend, ServerThread]:
+        fake = FakeBackend(**settings)
+        thread = ServerThread(fake.app)
+        running.append(thread)
+        return fake, thread
+
+    yield backend
+    for server in running:
+        server.stop()
+
+
+def proxy_for(thread: ServerThread, kind: str, **options: Any) -> ServerThread:
+    """A proxy before ``thread``'s fake (the caller stops it)."""
+    options.setdefault("read_timeout", 10.0)
+    config = ServeConfig(backend=backend_url(thread, kind), backend_type=kind, **options)
+    return ServerThread(create_app(config))

@@ -14,7 +14,7 @@ import json
 import socket
 import threading
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Iterable
 from typing import Any
 
 import attrs
@@ -77,7 +77,10 @@ class Script:
     ``write``: bytes per network write (``None``: one write per event; ``"mid-utf8"``: the
     whole stream cut inside every multi-byte character), so a character or an event can be
     split across writes.
-    ``fault``: ``status500``, ``garbage``, ``truncate``, ``hang_headers``, ``hang_body``,
+    ``fault``: ``status500``, ``garbage``, ``garbage_first``, ``truncate``, ``hang_headers``,
+    ``hang_body``, ``nan_logprobs``, ``no_usage``, ``no_done`` (finish_reason, no
+    ``[DONE]``), ``done_then_open`` and ``finish_then_open`` (the connection held open 8 s
+    after the answer), ``endless`` (the first piece again and again, until cancelled),
     ``slow`` (many small events, with pauses: for the disconnect test).
     """
 
@@ -115,30 +118,54 @@ def split_inside_characters(data: bytes) -> list[bytes]:
     return parts
 
 
+def count_tokens(text: str) -> int:
+    """The fake tokenizer: one token per 4 UTF-8 bytes, rounded up (at most one per byte,
+    as with any byte-level BPE tokenizer)."""
+    return -(-len(text.encode("utf-8", "surrogatepass")) // 4)
+
+
+def _json(data: Any) -> str:
+    """As a Python server writes JSON: raw UTF-8, but a lone surrogate escaped (``\\ud800``)."""
+    text = json.dumps(data, ensure_ascii=False)
+    try:
+        text.encode()
+    except UnicodeEncodeError:
+        text = json.dumps(data)
+    return text
+
+
 def _sse(data: dict[str, Any] | str) -> bytes:
-    text = data if isinstance(data, str) else json.dumps(data, ensure_ascii=False)
+    text = data if isinstance(data, str) else _json(data)
     return f"data: {text}\n\n".encode()
 
 
-def fake_logprobs(piece: str) -> dict[str, Any]:
+def fake_logprobs(piece: str, value: float = -0.25) -> dict[str, Any]:
     """vLLM's completions ``logprobs`` for one token (the piece), with one alternative."""
     return {
         "text_offset": [0],
-        "token_logprobs": [-0.25],
+        "token_logprobs": [value],
         "tokens": [piece],
-        "top_logprobs": [{piece: -0.25, "?": -3.5}],
+        "top_logprobs": [{piece: value, "?": -3.5}],
     }
 
 
 def wire_events(
-    kind: str, model: str, pieces: list[str], finish: str, complete: bool, logprobs: bool = False
+    kind: str,
+    model: str,
+    pieces: list[str],
+    finish: str,
+    complete: bool,
+    logprobs: bool = False,
+    prompt_tokens: int = 321,
+    logprob: float = -0.25,
 ) -> list[bytes]:
-    """The byte events of a backend stream in ``kind``'s real format."""
+    """The byte events of a backend stream in ``kind``'s real format (one token per piece)."""
     n = len(pieces)
+    p = prompt_tokens
     out: list[bytes] = []
     if kind == "openai":
         for piece in pieces:
-            lp = fake_logprobs(piece) if logprobs else None
+            lp = fake_logprobs(piece, logprob) if logprobs else None
             out.append(_sse({"id": "cmpl-fake", "object": "text_completion", "created": 1764547200, "model": model,
                              "choices": [{"index": 0, "text": piece, "logprobs": lp, "finish_reason": None, "stop_reason": None}],
                              "usage": None}))  # fmt: skip
@@ -147,43 +174,85 @@ def wire_events(
                              "choices": [{"index": 0, "text": "", "logprobs": None, "finish_reason": finish, "stop_reason": None}],
                              "usage": None}))  # fmt: skip
             out.append(_sse({"id": "cmpl-fake", "object": "text_completion", "created": 1764547200, "model": model,
-                             "choices": [], "usage": {"prompt_tokens": 321, "total_tokens": 321 + n, "completion_tokens": n}}))  # fmt: skip
+                             "choices": [], "usage": {"prompt_tokens": p, "total_tokens": p + n, "completion_tokens": n}}))  # fmt: skip
             out.append(_sse("[DONE]"))
     elif kind == "llamacpp":
         for piece in pieces:
             out.append(_sse({"index": 0, "content": piece, "tokens": [], "stop": False, "id_slot": 0,
-                             "tokens_predicted": 1, "tokens_evaluated": 321}))  # fmt: skip
+                             "tokens_predicted": 1, "tokens_evaluated": p}))  # fmt: skip
         if complete:
             out.append(_sse({"index": 0, "content": "", "tokens": [], "id_slot": 0, "stop": True, "model": model,
-                             "tokens_predicted": n, "tokens_evaluated": 321, "generation_settings": {},
+                             "tokens_predicted": n, "tokens_evaluated": p, "generation_settings": {},
                              "prompt": "", "has_new_line": False, "truncated": False,
                              "stop_type": "limit" if finish == "length" else "eos", "stopping_word": "",
-                             "tokens_cached": 320, "timings": {"prompt_n": 321, "predicted_n": n}}))  # fmt: skip
+                             "tokens_cached": p - 1, "timings": {"prompt_n": p, "predicted_n": n}}))  # fmt: skip
     else:
         for piece in pieces:
-            out.append((json.dumps({"model": model, "created_at": "2026-12-01T08:00:00.000000Z", "response": piece,
-                                    "done": False}, ensure_ascii=False) + "\n").encode())  # fmt: skip
+            out.append((_json({"model": model, "created_at": "2026-12-01T08:00:00.000000Z", "response": piece,
+                                    "done": False}) + "\n").encode())  # fmt: skip
         if complete:
             out.append((json.dumps({"model": model, "created_at": "2026-12-01T08:00:01.000000Z", "response": "",
                                     "done": True, "done_reason": finish, "total_duration": 1000000,
-                                    "load_duration": 1000, "prompt_eval_count": 321, "prompt_eval_duration": 1000,
+                                    "load_duration": 1000, "prompt_eval_count": p, "prompt_eval_duration": 1000,
                                     "eval_count": n, "eval_duration": 100000}) + "\n").encode())  # fmt: skip
     return out
 
 
-class FakeBackend:
-    """The scripted completions server; records every request it gets."""
+#: vLLM's ``CompletionRequest.max_tokens`` default (also what an explicit ``null`` becomes).
+VLLM_DEFAULT_MAX_TOKENS = 16
 
-    def __init__(self) -> None:
+
+def vllm_error(message: str, status: int = 400) -> JSONResponse:
+    """vLLM's error body (``ErrorResponse``)."""
+    return JSONResponse(
+        {"object": "error", "message": message, "type": "BadRequestError", "param": None,
+         "code": status},
+        status_code=status,
+    )  # fmt: skip
+
+
+class FakeBackend:
+    """The scripted completions server; records every request it gets.
+
+    Each route applies its real server's documented defaults and validation, with one
+    token per generated piece and :func:`count_tokens` tokens per prompt:
+
+    * ``/v1/completions`` (vLLM): ``max_tokens`` absent or ``null`` is 16 tokens
+      (``finish_reason: "length"``); prompt + ``max_tokens`` above ``max_model_len`` is a
+      400 (``overlong="reject"``, vLLM before 0.33) or ``max_tokens`` is cut to what is
+      left of the context (``overlong="clamp"``, vLLM 0.33); a prompt that fills the
+      context is a 400 either way. ``GET /v1/models`` lists ``served`` with
+      ``max_model_len``; ``POST /tokenize`` counts a prompt (``tokenize=False``: 404, as
+      on servers without it).
+    * ``/completion`` (llama.cpp): ``n_predict`` absent is -1: generate until the end of
+      the answer or of the context (``n_ctx``, ``stop_type: "limit"``).
+    * ``/api/generate`` (Ollama): ``options.num_predict`` absent is -1 likewise.
+    """
+
+    def __init__(
+        self,
+        max_model_len: int = 4096,
+        overlong: str = "reject",
+        tokenize: bool = True,
+        served: tuple[str, ...] = ("ibm-granite/granite-served",),
+    ) -> None:
+        assert overlong in ("reject", "clamp")
+        self.max_model_len = max_model_len
+        self.overlong = overlong
+        self.tokenize = tokenize
+        self.served = served
         self.scripts: dict[str, Script] = {}
         self.requests: list[tuple[str, dict[str, Any]]] = []
         self.peers: list[int] = []  # the client port of each request (connection reuse)
+        self.info_requests: list[str] = []  # the paths of /v1/models and /tokenize calls
         self.cancelled = 0
         self.finished = 0
         self.lock = threading.Lock()
         self.app = Starlette(
             routes=[
                 Route("/v1/completions", self._handler("openai"), methods=["POST"]),
+                Route("/v1/models", self._models, methods=["GET"]),
+                Route("/tokenize", self._tokenize, methods=["POST"]),
                 Route("/completion", self._handler("llamacpp"), methods=["POST"]),
                 Route("/api/generate", self._handler("ollama"), methods=["POST"]),
             ]
@@ -199,6 +268,68 @@ class FakeBackend:
                 if body.get("prompt") == prompt:
                     return body
         raise AssertionError("the backend never received that prompt")
+
+    def cancelled_since(self, before: int) -> int:
+        """How many more streams were cut off than ``before``, once there is one (waiting at
+        most 10 s: a bound against hanging, not a timing assertion)."""
+        deadline = time.monotonic() + 10
+        while time.monotonic() < deadline:
+            with self.lock:
+                if self.cancelled > before:
+                    break
+            time.sleep(0.02)
+        with self.lock:
+            return self.cancelled - before
+
+    async def _models(self, request: Request) -> Response:
+        with self.lock:
+            self.info_requests.append("/v1/models")
+        data: list[dict[str, Any]] = [
+            {"id": name, "object": "model", "created": 1764547200, "owned_by": "vllm",
+             "root": self.served[0], "parent": None, "max_model_len": self.max_model_len,
+             "permission": []}
+            for name in self.served
+        ]  # fmt: skip
+        return JSONResponse({"object": "list", "data": data})
+
+    async def _tokenize(self, request: Request) -> Response:
+        with self.lock:
+            self.info_requests.append("/tokenize")
+        if not self.tokenize:
+            return JSONResponse({"detail": "Not Found"}, status_code=404)
+        body = await request.json()
+        prompt = body.get("prompt")
+        if not isinstance(prompt, str):
+            return vllm_error("prompt: Input should be a valid string")
+        count = count_tokens(prompt)
+        return JSONResponse(
+            {"count": count, "max_model_len": self.max_model_len, "tokens": list(range(count))}
+        )
+
+    def _limit(self, kind: str, body: dict[str, Any], prompt_tokens: int) -> int | Response:
+        """The number of tokens to generate at most, or the error response."""
+        room = self.max_model_len - prompt_tokens
+        if kind == "openai":
+            max_tokens = body.get("max_tokens")
+            if max_tokens is None:
+                max_tokens = VLLM_DEFAULT_MAX_TOKENS
+            if not isinstance(max_tokens, int) or isinstance(max_tokens, bool):
+                return vllm_error("max_tokens: Input should be a valid integer")
+            if max_tokens < 1:
+                return vllm_error(f"max_tokens must be at least 1, got {max_tokens}.")
+            if room < 1 or (self.overlong == "reject" and max_tokens > room):
+                return vllm_error(
+                    f"This model's maximum context length is {self.max_model_len} tokens. "
+                    f"However, you requested {prompt_tokens + max_tokens} tokens "
+                    f"({prompt_tokens} in the messages, {max_tokens} in the completion). "
+                    "Please reduce the length of the messages or completion."
+                )
+            return min(max_tokens, room)
+        options = body.get("options") or {} if kind == "ollama" else body
+        limit = options.get("num_predict" if kind == "ollama" else "n_predict", -1)
+        if not isinstance(limit, int) or isinstance(limit, bool):
+            return JSONResponse({"error": "invalid token limit"}, status_code=400)
+        return max(room, 0) if limit < 0 else min(limit, max(room, 0))
 
     def _handler(self, kind: str) -> Any:
         async def handle(request: Request) -> Response:
@@ -217,12 +348,29 @@ class FakeBackend:
             if script.fault == "hang_headers":
                 await asyncio.sleep(8)
                 return JSONResponse({})
+            prompt_tokens = count_tokens(body["prompt"])
+            limit = self._limit(kind, body, prompt_tokens)
+            if isinstance(limit, Response):
+                return limit
             model = str(body.get("model", "llamacpp-model"))
             pieces = cut_text(script.output, script.cut)
+            finish = script.finish
+            if len(pieces) > limit:
+                pieces, finish = pieces[:limit], "length"
             complete = script.fault not in ("truncate", "garbage")
             if script.fault in ("truncate", "garbage"):
                 pieces = pieces[: max(1, len(pieces) // 2)]
-            events = wire_events(kind, model, pieces, script.finish, complete, "logprobs" in body)
+            nan = script.fault == "nan_logprobs"
+            events = wire_events(
+                kind, model, pieces, finish, complete, "logprobs" in body or nan, prompt_tokens,
+                float("nan") if nan else -0.25,
+            )  # fmt: skip
+            if script.fault == "no_usage":
+                events = [e for e in events if b'"usage": {' not in e]
+            if script.fault in ("no_done", "finish_then_open"):
+                events = [e for e in events if b"[DONE]" not in e]
+            if script.fault == "garbage_first":
+                events = [b'data: {"choices": [oops\n\n' if kind != "ollama" else b"{oops\n"]
             if script.fault == "garbage":
                 events.append(
                     b'data: {"choices": [oops\n\n' if kind != "ollama" else b'{"response": oops\n'
@@ -243,7 +391,11 @@ class FakeBackend:
                 data = b"".join(events)
                 size = int(script.write)
                 writes = [data[i : i + size] for i in range(0, len(data), size)]
-            for i, chunk in enumerate(writes):
+            if script.fault == "endless":
+                sent: Iterable[bytes] = itertools.cycle(writes[:1])
+            else:
+                sent = writes
+            for i, chunk in enumerate(sent):
                 yield chunk
                 if script.fault == "slow":
                     await asyncio.sleep(0.02)
@@ -251,6 +403,8 @@ class FakeBackend:
                     await asyncio.sleep(8)
                 elif i % 16 == 15:
                     await asyncio.sleep(0)
+            if script.fault in ("done_then_open", "finish_then_open"):
+                await asyncio.sleep(8)
             done = True
         finally:
             with self.lock:

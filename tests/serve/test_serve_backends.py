@@ -13,7 +13,7 @@ from hypothesis import example, given
 from hypothesis import strategies as st
 
 from granite_formatters.serve.backends import BackendError, Finish, Piece, make_backend
-from granite_formatters.serve.params import GenerationParams
+from granite_formatters.serve.params import GenerationParams, backend_fields
 
 from .conftest import KINDS
 from .servers import wire_events
@@ -39,8 +39,8 @@ def run(kind: str, parts: list[bytes]) -> list[Piece | Finish]:
 
     async def go() -> list[Piece | Finish]:
         async with httpx.AsyncClient(transport=httpx.MockTransport(handler)) as client:
-            params = GenerationParams(model="m")
-            response = await backend.open(client, "prompt", "m", params)
+            params = GenerationParams(model="m", max_tokens=100)
+            response = await backend.open(client, "prompt", "m", params, {"max_tokens": 100})
             try:
                 return [event async for event in backend.stream(response)]
             finally:
@@ -100,7 +100,8 @@ def test_malformed_or_error_events(kind: str, wire: bytes) -> None:
         run(kind, [wire])
     assert info.value.status == 502
     message = str(info.value)
-    assert "malformed" in message or "model crashed" in message or "ended before" in message
+    assert "malformed" in message or "reported an error" in message or "ended before" in message
+    assert "model crashed" not in message  # backend text never reaches the client
 
 
 def test_a_json_answer_instead_of_a_stream_is_502() -> None:
@@ -111,7 +112,8 @@ def test_a_json_answer_instead_of_a_stream_is_502() -> None:
 
     async def go() -> None:
         async with httpx.AsyncClient(transport=httpx.MockTransport(handler)) as client:
-            response = await backend.open(client, "prompt", "m", GenerationParams(model="m"))
+            params = GenerationParams(model="m", max_tokens=100)
+            response = await backend.open(client, "prompt", "m", params, {"max_tokens": 100})
             try:
                 [event async for event in backend.stream(response)]
             finally:
@@ -123,8 +125,10 @@ def test_a_json_answer_instead_of_a_stream_is_502() -> None:
 
 @pytest.mark.parametrize("kind", KINDS)
 def test_request_bodies(kind: str) -> None:
-    params = GenerationParams(model="m", temperature=0, stop="x", max_tokens=3)
-    body: dict[str, Any] = make_backend(kind, "http://h").body("P", "backend-model", params)
+    request = {"model": "m", "temperature": 0, "stop": "x", "max_tokens": 3}
+    params = GenerationParams.model_validate(request)
+    fields = backend_fields(kind, request, params, ("<|end_of_text|>",))
+    body: dict[str, Any] = make_backend(kind, "http://h").body("P", "backend-model", fields)
     assert body["prompt"] == "P" and body["stream"] is True
     if kind == "ollama":
         assert body["raw"] is True and body["options"] == {

@@ -11,6 +11,7 @@ import argparse
 __all__ = [
     "BACKEND_TYPES",
     "DEFAULT_MAX_BODY_BYTES",
+    "DEFAULT_MAX_OUTPUT_BYTES",
     "DEFAULT_MAX_PROMPT_CHARS",
     "add_serve_arguments",
 ]
@@ -18,6 +19,8 @@ __all__ = [
 BACKEND_TYPES = ("openai", "llamacpp", "ollama")
 DEFAULT_MAX_BODY_BYTES = 8 * 1024 * 1024
 DEFAULT_MAX_PROMPT_CHARS = 2_000_000
+#: The default of ``--max-output-bytes``: far above any context's worth of text.
+DEFAULT_MAX_OUTPUT_BYTES = 16 * 1024 * 1024
 
 
 def add_serve_arguments(parser: argparse.ArgumentParser) -> None:
@@ -74,4 +77,19 @@ def add_serve_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--log-prompts", action="store_true",
         help="log each rendered prompt and the backend's error texts (at info level)",
+    )  # fmt: skip
+    _add_backend_arguments(parser)
+
+
+def _add_backend_arguments(parser: argparse.ArgumentParser) -> None:
+    """The options about what is asked of the backend."""
+    parser.add_argument(
+        "--default-max-tokens", type=int, default=None, metavar="N",
+        help="token limit for requests that set none when the backend does not list its "
+        "context length (default: send none)",
+    )  # fmt: skip
+    parser.add_argument(
+        "--max-output-bytes", type=int, default=DEFAULT_MAX_OUTPUT_BYTES, metavar="N",
+        help="most answer text read from the backend per request; past it the answer ends "
+        f"with finish_reason length (default {DEFAULT_MAX_OUTPUT_BYTES})",
     )  # fmt: skip

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import json
 from collections.abc import AsyncIterator
 from typing import Any
 
+import anyio
 import attrs
 import httpx
 from sse_starlette import EventSourceResponse
@@ -27,7 +29,7 @@ from .backends import Backend, BackendError, Finish, Piece, make_backend
 from .guard import RequestGuard
 from .jsonbody import load_body
 from .options import ServeConfig
-from .params import GenerationParams, read_params
+from .params import GenerationParams, chat_request, read_params
 from .public import backend_text, request_text, unknown_model_text
 from .responses import (
     STREAMED_KEYS,
@@ -74,7 +76,9 @@ class _Prepared:
 class _Server:
     def __init__(self, config: ServeConfig) -> None:
         self.config = config
-        self.backend: Backend = make_backend(config.backend_type, config.backend)
+        self.backend: Backend = make_backend(
+            config.backend_type, config.backend, config.default_max_tokens
+        )
         self._client: httpx.AsyncClient | None = None
 
     @property
@@ -153,7 +157,10 @@ class _Server:
         """Record ``exc`` in the access log; the text the client is told."""
         public = backend_text(exc)
         log.status = exc.status
-        log.error = str(exc) if self.config.log_prompts else public
+        if self.config.log_prompts:
+            log.error = f"{exc}: {exc.detail}" if exc.detail else str(exc)
+        else:
+            log.error = public
         return public
 
     async def chat(self, request: Request) -> Response:
@@ -164,7 +171,12 @@ class _Server:
             log.model = prepared.params.model
             log.stream = bool(prepared.params.stream)
             response = await self.backend.open(
-                self.client, prepared.prompt, prepared.backend_model, prepared.params
+                self.client,
+                prepared.prompt,
+                prepared.backend_model,
+                prepared.params,
+                prepared.request,
+                tuple(getattr(prepared.formatter, "stop_strings", ())),
             )
         except _Refused as refused:
             log.status, log.error = refused.status, refused.param
@@ -173,17 +185,31 @@ class _Server:
         except BackendError as exc:
             text = self._backend_failure(exc, log)
             log.emit()
-            return error_response(exc.status, text)
-        if prepared.params.stream:
-            # The generator closes the backend response; the background task also does,
-            # for a client gone before the generator ever started (aclose is idempotent).
-            return EventSourceResponse(
-                self._stream(prepared, response, log),
-                sep="\n",
-                ping=15,
-                background=BackgroundTask(response.aclose),
-            )
-        return await self._complete(prepared, response, log)
+            return error_response(exc.status, text, exc.param)
+        events = self.backend.stream(response, self.config.max_output_bytes)
+        if not prepared.params.stream:
+            return await self._complete(request, prepared, response, events, log)
+        try:  # the first event before the first byte: a failure is still a 502/504
+            first = await events.__anext__()
+        except (BackendError, StopAsyncIteration) as exc:
+            await response.aclose()
+            error = exc if isinstance(exc, BackendError) else Backend.ended_early()
+            text = self._backend_failure(error, log)
+            log.emit()
+            return error_response(error.status, text)
+        # The generator closes the backend response; the background task also does,
+        # for a client gone before the generator ever started (aclose is idempotent).
+        # On shutdown the stream goes on for most of the grace period, then ends with an
+        # error event and [DONE] before sse-starlette would cancel it.
+        shutdown = anyio.Event()
+        return EventSourceResponse(
+            self._stream(prepared, response, events, first, log, shutdown),
+            sep="\n",
+            ping=15,
+            background=BackgroundTask(response.aclose),
+            shutdown_event=shutdown,
+            shutdown_grace_period=self.config.shutdown_grace,
+        )
 
     # -- steps --------------------------------------------------------------------------
 
@@ -207,7 +233,7 @@ class _Server:
             body = load_body(raw)
             if not isinstance(body, dict):
                 raise InvalidRequestError("the request body must be a JSON object")
-            params = read_params(body)
+            params = read_params(body, self.config.backend_type)
         except InvalidRequestError as exc:
             raise _Refused(400, str(exc), exc.field) from None
         log.model = params.model
@@ -229,9 +255,7 @@ class _Server:
                 f"logprobs are not supported with the {self.config.backend_type} backend",
                 "logprobs",
             )
-        request_body = dict(body)
-        if request_body.get("tool_choice") == "none":
-            request_body.pop("tools", None)
+        request_body = chat_request(body)
         try:
             prompt = formatter.format(request_body)
         except InvalidRequestError as exc:
@@ -249,26 +273,50 @@ class _Server:
             LOGGER.info("prompt model=%s %s", loggable(params.model), _dumps(prompt))
         return _Prepared(formatter, request_body, params, prompt, backend_model)
 
-    async def _complete(
-        self, prepared: _Prepared, response: httpx.Response, log: RequestLog
-    ) -> Response:
+    async def _collect(
+        self, prepared: _Prepared, events: AsyncIterator[Piece | Finish]
+    ) -> tuple[list[str], list[dict[str, Any]], Finish]:
         pieces: list[str] = []
         logprobs: list[dict[str, Any]] = []
-        finish: Finish | None = None
+        finish = None
+        async for event in events:  # to its end (after Finish: so the connection is reused)
+            if isinstance(event, Piece):
+                pieces.append(event.text)
+                logprobs.extend(event.logprobs)
+            else:
+                finish = event
+        if finish is None:
+            raise Backend.ended_early()
+        return pieces, logprobs, finish
+
+    async def _complete(
+        self,
+        request: Request,
+        prepared: _Prepared,
+        response: httpx.Response,
+        events: AsyncIterator[Piece | Finish],
+        log: RequestLog,
+    ) -> Response:
+        """The whole answer; a client that disconnects first cancels the backend request."""
+        collect = asyncio.ensure_future(self._collect(prepared, events))
+        gone = asyncio.ensure_future(_disconnected(request))
         try:
-            async for event in self.backend.stream(response):
-                if isinstance(event, Piece):
-                    pieces.append(event.text)
-                    logprobs.extend(event.logprobs)
-                else:
-                    finish = event
+            await asyncio.wait((collect, gone), return_when=asyncio.FIRST_COMPLETED)
+            if not collect.done():
+                collect.cancel()
+                log.status, log.error = 499, "client disconnected"
+                return Response(status_code=499)
+            pieces, logprobs, finish = collect.result()
         except BackendError as exc:
             return error_response(exc.status, self._backend_failure(exc, log))
         finally:
+            gone.cancel()
             await response.aclose()
-            log.emit()
-        assert finish is not None
+            if log.status != 200:
+                log.emit()
+        self.backend.observe(prepared.prompt, finish.usage)
         log.usage = finish.usage
+        log.emit()
         message = openai_message(prepared.formatter.parse("".join(pieces), prepared.request))
         body = completion(
             prepared.params.model,
@@ -280,52 +328,76 @@ class _Server:
         return JSONResponse(body)
 
     async def _stream(
-        self, prepared: _Prepared, response: httpx.Response, log: RequestLog
-    ) -> AsyncIterator[str]:
+        self,
+        prepared: _Prepared,
+        response: httpx.Response,
+        events: AsyncIterator[Piece | Finish],
+        first: Piece | Finish,
+        log: RequestLog,
+        shutdown: anyio.Event,
+    ) -> AsyncIterator[bytes]:
+        """The SSE bytes: every event one backend event brings is one write."""
         parser = prepared.formatter.stream_parser(prepared.request)
         maker = ChunkMaker(prepared.params.model)
         want_logprobs = bool(prepared.params.logprobs)
         pending: list[dict[str, Any]] = []
+        finished = False
 
-        def chunks(deltas: list[Any]) -> list[str]:
-            out = []
+        def chunks(deltas: list[Any]) -> bytes:
+            out = b""
             for delta in deltas:
                 data = delta.to_openai()
                 if data:
                     lp = None
                     if want_logprobs:
                         lp, pending[:] = list(pending), []
-                    out.append(_dumps(maker.chunk(data, logprobs=lp)))
+                    out += _event(maker.chunk(data, logprobs=lp))
             return out
 
+        def on(event: Piece | Finish) -> bytes:
+            nonlocal finished
+            if isinstance(event, Piece):
+                pending.extend(event.logprobs)
+                return chunks(parser.feed(event.text))
+            out = chunks(parser.close())
+            message = openai_message(parser.message)
+            extras = {k: v for k, v in message.items() if k not in STREAMED_KEYS}
+            reason = finish_reason(message, event.reason)
+            out += _event(maker.chunk(extras, reason, list(pending) if want_logprobs else None))
+            log.usage = event.usage
+            self.backend.observe(prepared.prompt, event.usage)
+            if prepared.params.include_usage:
+                out += _event(maker.usage_chunk(event.usage))
+            finished = True
+            return out + _DONE
+
         try:
-            yield _dumps(maker.chunk({"content": ""}))
-            async for event in self.backend.stream(response):
-                if isinstance(event, Piece):
-                    pending.extend(event.logprobs)
-                    for chunk in chunks(parser.feed(event.text)):
-                        yield chunk
-                    continue
-                for chunk in chunks(parser.close()):
-                    yield chunk
-                message = openai_message(parser.message)
-                extras = {k: v for k, v in message.items() if k not in STREAMED_KEYS}
-                last = maker.chunk(
-                    extras,
-                    finish_reason(message, event.reason),
-                    list(pending) if want_logprobs else None,
-                )
-                yield _dumps(last)
-                log.usage = event.usage
-                if prepared.params.include_usage:
-                    yield _dumps(maker.usage_chunk(event.usage))
-            yield "[DONE]"
+            yield _event(maker.chunk({"content": ""})) + on(first)
+            stop_at = None
+            while True:  # to its end (after Finish: so the connection is reused)
+                if not shutdown.is_set():
+                    event = await anext_or_none(events)
+                else:  # draining for a shutdown: a bounded time
+                    if stop_at is None:
+                        stop_at = anyio.current_time() + 0.8 * self.config.shutdown_grace
+                    event = _TIMED_OUT
+                    with anyio.move_on_after(max(stop_at - anyio.current_time(), 0)):
+                        event = await anext_or_none(events)
+                    if event is _TIMED_OUT:
+                        if finished:
+                            break
+                        raise BackendError("the server is shutting down", 503)
+                if event is None:
+                    break
+                if not finished:
+                    data = on(event)
+                    if data:
+                        yield data
+            if not finished:
+                raise Backend.ended_early()
         except BackendError as exc:
             text = self._backend_failure(exc, log)
-            for chunk in chunks(parser.close()):
-                yield chunk
-            yield _dumps(error_body(exc.status, text))
-            yield "[DONE]"
+            yield chunks(parser.close()) + _event(error_body(exc.status, text)) + _DONE
         except BaseException:
             log.status, log.error = 499, "client disconnected"
             raise
@@ -348,6 +420,29 @@ async def _http_error(request: Request, exc: Exception) -> Response:
 
 async def _server_error(request: Request, exc: Exception) -> Response:
     return error_response(500, "internal server error")
+
+
+_DONE = b"data: [DONE]\n\n"
+_TIMED_OUT: Any = object()
+
+
+async def anext_or_none(events: AsyncIterator[Piece | Finish]) -> Piece | Finish | None:
+    """The next event, ``None`` at the end."""
+    try:
+        return await events.__anext__()
+    except StopAsyncIteration:
+        return None
+
+
+def _event(data: Any) -> bytes:
+    """One Server-Sent Event of JSON ``data``."""
+    return b"data: " + _dumps(data).encode("utf-8", "replace") + b"\n\n"
+
+
+async def _disconnected(request: Request) -> None:
+    """Return once the client has gone (the body is read, so only a disconnect is left)."""
+    while (await request.receive())["type"] != "http.disconnect":
+        pass
 
 
 def create_app(config: ServeConfig) -> Starlette:

@@ -12,6 +12,7 @@ import attrs
 from .._serve_args import (
     BACKEND_TYPES,
     DEFAULT_MAX_BODY_BYTES,
+    DEFAULT_MAX_OUTPUT_BYTES,
     DEFAULT_MAX_PROMPT_CHARS,
     add_serve_arguments,
 )
@@ -89,6 +90,15 @@ class ServeConfig:
     allowed_hosts: tuple[str, ...] = attrs.field(default=(), converter=_as_names)
     cors_origins: tuple[str, ...] = attrs.field(default=(), converter=_as_names)
     workers: int = 1
+    #: The token limit sent when a request sets none and the backend's context is unknown
+    #: (``None``: send none, and the backend's default applies).
+    default_max_tokens: int | None = None
+    #: The most answer text read from the backend per request; past it the answer ends
+    #: with ``finish_reason: "length"``.
+    max_output_bytes: int = DEFAULT_MAX_OUTPUT_BYTES
+    #: Seconds open streams may go on after a shutdown signal; they then end with an
+    #: error event and ``[DONE]``.
+    shutdown_grace: float = 10.0
 
     def __attrs_post_init__(self) -> None:
         problems = config_problems(self)
@@ -112,10 +122,15 @@ def config_problems(config: ServeConfig) -> list[str]:
         ("--timeout", config.read_timeout),
         ("connect timeout", config.connect_timeout),
         ("--workers", config.workers),
+        ("--max-output-bytes", config.max_output_bytes),
     ]
+    if config.default_max_tokens is not None:
+        limits.append(("--default-max-tokens", config.default_max_tokens))
     for name, value in limits:
         if not _positive(value):
             problems.append(f"{name} {value}: must be a positive number")
+    if not (_positive(config.shutdown_grace) or config.shutdown_grace == 0):
+        problems.append(f"shutdown grace {config.shutdown_grace}: must not be negative")
     return problems
 
 
@@ -146,4 +161,6 @@ def config_from_args(args: argparse.Namespace, api_key_env: str | None = None) -
         allowed_hosts=args.allowed_hosts or (),
         cors_origins=args.cors_origin or (),
         workers=args.workers,
+        default_max_tokens=getattr(args, "default_max_tokens", None),
+        max_output_bytes=getattr(args, "max_output_bytes", DEFAULT_MAX_OUTPUT_BYTES),
     )

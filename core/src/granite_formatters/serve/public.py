@@ -39,7 +39,12 @@ def request_text(message: str) -> str:
 
 
 def backend_text(error: BackendError) -> str:
-    """The client's text for ``error``: what failed, without the backend's URL or words."""
+    """The client's text for ``error``: what failed, without the backend's URL or words.
+
+    A 4xx is the server's own word about the request (a prompt that leaves no room in
+    the model's context) and is given whole."""
+    if error.status < 500:
+        return str(error)
     head = str(error).split(": ", 1)[0]
     return re.sub(r" at \S+$", "", head)
 

@@ -34,7 +34,7 @@ _ERROR_TYPES = {
     413: "invalid_request_error",
     415: "invalid_request_error",
     502: "backend_error",
-    503: "backend_unavailable",
+    503: "service_unavailable",
     504: "backend_timeout",
 }
 
@@ -101,7 +101,7 @@ def completion(
         "created": int(time.time()),
         "model": model,
         "choices": [choice],
-        "usage": (usage or Usage()).to_openai(),
+        "usage": usage.to_openai() if usage is not None else None,
     }
 
 
@@ -149,5 +149,5 @@ class ChunkMaker:
             "created": self.created,
             "model": self.model,
             "choices": [],
-            "usage": (usage or Usage()).to_openai(),
+            "usage": usage.to_openai() if usage is not None else None,
         }

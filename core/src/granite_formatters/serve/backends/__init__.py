@@ -26,5 +26,5 @@ _KINDS: dict[str, type[Backend]] = {
 }
 
 
-def make_backend(kind: str, base_url: str) -> Backend:
-    return _KINDS[kind](base_url)
+def make_backend(kind: str, base_url: str, default_max_tokens: int | None = None) -> Backend:
+    return _KINDS[kind](base_url, default_max_tokens)

@@ -8,17 +8,20 @@ from typing import Any
 import httpx
 from httpx_sse import EventSource
 
-from ..params import GenerationParams
-from .base import Backend, Finish, Piece, Usage, loads_object, usage_int
+from .base import Backend, Finish, Piece, clean_text, drain, loads_object, usage_of
 
 __all__ = ["LlamaCppBackend"]
 
 
 class LlamaCppBackend(Backend):
+    """``/completion``: without a client token limit none is sent, and llama.cpp's
+    ``n_predict`` default of -1 generates until the answer or the context ends."""
+
+    kind = "llamacpp"
     path = "/completion"
 
-    def body(self, prompt: str, model: str, params: GenerationParams) -> dict[str, Any]:
-        return {"prompt": prompt, "stream": True, **params.sampling("n_predict")}
+    def body(self, prompt: str, model: str, fields: dict[str, Any]) -> dict[str, Any]:
+        return {"prompt": prompt, "stream": True, **fields}
 
     async def events(self, response: httpx.Response) -> AsyncIterator[Piece | Finish]:
         events = EventSource(response).aiter_sse()
@@ -28,15 +31,11 @@ class LlamaCppBackend(Backend):
             chunk = loads_object(sse.data, "a /completion stream event")
             text = chunk.get("content")
             if isinstance(text, str) and text:
-                yield Piece(text)
+                yield Piece(clean_text(text))
             if chunk.get("stop") is True:
                 limited = chunk.get("stop_type") == "limit" or chunk.get("stopped_limit") is True
-                usage = Usage(
-                    usage_int(chunk.get("tokens_evaluated")),
-                    usage_int(chunk.get("tokens_predicted")),
-                )
+                usage = usage_of(chunk.get("tokens_evaluated"), chunk.get("tokens_predicted"))
                 yield Finish("length" if limited else "stop", usage)
-                async for _ in events:  # read to the end so the connection is reused
-                    pass
+                await drain(events)
                 return
         raise self.ended_early()

@@ -7,8 +7,7 @@ from typing import Any
 
 import httpx
 
-from ..params import GenerationParams
-from .base import Backend, Finish, Piece, Usage, loads_object, usage_int
+from .base import Backend, Finish, Piece, clean_text, drain, loads_object, usage_of
 
 __all__ = ["OllamaBackend"]
 
@@ -29,11 +28,14 @@ async def ndjson_lines(response: httpx.Response) -> AsyncIterator[str]:
 
 
 class OllamaBackend(Backend):
+    """``/api/generate`` in raw mode: without a client token limit none is sent, and
+    Ollama's ``num_predict`` default of -1 generates until the answer or the context ends."""
+
+    kind = "ollama"
     path = "/api/generate"
 
-    def body(self, prompt: str, model: str, params: GenerationParams) -> dict[str, Any]:
-        options = params.sampling("num_predict")
-        return {"model": model, "prompt": prompt, "raw": True, "stream": True, "options": options}
+    def body(self, prompt: str, model: str, fields: dict[str, Any]) -> dict[str, Any]:
+        return {"model": model, "prompt": prompt, "raw": True, "stream": True, **fields}
 
     async def events(self, response: httpx.Response) -> AsyncIterator[Piece | Finish]:
         lines = ndjson_lines(response)
@@ -43,13 +45,10 @@ class OllamaBackend(Backend):
             chunk = loads_object(line, "an /api/generate stream line")
             text = chunk.get("response")
             if isinstance(text, str) and text:
-                yield Piece(text)
+                yield Piece(clean_text(text))
             if chunk.get("done") is True:
-                usage = Usage(
-                    usage_int(chunk.get("prompt_eval_count")), usage_int(chunk.get("eval_count"))
-                )
+                usage = usage_of(chunk.get("prompt_eval_count"), chunk.get("eval_count"))
                 yield Finish("length" if chunk.get("done_reason") == "length" else "stop", usage)
-                async for _ in lines:  # read to the end so the connection is reused
-                    pass
+                await drain(lines)
                 return
         raise self.ended_early()

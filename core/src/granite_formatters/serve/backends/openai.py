@@ -2,16 +2,34 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import AsyncIterator
 from typing import Any
 
+import anyio
 import httpx
 from httpx_sse import EventSource
 
-from ..params import GenerationParams
-from .base import Backend, Finish, Piece, Usage, loads_object, usage_int
+from .base import (
+    DRAIN_SECONDS,
+    Backend,
+    BackendError,
+    Finish,
+    Piece,
+    Usage,
+    clean_text,
+    drain,
+    encode_json,
+    finite,
+    loads_object,
+    usage_of,
+)
 
 __all__ = ["OpenAIBackend"]
+
+
+def _token(value: Any) -> str:
+    return clean_text(value) if isinstance(value, str) else str(value)
 
 
 def chat_logprobs(data: Any) -> tuple[dict[str, Any], ...]:
@@ -22,16 +40,17 @@ def chat_logprobs(data: Any) -> tuple[dict[str, Any], ...]:
     values = data.get("token_logprobs") or []
     tops = data.get("top_logprobs") or []
     out = []
-    for i, token in enumerate(tokens):
+    for i, raw in enumerate(tokens):
+        token = _token(raw)
         top = tops[i] if i < len(tops) and isinstance(tops[i], dict) else {}
         out.append(
             {
                 "token": token,
-                "logprob": values[i] if i < len(values) else None,
-                "bytes": list(str(token).encode()),
+                "logprob": finite(values[i]) if i < len(values) else None,
+                "bytes": list(token.encode()),
                 "top_logprobs": [
-                    {"token": t, "logprob": lp, "bytes": list(str(t).encode())}
-                    for t, lp in top.items()
+                    {"token": t, "logprob": finite(lp), "bytes": list(t.encode())}
+                    for t, lp in ((_token(t), lp) for t, lp in top.items())
                 ],
             }
         )
@@ -39,11 +58,26 @@ def chat_logprobs(data: Any) -> tuple[dict[str, Any], ...]:
 
 
 class OpenAIBackend(Backend):
+    """``/v1/completions``. Without a client token limit, the limit sent is what is left of
+    the model's context (``max_model_len`` from ``/v1/models``) after the prompt (counted by
+    vLLM's ``/tokenize``, else estimated from earlier answers' usage, never above one token
+    per byte); where the context is unknown, ``default_max_tokens``, if set."""
+
+    kind = "openai"
     path = "/completions"
     supports_logprobs = True
 
-    def body(self, prompt: str, model: str, params: GenerationParams) -> dict[str, Any]:
-        body: dict[str, Any] = {
+    def __init__(self, base_url: str, default_max_tokens: int | None = None) -> None:
+        super().__init__(base_url, default_max_tokens)
+        root = self.base_url[: -len("/v1")] if self.base_url.endswith("/v1") else self.base_url
+        self.models_url = self.base_url + "/models"
+        self.tokenize_url = root + "/tokenize"
+        self._context: dict[str, int | None] = {}
+        self._can_tokenize = True
+        self._tokens_per_byte = 0.0
+
+    def body(self, prompt: str, model: str, fields: dict[str, Any]) -> dict[str, Any]:
+        return {
             "model": model,
             "prompt": prompt,
             "stream": True,
@@ -51,37 +85,117 @@ class OpenAIBackend(Backend):
             # The Granite tool-call and citation markers are special tokens: keep them.
             "skip_special_tokens": False,
             "spaces_between_special_tokens": False,
-            **params.sampling("max_tokens"),
+            **fields,
         }
-        if params.logprobs:
-            body["logprobs"] = params.top_logprobs or 0
-        return body
+
+    async def max_model_len(self, client: httpx.AsyncClient, model: str) -> int | None:
+        """The model's context length as ``/v1/models`` lists it (learned once per model)."""
+        if model in self._context:
+            return self._context[model]
+        try:
+            response = await client.get(self.models_url)
+        except httpx.HTTPError:
+            return None  # not remembered: asked again next time
+        length = None
+        try:
+            rows = response.json().get("data") if response.status_code == 200 else None
+        except ValueError:
+            rows = None
+        if isinstance(rows, list):
+            lengths = {
+                row.get("id"): row.get("max_model_len")
+                for row in rows
+                if isinstance(row, dict) and isinstance(row.get("max_model_len"), int)
+            }
+            if model in lengths:
+                length = lengths[model]
+            elif len(set(lengths.values())) == 1:  # one model under several names
+                length = next(iter(lengths.values()))
+        self._context[model] = length
+        return length
+
+    async def prompt_tokens(
+        self, client: httpx.AsyncClient, prompt: str, model: str
+    ) -> tuple[int, bool]:
+        """The prompt's token count and whether it is exact (``/tokenize``) or an estimate."""
+        if self._can_tokenize:
+            try:
+                response = await client.post(
+                    self.tokenize_url,
+                    content=encode_json({"model": model, "prompt": prompt}),
+                    headers={"content-type": "application/json"},
+                )
+                if response.status_code in (404, 405):
+                    self._can_tokenize = False
+                elif response.status_code == 200:
+                    count = response.json().get("count")
+                    if isinstance(count, int) and not isinstance(count, bool):
+                        return count, True
+            except (httpx.HTTPError, ValueError, AttributeError):
+                pass
+        size = len(prompt.encode("utf-8", "surrogatepass"))
+        if self._tokens_per_byte:
+            return min(size, math.ceil(size * self._tokens_per_byte * 1.1) + 16), False
+        return size, False
+
+    async def token_limit(self, client: httpx.AsyncClient, prompt: str, model: str) -> int | None:
+        context = await self.max_model_len(client, model)
+        if context is None:
+            return self.default_max_tokens
+        used, exact = await self.prompt_tokens(client, prompt, model)
+        room = context - used
+        if room < 1 and exact:
+            raise BackendError(
+                f"the prompt is {used} tokens: it leaves no room in the model's context "
+                f"of {context} tokens",
+                400,
+                "messages",
+            )
+        return max(room, 1)
+
+    def observe(self, prompt: str, usage: Usage | None) -> None:
+        if usage is None or usage.prompt_tokens <= 0:
+            return
+        size = len(prompt.encode("utf-8", "surrogatepass"))
+        if size:
+            self._tokens_per_byte = max(self._tokens_per_byte, usage.prompt_tokens / size)
 
     async def events(self, response: httpx.Response) -> AsyncIterator[Piece | Finish]:
         reason: str | None = None
         usage: Usage | None = None
         events = EventSource(response).aiter_sse()
-        async for sse in events:
+        while True:
+            sse = None
+            try:
+                if reason is None:
+                    sse = await events.__anext__()
+                else:  # finished: wait briefly for the usage chunk and [DONE]
+                    with anyio.move_on_after(DRAIN_SECONDS):
+                        sse = await events.__anext__()
+            except StopAsyncIteration:
+                break
+            if sse is None:
+                break
             if sse.data == "[DONE]":
                 yield Finish("length" if reason == "length" else "stop", usage)
-                async for _ in events:  # read to the end so the connection is reused
-                    pass
+                await drain(events)
                 return
             if not sse.data:
                 continue
             chunk = loads_object(sse.data, "a completions stream event")
             if isinstance(chunk.get("usage"), dict):
                 u = chunk["usage"]
-                usage = Usage(
-                    usage_int(u.get("prompt_tokens")), usage_int(u.get("completion_tokens"))
-                )
+                usage = usage_of(u.get("prompt_tokens"), u.get("completion_tokens"))
             for choice in chunk.get("choices") or []:
                 if not isinstance(choice, dict):
                     continue
                 text = choice.get("text")
                 logprobs = chat_logprobs(choice.get("logprobs"))
                 if isinstance(text, str) and (text or logprobs):
-                    yield Piece(text, logprobs)
+                    yield Piece(clean_text(text), logprobs)
                 if choice.get("finish_reason"):
                     reason = str(choice["finish_reason"])
-        raise self.ended_early()
+        if reason is None:
+            raise self.ended_early()
+        # finish_reason came, [DONE] did not: the answer is whole.
+        yield Finish("length" if reason == "length" else "stop", usage)
