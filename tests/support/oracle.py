@@ -36,6 +36,7 @@ TEMPLATES = {
     "3.3": "granite-3.3-8b-instruct.jinja",
     "4.0": "granite-4.0.jinja",
     "4.1": "granite-4.1.jinja",
+    "4.2": "granite-4.2.jinja",
 }
 
 
