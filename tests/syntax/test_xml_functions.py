@@ -304,17 +304,17 @@ def test_decode_of_what_the_reader_accepts_never_raises(body: str) -> None:
 
 @given(
     name=st.text(
-        st.characters(blacklist_characters="<>\n", blacklist_categories=("Cs",)),
+        st.characters(codec="utf-8", blacklist_characters="<>\n"),
         min_size=1,
         max_size=8,
     ).filter(lambda n: n.strip() == n),
     arguments=st.dictionaries(
         st.text(
-            st.characters(blacklist_characters="<>\n", blacklist_categories=("Cs",)),
+            st.characters(codec="utf-8", blacklist_characters="<>\n"),
             min_size=1,
             max_size=6,
         ).filter(lambda k: k.strip() == k),
-        st.text(st.characters(blacklist_categories=("Cs",)), max_size=10).filter(
+        st.text(st.characters(codec="utf-8"), max_size=10).filter(
             lambda v: "</parameter>" not in v
         ),
         max_size=4,

@@ -44,7 +44,11 @@ class Release:
     caller text may not hold; ``record_tokens`` those a past assistant turn may hold
     (what the model itself writes). ``options`` are the template options read, with
     their defaults; ``option_hints`` explain keys of other releases the template
-    ignores. ``stop_strings`` end a generation.
+    ignores. ``stop_strings`` end a generation. ``template_joins_parts`` is true when
+    the official template reads content-part lists itself (Granite 4.0/4.1); when false
+    (a template that prints only strings) text parts are joined with newlines as servers
+    join them. ``empty_system_separated`` is true when a caller's empty system text is
+    still followed by the blank line before the blocks (Granite 4.0/4.1).
     """
 
     name: str
@@ -61,6 +65,8 @@ class Release:
     record_tokens: tuple[str, ...] = ()
     options: tuple[Option, ...] = ()
     option_hints: Mapping[str, str] = attrs.field(factory=dict, hash=False)
+    template_joins_parts: bool = True
+    empty_system_separated: bool = True
 
     def option(self, name: str) -> Option | None:
         """The declared option ``name``, or ``None``."""

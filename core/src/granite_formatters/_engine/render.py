@@ -19,7 +19,15 @@ from ..special_tokens import (
     remove_special_tokens_in_json,
 )
 from ..syntax.protocols import HistoryCall
-from .request import Problems, RequestView, document_data, join_parts, raw_documents, view
+from .request import (
+    Problems,
+    RequestView,
+    document_data,
+    join_parts,
+    raw_documents,
+    top_level_effort,
+    view,
+)
 
 if TYPE_CHECKING:
     from ..processors import RequestLike
@@ -29,6 +37,10 @@ if TYPE_CHECKING:
 __all__ = ["ReleaseInputProcessor"]
 
 _PRINTED_ROLES = frozenset({"system", "user", "assistant", "tool"})
+
+
+#: The message keys past reasoning is read from, first non-null first (transformers).
+_REASONING_KEYS = ("reasoning_content", "thinking", "reasoning")
 
 
 def _jinja_text(value: Any) -> str:
@@ -190,9 +202,17 @@ class ReleaseInputProcessor(InputProcessor):
 
     # ------------------------------------------------------------------ rendering
 
-    def _options(self, request: RequestView, problems: Problems) -> tuple[Any, dict[str, Any]]:
+    def _options(
+        self, request: RequestView, raw: Mapping[str, Any] | None, problems: Problems
+    ) -> tuple[Any, dict[str, Any]]:
         """The tools to list (``available_tools`` may replace them) and the template
-        options, the release's defaults filled in."""
+        options, the release's defaults filled in.
+
+        A release with a ``reasoning_effort`` option also reads the OpenAI top-level
+        ``reasoning_effort`` as vLLM's chat endpoint applies it: passed to the template
+        unless ``chat_template_kwargs`` sets it, and turning ``enable_thinking`` off when
+        it is ``"none"`` unless ``chat_template_kwargs`` sets that.
+        """
         release = self.release
         tools: Any = request.tools
         options = {option.name: option.default for option in release.options}
@@ -228,6 +248,13 @@ class ReleaseInputProcessor(InputProcessor):
                     f"the {release.family} chat template does not read the option {quote(key)}.",
                     f"chat_template_kwargs.{key}",
                 )
+        effort = raw.get("reasoning_effort") if raw is not None else None
+        effort_option = release.option("reasoning_effort")
+        if effort_option is not None and effort is not None and effort_option.check is not None:
+            refused = effort_option.check(effort)
+            if refused is not None:
+                raise InvalidRequestError(refused, field="reasoning_effort")
+        top_level_effort(release, options, kwargs, effort)
         return tools, options
 
     def _render(
@@ -253,11 +280,11 @@ class ReleaseInputProcessor(InputProcessor):
             if raw_messages is not None and isinstance(raw_messages[index], Mapping):
                 value = raw_messages[index].get("content")
                 if isinstance(value, list):
-                    return join_parts(value)
+                    return join_parts(value, by_template=release.template_joins_parts)
             text = messages[index].content
             return "" if text is None else text
 
-        tools, options = self._options(request, problems)
+        tools, options = self._options(request, raw, problems)
 
         documents: Any = None
         if request.documents:
@@ -281,7 +308,10 @@ class ReleaseInputProcessor(InputProcessor):
         first_is_system = messages[0].role == "system"
         if first_is_system:
             system = _checked(content_of(0), "messages[0].content", policy, self._tokens)
-            system = "\n\n".join([system, *blocks]) if blocks else system
+            if blocks and (system or release.empty_system_separated):
+                system = "\n\n".join([system, *blocks])
+            elif blocks:
+                system = "\n\n".join(blocks)
         else:
             system = "\n\n".join(blocks)
         if system:
@@ -371,14 +401,19 @@ class ReleaseInputProcessor(InputProcessor):
 
     @staticmethod
     def _reasoning_of(raw: Mapping[str, Any] | None, index: int, message: Any) -> str | None:
-        """The message's ``reasoning_content``, from the caller's dict when there is one."""
+        """The message's past reasoning: the first non-null of ``reasoning_content``,
+        ``thinking`` and ``reasoning`` (as transformers reads it), from the caller's dict
+        when there is one."""
+        source: Any = message
         if raw is not None:
             raw_messages = raw.get("messages")
             if isinstance(raw_messages, list) and isinstance(raw_messages[index], Mapping):
-                found = raw_messages[index].get("reasoning_content")
+                source = raw_messages[index]
+        for key in _REASONING_KEYS:
+            found = source.get(key) if isinstance(source, Mapping) else getattr(source, key, None)
+            if found is not None:
                 return found if isinstance(found, str) else None
-        found = getattr(message, "reasoning_content", None)
-        return found if isinstance(found, str) else None
+        return None
 
     def _lines(
         self, items: Sequence[Any], field: str, policy: SpecialTokenPolicy, block: SystemBlock

@@ -6,7 +6,7 @@ output). A :class:`~granite_formatters.Release` composes them; see ``docs/syntax
 
 from __future__ import annotations
 
-from .blocks import SystemBlock
+from .blocks import SystemBlock, listed_function
 from .json_blocks import JSON_BLOCKS, JsonBlocks, decode_json_block
 from .protocols import (
     BlockReader,
@@ -42,5 +42,6 @@ __all__ = [
     "decode_arguments",
     "decode_json_block",
     "effort_option_error",
+    "listed_function",
     "think_option_error",
 ]

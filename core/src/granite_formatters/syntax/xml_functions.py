@@ -25,7 +25,6 @@ from typing import TYPE_CHECKING, Any
 import attrs
 
 from ..errors import InvalidRequestError, quote
-from ..granite3._stages import json_safe
 
 if TYPE_CHECKING:
     from ..types import ToolCall
@@ -317,6 +316,7 @@ class XmlFunctions:
         function the request does not offer keeps every value a string (with a note),
         as does a request without tools.
         """
+        from ..granite3._stages import json_safe
         from ..types import ToolCall
 
         found = _read_function(body)
