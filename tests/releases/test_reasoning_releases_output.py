@@ -215,3 +215,51 @@ def test_parse_never_raises_and_loses_no_text(model: str, text: str, thinking: b
     kept = (message.reasoning_content or "") + message.content
     if not message.tool_calls and "<think></think>" not in text and "</think>" not in text:
         assert kept.strip() == text.strip() or kept == text.strip()
+
+
+# Three model turns of an agent: each parsed message is appended as to_openai() gives
+# it, then a tool result; the next prompt must be what the template renders.
+AGENT_OUTPUTS = [
+    "The user wants weather.\n</think>\n\nI'll check.\n" + CALL,
+    "Got it. Now the forecast.\n</think>\n\n<tool_call>\n<function=get_weather>\n"
+    "<parameter=city>\nParis\n</parameter>\n<parameter=days>\n5\n</parameter>\n"
+    '<parameter=where>\n{"lat": 48.9, "tags": ["é", "<b>"]}\n</parameter>\n'
+    "<parameter=metric>\ntrue\n</parameter>\n</function>\n</tool_call>",
+    "All done.\n</think>\n\nSunny for five days.",
+]
+
+
+@pytest.mark.parametrize("model", MODELS)
+@pytest.mark.parametrize(
+    "options", [{}, {"truncate_history_thinking": False}, {"low_effort": True}]
+)
+def test_agent_loop_over_three_turns(model: str, options: dict[str, Any]) -> None:
+    from support import oracle
+    from support.chatml_strategies import oracle_request
+
+    oracle.require_shared()
+    release = next(r for r in RELEASES if r.model == model)
+    formatter = get_formatter(model)
+    request: dict[str, Any] = {
+        **ON,
+        "messages": list(ON["messages"]),
+        "chat_template_kwargs": options,
+    }
+    for turn, output in enumerate(AGENT_OUTPUTS):
+        prompt = formatter.format(request)
+        assert prompt == oracle.render(release.version, oracle_request(request)), turn
+        message = formatter.parse(output, request)
+        assert message.reasoning_content and not message.notes
+        request["messages"].append(message.to_openai())
+        for call in message.tool_calls:
+            request["messages"].append(
+                {"role": "tool", "tool_call_id": call.id, "content": f"result of {call.name}"}
+            )
+        if turn == 1:
+            request["messages"].append({"role": "user", "content": "And tomorrow?"})
+    final = formatter.format(request, add_generation_prompt=False)
+    assert final == oracle.render(release.version, oracle_request(request), False)
+    # The last turn comes after the last user message: its reasoning is kept whole.
+    assert final.endswith(
+        "<|im_start|>assistant\n<think>\nAll done.\n\n</think>\nSunny for five days.<|im_end|>\n"
+    )

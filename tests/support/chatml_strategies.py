@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 
 from support.granite4_strategies import DIFFERENTIAL, TEXT
 
-__all__ = ["DIFFERENTIAL", "oracle_request", "valid_requests"]
+__all__ = ["DIFFERENTIAL", "dropping_requests", "oracle_request", "valid_requests"]
 
 _THINK_TEXT = st.lists(
     st.one_of(TEXT, st.sampled_from(["<think>", "</think>", "\n", " ", "<think>\nR\n</think>\n"])),
@@ -166,3 +166,34 @@ def oracle_request(request: dict[str, Any]) -> dict[str, Any]:
         if options.get("enable_thinking") is None:
             options["enable_thinking"] = effort != "none"
     return request
+
+
+@st.composite
+def dropping_requests(draw: st.DrawFn) -> tuple[dict[str, Any], dict[str, Any], str]:
+    """``(request, what the template is given, field)``: a valid request with one thing
+    the template renders only in part, or in a way the model was not trained on."""
+    request = draw(valid_requests())
+    oracle = copy.deepcopy(request)
+    kind = draw(st.sampled_from(["documents", "role", "part", "user_calls"]))
+    messages = request["messages"]
+    index = draw(st.integers(0, len(messages)))
+    if kind == "documents":
+        request["documents"] = [{"doc_id": 1, "text": "Paris is in France."}]
+        return request, oracle, "documents"
+    if kind == "role":
+        message = {
+            "role": draw(st.sampled_from(["developer", "document", "critic"])),
+            "content": "x",
+        }
+        messages.insert(index, message)
+        oracle["messages"].insert(index, dict(message))
+        return request, oracle, f"messages[{index}].role"
+    if kind == "part":
+        parts = [{"type": "text", "text": "see"}, {"type": "image_url", "image_url": {"url": "u"}}]
+        messages.insert(index, {"role": "user", "content": parts})
+        oracle["messages"].insert(index, {"role": "user", "content": [parts[0]]})
+        return request, oracle, f"messages[{index}].content[1]"
+    message = {"role": "user", "content": "q", "tool_calls": [{"name": "f", "arguments": {}}]}
+    messages.insert(index, message)
+    oracle["messages"].insert(index, {"role": "user", "content": "q"})
+    return request, oracle, f"messages[{index}].tool_calls"

@@ -49,6 +49,9 @@ class Release:
     (a template that prints only strings) text parts are joined with newlines as servers
     join them. ``empty_system_separated`` is true when a caller's empty system text is
     still followed by the blank line before the blocks (Granite 4.0/4.1).
+    ``renders_other_roles`` is true when the template prints a message of any other role
+    as a turn of that role (Granite 4.2) rather than dropping it; either way such a
+    message is refused in strict mode.
     """
 
     name: str
@@ -67,6 +70,7 @@ class Release:
     option_hints: Mapping[str, str] = attrs.field(factory=dict, hash=False)
     template_joins_parts: bool = True
     empty_system_separated: bool = True
+    renders_other_roles: bool = False
 
     def option(self, name: str) -> Option | None:
         """The declared option ``name``, or ``None``."""

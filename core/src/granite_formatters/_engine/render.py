@@ -385,6 +385,15 @@ class ReleaseInputProcessor(InputProcessor):
                 out += (results.item_open, text, results.item_close)
                 if index == count - 1 or messages[index + 1].role != "tool":
                     out.append(end)
+            elif role != "system" and release.renders_other_roles:
+                problems.add(
+                    f"the {release.family} chat template renders a message with role "
+                    f"{quote(role)} as a turn of that role, which the model was not trained on "
+                    "(use system, user, assistant or tool).",
+                    f"messages[{index}].role",
+                )
+                text = _checked(text, f"messages[{index}].content", policy, self._tokens)
+                out += (turns.header(role), text, end)
             elif role != "system":
                 problems.add(
                     f"the {release.family} chat template drops messages with role {quote(role)} "

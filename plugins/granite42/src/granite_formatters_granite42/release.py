@@ -86,6 +86,7 @@ GRANITE42 = Release(
     always_system=True,
     template_joins_parts=False,  # the template prints strings; servers join the text parts
     empty_system_separated=False,  # "\n\n" only after a non-empty system text
+    renders_other_roles=True,  # a "developer" message becomes a "developer" turn
     # What the model itself writes into its turns: reasoning and tool-call blocks.
     record_tokens=("<tool_call>", "</tool_call>", "<think>", "</think>"),
     options=(
