@@ -20,7 +20,6 @@ from support import oracle
 from support.chatml_strategies import (
     DIFFERENTIAL,
     dropping_requests,
-    oracle_request,
     valid_requests,
 )
 from support.releases import RELEASES
@@ -34,7 +33,7 @@ pytestmark = oracle.needs_shared
 @DIFFERENTIAL
 @given(request=valid_requests(), agp=st.booleans())
 def test_prompt_equals_template(release: Any, request: dict[str, Any], agp: bool) -> None:
-    expected = oracle.render(release.version, oracle_request(request), agp)
+    expected = oracle.render(release.version, oracle.server_request(request), agp)
     formatter = get_formatter(release.model)
     with warnings.catch_warnings():
         warnings.simplefilter("error")
@@ -53,7 +52,7 @@ def test_partly_rendered_requests_are_refused_or_rendered_with_a_warning(
     with pytest.raises(InvalidRequestError) as raised:
         formatter.format(request, add_generation_prompt=agp)
     assert raised.value.field == field
-    expected = oracle.render(release.version, oracle_request(given_to_template), agp)
+    expected = oracle.render(release.version, oracle.server_request(given_to_template), agp)
     with pytest.warns(DroppedInputWarning) as record:
         assert formatter.format(request, add_generation_prompt=agp, strict=False) == expected
     assert len(record) == 1

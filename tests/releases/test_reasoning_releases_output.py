@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 from granite_formatters import get_formatter
 from granite_formatters.types import AssistantMessage
 
+from support import oracle
 from support.releases import RELEASES
 
 MODELS = [r.model for r in RELEASES if r.family == "granite42"]
@@ -234,9 +235,6 @@ AGENT_OUTPUTS = [
     "options", [{}, {"truncate_history_thinking": False}, {"low_effort": True}]
 )
 def test_agent_loop_over_three_turns(model: str, options: dict[str, Any]) -> None:
-    from support import oracle
-    from support.chatml_strategies import oracle_request
-
     oracle.require_shared()
     release = next(r for r in RELEASES if r.model == model)
     formatter = get_formatter(model)
@@ -247,7 +245,7 @@ def test_agent_loop_over_three_turns(model: str, options: dict[str, Any]) -> Non
     }
     for turn, output in enumerate(AGENT_OUTPUTS):
         prompt = formatter.format(request)
-        assert prompt == oracle.render(release.version, oracle_request(request)), turn
+        assert prompt == oracle.render(release.version, oracle.server_request(request)), turn
         message = formatter.parse(output, request)
         assert message.reasoning_content and not message.notes
         request["messages"].append(message.to_openai())
@@ -258,7 +256,7 @@ def test_agent_loop_over_three_turns(model: str, options: dict[str, Any]) -> Non
         if turn == 1:
             request["messages"].append({"role": "user", "content": "And tomorrow?"})
     final = formatter.format(request, add_generation_prompt=False)
-    assert final == oracle.render(release.version, oracle_request(request), False)
+    assert final == oracle.render(release.version, oracle.server_request(request), False)
     # The last turn comes after the last user message: its reasoning is kept whole.
     assert final.endswith(
         "<|im_start|>assistant\n<think>\nAll done.\n\n</think>\nSunny for five days.<|im_end|>\n"

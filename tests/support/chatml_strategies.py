@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 
 from support.granite4_strategies import DIFFERENTIAL, TEXT
 
-__all__ = ["DIFFERENTIAL", "dropping_requests", "oracle_request", "valid_requests"]
+__all__ = ["DIFFERENTIAL", "dropping_requests", "valid_requests"]
 
 _THINK_TEXT = st.lists(
     st.one_of(TEXT, st.sampled_from(["<think>", "</think>", "\n", " ", "<think>\nR\n</think>\n"])),
@@ -145,26 +145,6 @@ def valid_requests(draw: st.DrawFn) -> dict[str, Any]:
         request["chat_template_kwargs"] = options
     if draw(st.booleans()):
         request["reasoning_effort"] = draw(st.sampled_from(["low", "medium", "high", "none"]))
-    return request
-
-
-def oracle_request(request: dict[str, Any]) -> dict[str, Any]:
-    """What a server (vLLM) hands the template for ``request``: JSON-string tool-call
-    arguments decoded, the top-level ``reasoning_effort`` passed as a template option and
-    turning thinking off when ``"none"`` (unless ``enable_thinking`` is given)."""
-    request = copy.deepcopy(request)
-    for message in request["messages"]:
-        for call in message.get("tool_calls") or ():
-            function = call.get("function", call)
-            if isinstance(function.get("arguments"), str):
-                function["arguments"] = json.loads(function["arguments"])
-    effort = request.pop("reasoning_effort", None)
-    if effort is not None:
-        options = request.setdefault("chat_template_kwargs", {})
-        if options.get("reasoning_effort") is None:
-            options["reasoning_effort"] = effort
-        if options.get("enable_thinking") is None:
-            options["enable_thinking"] = effort != "none"
     return request
 
 
