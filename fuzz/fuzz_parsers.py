@@ -42,6 +42,7 @@ with atheris.instrument_imports(
     include=["granite_formatters", *dict.fromkeys(r.module for r in RELEASES)]
 ):
     import granite_formatters
+    import granite_formatters._engine.parse
     import granite_formatters.granite3.co_format
     import granite_formatters.granite3.output
     from granite_formatters.types import AssistantMessage

@@ -10,29 +10,24 @@ import json
 import warnings
 from typing import Any
 
+import attrs
 import pytest
 
-from granite_formatters import get_formatter
+from granite_formatters import InputProcessor, Release, get_formatter
 from granite_formatters.errors import DroppedInputWarning, InvalidRequestError
 from granite_formatters.types import ChatCompletion
-from granite_formatters_granite4.input import (
-    GRANITE4_SPECIAL_TOKENS,
-    Granite4InputProcessor,
-    Granite4PromptFormat,
-    Granite40InputProcessor,
-    Granite41InputProcessor,
-)
+from granite_formatters_granite4.releases import GRANITE4_SPECIAL_TOKENS, GRANITE40, GRANITE41
 
 from support.golden import release_cases
 
-G40 = Granite40InputProcessor()
-G41 = Granite41InputProcessor()
+G40 = GRANITE40.input_processor()
+G41 = GRANITE41.input_processor()
 HI = [{"role": "user", "content": "Hi"}]
 USER_HI = "<|start_of_role|>user<|end_of_role|>Hi<|end_of_text|>\n"
 GEN = "<|start_of_role|>assistant<|end_of_role|>"
 
 
-def strict_error(request: Any, processor: Granite4InputProcessor = G41) -> InvalidRequestError:
+def strict_error(request: Any, processor: InputProcessor = G41) -> InvalidRequestError:
     with pytest.raises(InvalidRequestError) as info:
         processor.transform(request)
     return info.value
@@ -41,14 +36,14 @@ def strict_error(request: Any, processor: Granite4InputProcessor = G41) -> Inval
 # --------------------------------------------------------------------------- format as data
 
 
-def test_one_class_two_formats() -> None:
-    assert type(G40).__mro__[1] is Granite4InputProcessor
-    custom = Granite4InputProcessor(Granite4PromptFormat("Granite 4.x", "Be nice."))
-    assert custom.transform({"messages": HI}) == (
+def test_one_renderer_two_releases() -> None:
+    assert type(G40) is type(G41)
+    custom = attrs.evolve(GRANITE41, name="Granite 4.x", default_system_message="Be nice.")
+    assert custom.input_processor().transform({"messages": HI}) == (
         "<|start_of_role|>system<|end_of_role|>Be nice.<|end_of_text|>\n" + USER_HI + GEN
     )
     with pytest.raises(TypeError):
-        Granite4InputProcessor()
+        Release()  # type: ignore[call-arg]
 
 
 def _has_documents(request: dict[str, Any]) -> bool:
@@ -213,7 +208,7 @@ def test_compat_mode_issues_one_warning_naming_everything_dropped() -> None:
 
 def test_bad_special_token_policy() -> None:
     with pytest.raises(InvalidRequestError) as info:
-        G41.transform({"messages": HI}, special_tokens="drop")  # type: ignore[arg-type]
+        get_formatter("granite-4.1-8b").format({"messages": HI}, special_tokens="drop")  # type: ignore[arg-type]
     assert info.value.field == "special_tokens"
 
 

@@ -18,12 +18,12 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from granite_formatters.errors import DroppedInputWarning, InvalidRequestError
-from granite_formatters_granite4.input import Granite40InputProcessor, Granite41InputProcessor
+from granite_formatters_granite4.releases import GRANITE40, GRANITE41
 
 from support import oracle, oracle4
 from support.granite4_strategies import DIFFERENTIAL, dropping_requests, valid_requests
 
-PROCESSORS = {"4.0": Granite40InputProcessor(), "4.1": Granite41InputProcessor()}
+PROCESSORS = {"4.0": GRANITE40.input_processor(), "4.1": GRANITE41.input_processor()}
 
 # Skipped without the official templates, failed when CI is set.
 pytestmark = oracle.needs_shared

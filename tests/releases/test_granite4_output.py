@@ -13,9 +13,9 @@ import pytest
 
 from granite_formatters import get_formatter
 from granite_formatters.types import AssistantMessage
-from granite_formatters_granite4.output import Granite4OutputProcessor
+from granite_formatters_granite4.releases import GRANITE41
 
-PARSER = Granite4OutputProcessor()
+PARSER = GRANITE41.output_processor()
 
 
 def parse(text: str) -> AssistantMessage:

@@ -20,14 +20,14 @@ from hypothesis import strategies as st
 from pydantic import ValidationError
 
 from granite_formatters import types
+from granite_formatters._engine import request as granite4_input
 from granite_formatters.errors import InvalidRequestError
 from granite_formatters.types import ChatCompletion
-from granite_formatters_granite4 import input as granite4_input
-from granite_formatters_granite4.input import Granite40InputProcessor, Granite41InputProcessor
+from granite_formatters_granite4.releases import GRANITE40, GRANITE41
 
 from support.granite4_strategies import DIFFERENTIAL, dropping_requests, valid_requests
 
-PROCESSORS = [Granite40InputProcessor(), Granite41InputProcessor()]
+PROCESSORS = [GRANITE40.input_processor(), GRANITE41.input_processor()]
 POLICIES = st.sampled_from(["error", "strip", "keep"])
 
 #: One key of the request (or of one message) changed to something the fast path must
@@ -247,14 +247,14 @@ _DOCUMENT_VALUES = st.one_of(
     )
 )
 def test_a_typed_documents_data_is_its_dump(data: dict[str, Any]) -> None:
-    """``_document_data`` (read from the fields) against ``model_dump(exclude_unset=True)``:
+    """``document_data`` (read from the fields) against ``model_dump(exclude_unset=True)``:
     equal, keys in the same order, for documents with and without extras, unset fields and
     values of every type."""
     try:
         document = types.Document.model_validate(data)
     except ValidationError:
         return
-    read = granite4_input._document_data(document)
+    read = granite4_input.document_data(document)
     dumped = document.model_dump(exclude_unset=True)
     assert read == dumped
     assert list(read) == list(dumped)

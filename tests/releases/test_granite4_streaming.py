@@ -9,15 +9,16 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from granite_formatters._engine.parse import ReleaseStreamParser as Granite4StreamParser
 from granite_formatters.streaming import Delta
+from granite_formatters.syntax import JSON_BLOCKS
 from granite_formatters.types import AssistantMessage
-from granite_formatters_granite4 import output as output_module
-from granite_formatters_granite4.output import Granite4OutputProcessor, Granite4StreamParser
+from granite_formatters_granite4.releases import GRANITE41
 
 from .test_granite4_output import AGENT_CPP_SAMPLE, LLAMA_CPP_SAMPLE, VLLM_SAMPLE
 from support.granite3_output_support import comparable
 
-PROCESSOR = Granite4OutputProcessor()
+PROCESSOR = GRANITE41.output_processor()
 
 
 def stream(chunks: list[str]) -> tuple[list[Delta], AssistantMessage]:
@@ -131,7 +132,7 @@ def test_batch_never_raises_and_loses_no_text(text: str) -> None:
 
 def test_a_call_is_emitted_when_its_block_is_complete() -> None:
     prefix = 'Sure.\n<tool_call>\n{"name": "f", "arguments": {"x": 1}}\n</tool_call'
-    parser = Granite4StreamParser()
+    parser = PROCESSOR.stream_parser()
     seen: list[Delta] = []
     for char in prefix:
         seen += parser.feed(char)
@@ -143,7 +144,7 @@ def test_a_call_is_emitted_when_its_block_is_complete() -> None:
 
 
 def test_a_partial_tag_is_held_only_while_it_can_become_the_tag() -> None:
-    parser = Granite4StreamParser()
+    parser = PROCESSOR.stream_parser()
     assert parser.feed("Hello <tool_c") == [Delta(content="Hello", role="assistant")]
     assert parser.feed("x and more") == [Delta(content=" <tool_cx and more")]
     assert parser.feed(" <") == []
@@ -152,7 +153,7 @@ def test_a_partial_tag_is_held_only_while_it_can_become_the_tag() -> None:
 
 
 def test_feed_after_close_is_an_error() -> None:
-    parser = Granite4StreamParser()
+    parser = PROCESSOR.stream_parser()
     parser.close()
     assert parser.close() == []
     with pytest.raises(RuntimeError):
@@ -160,7 +161,7 @@ def test_feed_after_close_is_an_error() -> None:
 
 
 def _work(text: str, chunk: int, monkeypatch: pytest.MonkeyPatch) -> int:
-    """Characters the parser looks at (chunk joins plus each step's span), for one chunking."""
+    """Characters the engine's parser (its private machinery, counted here) looks at (chunk joins plus each step's span), for one chunking."""
     count = 0
     original_consume = Granite4StreamParser._consume
     original_text = Granite4StreamParser._text
@@ -206,6 +207,6 @@ def test_work_is_linear_in_the_output(unit: str, monkeypatch: pytest.MonkeyPatch
         assert large <= 8 * small * 1.5  # 8 times the text, at most ~8 times the work
 
 
-def test_module_exports() -> None:
-    assert output_module.TOOL_CALL_OPEN == "<tool_call>"
-    assert set(output_module.__all__) >= {"Granite4OutputProcessor", "Granite4StreamParser"}
+def test_the_release_reads_json_blocks() -> None:
+    assert GRANITE41.tool_calls is JSON_BLOCKS
+    assert (JSON_BLOCKS.open, JSON_BLOCKS.close) == ("<tool_call>", "</tool_call>")

@@ -41,7 +41,7 @@ CALL = (
     "<tool_call>\n<function=get_weather>\n<parameter=city>\n007\n</parameter>\n"
     "<parameter=days>\n3\n</parameter>\n</function>\n</tool_call>"
 )
-CUT_NOTE = "the output ended inside the reasoning (no </think>); kept as reasoning"
+CUT_NOTE = "the reasoning has no end marker </think>; kept as reasoning"
 
 
 def _calls(message: AssistantMessage) -> list[tuple[str, Any]]:
@@ -54,7 +54,7 @@ def _summary(message: AssistantMessage) -> tuple[Any, ...]:
 
 # (output, request, reasoning, content, calls, notes)
 CASES: list[tuple[str, dict[str, Any], Any, str, list[Any], list[str]]] = [
-    ("I should check.\n</think>\n\nIt is sunny.", ON, "I should check.\n", "It is sunny.", [], []),
+    ("I should check.\n</think>\n\nIt is sunny.", ON, "I should check.", "It is sunny.", [], []),
     ("R</think>A", ON, "R", "A", [], []),
     ("Just thinking", ON, "Just thinking", "", [], [CUT_NOTE]),
     ("", ON, None, "", [], [CUT_NOTE]),
@@ -67,7 +67,7 @@ CASES: list[tuple[str, dict[str, Any], Any, str, list[Any], list[str]]] = [
     (
         "Need data.\n</think>\n\nLet me look.\n" + CALL,
         ON,
-        "Need data.\n",
+        "Need data.",
         "Let me look.",
         [("get_weather", {"city": "007", "days": 3})],
         [],
@@ -257,7 +257,8 @@ def test_agent_loop_over_three_turns(model: str, options: dict[str, Any]) -> Non
             request["messages"].append({"role": "user", "content": "And tomorrow?"})
     final = formatter.format(request, add_generation_prompt=False)
     assert final == oracle.render(release.version, oracle.server_request(request), False)
-    # The last turn comes after the last user message: its reasoning is kept whole.
+    # The last turn comes after the last user message: its reasoning is kept whole, as
+    # the model wrote it.
     assert final.endswith(
-        "<|im_start|>assistant\n<think>\nAll done.\n\n</think>\nSunny for five days.<|im_end|>\n"
+        "<|im_start|>assistant\n<think>\nAll done.\n</think>\nSunny for five days.<|im_end|>\n"
     )

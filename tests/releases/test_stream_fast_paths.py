@@ -2,10 +2,12 @@
 
 Each stream parser lets a chunk that cannot touch a marker skip the stages (Granite 3:
 the lanes of ``Granite3StreamParser._plan``, the steady lane finished in ``feed``, the
-marker beginnings held back by ``_write``; Granite 4: content and JSON chunks finished
-in ``feed``). With the fast paths turned off (``_fast_lanes``) every chunk takes the full
-path; both must give the same deltas, in the same pieces, and the same message, for
-chunkings aimed at the fast paths' edges: cuts at every position of every marker, text
+marker beginnings held back by ``_write``; the engine's parser: content and block-body
+chunks finished in ``feed``). With the Granite 3 fast paths turned off (``_fast_lanes``)
+every chunk takes the full path; both must give the same deltas, in the same pieces, and
+the same message. The engine's parser owns its steady cases (there is no switch): its
+stream must give the batch parse's message, and its deltas must add up to that message,
+for chunkings aimed at the fast paths' edges: cuts at every position of every marker, text
 made only of marker beginnings and marker characters, one- and four-character chunks,
 UTF-8 bytes cut anywhere, and chunks that end in whitespace.
 """
@@ -49,12 +51,12 @@ def _data(release: Release, topic: str) -> ModuleType:
 
 
 def parsers(release: Release, request: Any) -> tuple[Any, Any]:
-    """A stream parser of ``release`` for ``request`` and the same with no fast path."""
+    """A stream parser of ``release`` for ``request`` and the same with no fast path
+    (``None`` for a parser without the switch)."""
     processor = get_formatter(release.model).output_processor
     fast = processor.stream_parser(request)
-    if release.family == "granite4":
-        slow_type = type("_FullPath4", (type(fast),), {"_fast_lanes": False})
-        return fast, slow_type()
+    if not isinstance(fast, Granite3StreamParser):
+        return fast, None
     assert isinstance(fast, Granite3StreamParser)
     slow = _FullPath3(fast._processor, fast._request)
     assert slow._lane is None
@@ -79,6 +81,9 @@ def run(parser: Any, pieces: Sequence[Any]) -> tuple[list[list[Delta]], Any]:
 def check_same(release: Release, request: Any, pieces: Sequence[Any]) -> None:
     fast, slow = parsers(release, request)
     fast_deltas, fast_message = run(fast, pieces)
+    if slow is None:
+        check_adds_up(release, request, pieces, fast_deltas, fast_message)
+        return
     slow_deltas, slow_message = run(slow, pieces)
     assert fast_deltas == slow_deltas
     assert comparable(fast_message) == comparable(slow_message)
@@ -86,6 +91,31 @@ def check_same(release: Release, request: Any, pieces: Sequence[Any]) -> None:
         # The tag positions exactly (a citation's sentence would hide a small shift).
         assert slow._tags is not None
         assert fast._tags.events == slow._tags.events
+
+
+def check_adds_up(
+    release: Release,
+    request: Any,
+    pieces: Sequence[Any],
+    deltas: list[list[Delta]],
+    message: Any,
+) -> None:
+    """The stream's message is the batch parse of the whole text, and its deltas add up
+    to it: the content, and each call once, in order, when its block is complete."""
+    whole = (
+        b"".join(pieces).decode("utf-8", "replace")
+        if pieces and isinstance(pieces[0], bytes)
+        else "".join(pieces)
+    )
+    batch = get_formatter(release.model).output_processor.transform(whole, request)
+    assert comparable(message) == comparable(batch)
+    flat = [delta for feed in deltas for delta in feed]
+    assert "".join(delta.content or "" for delta in flat) == batch.content
+    calls = [(call.name, call.arguments) for delta in flat for call in delta.tool_calls]
+    assert calls == [
+        (call.name, call.to_openai()["function"]["arguments"]) for call in batch.tool_calls
+    ]
+    assert flat[0].role == "assistant" and flat[-1].finish_reason is not None
 
 
 def cut(text: Any, cuts: Sequence[int]) -> list[Any]:

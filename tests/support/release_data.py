@@ -9,12 +9,13 @@ from __future__ import annotations
 import importlib
 from typing import Any
 
-#: The input processor class of each release, as ``(module, class name)``.
+#: What makes each release's input processor, as ``(module, name)``: a processor class,
+#: or a :class:`~granite_formatters.Release` declaration.
 INPUT_PROCESSORS = {
     "3.2": ("granite_formatters_granite32.input", "Granite32InputProcessor"),
     "3.3": ("granite_formatters_granite33.input", "Granite33InputProcessor"),
-    "4.0": ("granite_formatters_granite4.input", "Granite40InputProcessor"),
-    "4.1": ("granite_formatters_granite4.input", "Granite41InputProcessor"),
+    "4.0": ("granite_formatters_granite4.releases", "GRANITE40"),
+    "4.1": ("granite_formatters_granite4.releases", "GRANITE41"),
 }
 
 #: A model answer citing document ``"1"`` ("Paris is the capital of France.") in the
@@ -26,9 +27,13 @@ CITED_ANSWER = {
 
 
 def input_processor_class(version: str) -> Any:
-    """The input processor class of release ``version`` (imports its plugin)."""
+    """What makes an input processor of release ``version`` when called with no
+    arguments (imports its plugin)."""
+    from granite_formatters import Release
+
     module, name = INPUT_PROCESSORS[version]
-    return getattr(importlib.import_module(module), name)
+    found = getattr(importlib.import_module(module), name)
+    return found.input_processor if isinstance(found, Release) else found
 
 
 #: The Granite 4 model ids each release must register, as the plugin's table should say.

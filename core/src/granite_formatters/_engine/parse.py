@@ -36,13 +36,16 @@ from .request import output_options
 if TYPE_CHECKING:
     from ..processors import RequestLike
     from ..release import Release
-    from ..syntax.protocols import BlockReader, ReasoningSyntax
+    from ..syntax.protocols import BlockReader
 
 __all__ = ["ReleaseOutputProcessor", "ReleaseStreamParser"]
 
 _WHITESPACE = " \t\r\n"
 
 _TEXT, _OPEN, _JSON, _CLOSE = range(4)
+# The reasoning phase: before anything (may the output open reasoning?), inside it, just
+# after its end marker, done (content and tool calls follow).
+_LEAD, _INSIDE, _AFTER, _DONE = range(4)
 _NON_SPACE = re.compile(r"[^ \t\r\n]")
 
 
@@ -69,73 +72,6 @@ def _request_tools(request: object) -> list[Mapping[str, Any]] | None:
     return tools if isinstance(tools, list) else None
 
 
-_INSIDE, _START, _SEAM, _DONE = range(4)
-
-
-class _ReasoningFront:
-    """The start of an output whose prompt opened (or closed empty) the reasoning block.
-
-    Inside (the prompt opened it): text up to the close marker is reasoning, then the
-    characters of ``after_close`` right after it are dropped. Off: the empty block
-    ``removed_when_off`` at the very start is removed. What follows is handed on as
-    ``rest``; a possible partial marker is held until the next chunk.
-    """
-
-    __slots__ = ("_drop", "_held", "_removed", "close_marker", "consumed", "state")
-
-    def __init__(self, syntax: ReasoningSyntax, options: dict[str, Any]) -> None:
-        self.close_marker = syntax.close
-        self._drop = syntax.after_close
-        self._removed = syntax.removed_when_off(options)
-        self._held = ""
-        self.state = _INSIDE if syntax.starts_inside(options) else _START
-        #: The raw text this stage used up (everything but the held text and ``rest``).
-        self.consumed: list[str] = []
-
-    def feed(self, chunk: str) -> tuple[str, str]:
-        """``(reasoning, rest)`` of ``chunk``; ``rest`` is non-empty only once done."""
-        text = self._held + chunk
-        self._held = ""
-        reasoning = ""
-        pos = 0
-        if self.state == _START:
-            removed = self._removed
-            if removed.startswith(text) and len(text) < len(removed):
-                self._held = text
-                return "", ""
-            if text.startswith(removed):
-                pos = len(removed)
-                self.state = _SEAM
-            else:
-                self.state = _DONE
-        elif self.state == _INSIDE:
-            end = text.find(self.close_marker)
-            if end < 0:
-                keep = _partial_prefix(text, self.close_marker)
-                reasoning = text[: len(text) - keep]
-                self._held = text[len(text) - keep :]
-                self.consumed.append(reasoning)
-                return reasoning, ""
-            reasoning = text[:end]
-            pos = end + len(self.close_marker)
-            self.state = _SEAM
-        if self.state == _SEAM:
-            while pos < len(text) and text[pos] in self._drop:
-                pos += 1
-            if pos < len(text):
-                self.state = _DONE
-        self.consumed.append(text[:pos])
-        return reasoning, text[pos:]
-
-    def close(self) -> tuple[str, str]:
-        """``(reasoning, rest)`` of the held text at the end of the output."""
-        held, self._held = self._held, ""
-        if self.state == _INSIDE:
-            self.consumed.append(held)
-            return held, ""
-        return "", held
-
-
 class ReleaseStreamParser(StreamParser):
     """The incremental parser of one output of a release (see the module docstring)."""
 
@@ -143,17 +79,6 @@ class ReleaseStreamParser(StreamParser):
         syntax = release.tool_calls
         self._syntax = syntax
         self._request = request
-        #: The reasoning stage at the start of the output, while it runs.
-        self._front: _ReasoningFront | None = None
-        self._reasoning: list[str] | None = None
-        if release.reasoning is not None:
-            options = output_options(release, request)
-            if release.reasoning.starts_inside(options) or release.reasoning.removed_when_off(
-                options
-            ):
-                self._front = _ReasoningFront(release.reasoning, options)
-                self._reasoning = [] if self._front.state == _INSIDE else None
-        self._front_raw: list[str] = []
         # The markers (a release without tool calls has an open marker that never matches).
         self._open = syntax.open if syntax is not None else "\x00" * 2
         self._close = syntax.close if syntax is not None else ""
@@ -178,8 +103,22 @@ class ReleaseStreamParser(StreamParser):
         self._role_sent = False
         self._ids = ToolCallIds()
         self._text_of = ChunkText()  # (bytes are decoded as UTF-8)
-        #: Whether feed's fast lanes are open (until the stream is closed).
+        #: Whether feed's fast lanes are open (after the reasoning phase, until the
+        #: stream is closed).
         self._lanes = True
+        # The reasoning phase (see _reason).
+        self._reasoning_syntax = reasoning = release.reasoning
+        self._think = _DONE
+        self._held = ""  # undecided text of the reasoning phase (a partial marker)
+        self._removed = ""
+        self._reasoning: list[str] = []
+        self._r_started = False
+        self._r_spaces: list[str] = []
+        if reasoning is not None:
+            options = output_options(release, request)
+            self._think = _INSIDE if reasoning.starts_inside(options) else _LEAD
+            self._removed = reasoning.removed_when_off(options)
+            self._lanes = False
         #: Whether the next chunk with no "<" in it is content whole (feed's first lane):
         #: the lanes are open, the content has started and its role was sent, and no
         #: block or partial tag is pending. Set at the end of each chunk that takes the
@@ -189,8 +128,6 @@ class ReleaseStreamParser(StreamParser):
     # ------------------------------------------------------------------ API
 
     def feed(self, chunk: str | bytes) -> list[Delta]:
-        if self._front is not None:
-            return self._feed_front(chunk)
         if self._steady and chunk.__class__ is str and self._lt not in chunk:
             # The fast lane: the content has started, nothing is pending and no tag can
             # start in this chunk, so all of it is content (what _text would find),
@@ -280,26 +217,22 @@ class ReleaseStreamParser(StreamParser):
         """End the stream; the last delta carries ``finish_reason`` (see the base class)."""
         if self._message is not None:
             return []
-        front = self._front
-        if front is not None:
-            self._front = None
-            tail = self._text_of.end()
-            reasoning, rest_text = front.feed(tail) if tail else ("", "")
-            held_reasoning, held = front.close()
-            self._add_reasoning(reasoning + held_reasoning)
-            self._front_raw = front.consumed
-            if front.state == _INSIDE:
-                self._notes.append(
-                    f"the output ended inside the reasoning (no {front.close_marker}); "
-                    "kept as reasoning"
-                )
-            if rest_text + held:
-                self._chunks.append(rest_text + held)
-                self._consume(rest_text + held)
         rest = self._text_of.end()  # (a character cut at the end of the bytes: U+FFFD)
         if rest:
             self._chunks.append(rest)
             self._consume(rest)
+        if self._think != _DONE:
+            state, held = self._think, self._held
+            self._think, self._held = _DONE, ""
+            if state == _LEAD:
+                self._consume(held)  # (it did not open reasoning: content)
+            elif state == _INSIDE:
+                assert self._reasoning_syntax is not None
+                self._emit_reasoning(held)
+                self._notes.append(
+                    f"the reasoning has no end marker {self._reasoning_syntax.close}; "
+                    "kept as reasoning"
+                )
         self._lanes = self._steady = False
         if self._mode == _TEXT:
             self._emit(self._pending)
@@ -311,10 +244,10 @@ class ReleaseStreamParser(StreamParser):
                 f"{self._close}; kept as content"
             )
             self._emit(block)
-        raw = "".join(self._front_raw) + "".join(self._chunks)
+        raw = "".join(self._chunks)
         self._message = AssistantMessage(
             content="".join(self._content),
-            reasoning_content="".join(self._reasoning) if self._reasoning else None,
+            reasoning_content="".join(self._reasoning) or None,
             tool_calls=self._calls,
             raw_content=raw,
             notes=self._notes,
@@ -331,35 +264,6 @@ class ReleaseStreamParser(StreamParser):
         return self._message
 
     # ------------------------------------------------------------------ machinery
-
-    def _add_reasoning(self, text: str) -> None:
-        if text and self._reasoning is not None:
-            self._reasoning.append(text)
-            self._out.append(reasoning_delta(text))
-
-    def _feed_front(self, chunk: str | bytes) -> list[Delta]:
-        """Feed while the reasoning stage runs; what follows it takes the usual path."""
-        if self._message is not None:
-            raise RuntimeError("feed() after close()")
-        front = self._front
-        assert front is not None
-        text = chunk if chunk.__class__ is str else self._text_of(chunk)
-        reasoning, rest = front.feed(text)
-        self._add_reasoning(reasoning)
-        deltas = self._flush()
-        if front.state == _DONE:
-            self._front = None
-            self._front_raw = front.consumed
-            if deltas and not self._role_sent:
-                self._role_sent = True
-                deltas[0] = attrs.evolve(deltas[0], role="assistant")
-            if rest:
-                deltas += self.feed(rest)
-            return deltas
-        if deltas and not self._role_sent:
-            self._role_sent = True
-            deltas[0] = attrs.evolve(deltas[0], role="assistant")
-        return deltas
 
     def _flush_text(self) -> None:
         if self._out_text:
@@ -389,7 +293,77 @@ class ReleaseStreamParser(StreamParser):
         self._content.append(body)
         self._out_text.append(body)
 
+    def _emit_reasoning(self, text: str) -> None:
+        """Reasoning, with its leading and trailing whitespace removed (as content's)."""
+        if not text:
+            return
+        if not self._r_started:
+            text = text.lstrip(_WHITESPACE)
+            if not text:
+                return
+            self._r_started = True
+        stripped = text.rstrip(_WHITESPACE)
+        if not stripped:
+            self._r_spaces.append(text)
+            return
+        body = "".join(self._r_spaces) + stripped
+        self._r_spaces = [text[len(stripped) :]] if len(stripped) < len(text) else []
+        self._reasoning.append(body)
+        self._flush_text()
+        self._out.append(reasoning_delta(body))
+
+    def _reason(self, text: str) -> str:
+        """The reasoning phase: take what belongs to reasoning from ``text`` (the start
+        of the output, a chunk at a time); the rest, once the phase is over, is returned
+        for the content parser. Undecided text (a partial marker) is held back."""
+        syntax = self._reasoning_syntax
+        assert syntax is not None
+        if self._held:
+            text = self._held + text
+            self._held = ""
+        size = len(text)
+        while self._think != _DONE:
+            if self._think == _LEAD:
+                # Leading whitespace is dropped (the content's would be too).
+                rest = text.lstrip(_WHITESPACE)
+                removed, opened = self._removed, syntax.open
+                if removed and rest.startswith(removed):
+                    text, self._think = rest[len(removed) :], _AFTER
+                elif rest.startswith(opened):
+                    text, self._think = rest[len(opened) :], _INSIDE
+                elif not rest or (removed and removed.startswith(rest)) or opened.startswith(rest):
+                    self._held = rest
+                    text = ""
+                    break
+                else:
+                    self._think = _DONE
+            elif self._think == _INSIDE:
+                close = syntax.close
+                found = text.find(close)
+                if found == -1:
+                    tail = max(0, len(text) - len(close) + 1)
+                    end = len(text) - _partial_prefix(text[tail:], close)
+                    self._emit_reasoning(text[:end])
+                    self._held = text[end:]
+                    text = ""
+                    break
+                self._emit_reasoning(text[:found])
+                text, self._think = text[found + len(close) :], _AFTER
+            else:  # _AFTER: drop what follows the end marker
+                text = text.lstrip(syntax.after_close) if syntax.after_close else text
+                if not text:
+                    break
+                self._think = _DONE
+        if self._think == _DONE and self._message is None:
+            self._lanes = True
+        self._offset += size - len(text) - len(self._held)
+        return text
+
     def _consume(self, text: str) -> None:
+        if self._think != _DONE:
+            text = self._reason(text)
+            if not text:
+                return
         # Undecided text (a partial tag, at most a few characters) is only left over at
         # the end of a chunk, so joining it to the next chunk copies each chunk once.
         if self._pending:

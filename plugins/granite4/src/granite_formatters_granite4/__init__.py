@@ -1,12 +1,8 @@
 """Granite 4.0 and 4.1 formatter plugin for granite-formatters.
 
-This module is what the ``granite_formatters`` entry point loads: it only registers
-model names. The processors live in :mod:`.input` and :mod:`.output` and are imported
-the first time a Granite 4 model is used.
-
-Both releases share one prompt format and one output syntax; they differ only in what
-an empty system turn becomes (4.0 prints a default system message, 4.1 prints none),
-so there is one input processor class with one factory per release.
+This module is what the ``granite_formatters`` entry point loads: it registers the
+model names of each release declared in :mod:`.releases`; the core's engine renders
+and parses them.
 """
 
 from __future__ import annotations
@@ -15,14 +11,12 @@ from typing import TYPE_CHECKING
 
 from granite_formatters import hookimpl
 
+from .releases import GRANITE40, GRANITE41
+
 if TYPE_CHECKING:
     from granite_formatters import Register
 
 __all__ = ["GRANITE40_MODELS", "GRANITE41_MODELS", "register_formatters"]
-
-_INPUT_40 = "granite_formatters_granite4.input:Granite40InputProcessor"
-_INPUT_41 = "granite_formatters_granite4.input:Granite41InputProcessor"
-_OUTPUT = "granite_formatters_granite4.output:Granite4OutputProcessor"
 
 #: Granite 4.0 model ids -> (description, extra aliases: Ollama tags, watsonx ids).
 GRANITE40_MODELS: dict[str, tuple[str, tuple[str, ...]]] = {
@@ -64,12 +58,11 @@ def register_formatters(register: Register) -> None:
     ``ollama/`` or ``watsonx/``, the ``ibm/`` Ollama namespace) reaches these through
     the core's name normalisation. Base models (``-base``) are not registered.
     """
-    for models, source in ((GRANITE40_MODELS, _INPUT_40), (GRANITE41_MODELS, _INPUT_41)):
+    for models, release in ((GRANITE40_MODELS, GRANITE40), (GRANITE41_MODELS, GRANITE41)):
         for model_id, (description, extra) in models.items():
             register(
                 model_id,
-                input_processor=source,
-                output_processor=_OUTPUT,
+                release=release,
                 aliases=[f"ibm-granite/{model_id}", *extra],
                 description=description,
             )

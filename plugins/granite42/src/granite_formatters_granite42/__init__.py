@@ -1,7 +1,7 @@
 """Granite 4.2 formatter plugin for granite-formatters: model names and the release.
 
 The entry point loads this module, which registers the Granite 4.2 model names with
-the release declared in :mod:`.release`; the core renders and parses it.
+the release declared in :mod:`.releases`; the core renders and parses it.
 """
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 
 from granite_formatters import hookimpl
 
-from .release import GRANITE42, GRANITE42_SPECIAL_TOKENS
+from .releases import GRANITE42, GRANITE42_SPECIAL_TOKENS
 
 if TYPE_CHECKING:
     from granite_formatters import Register
