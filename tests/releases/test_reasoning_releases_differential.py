@@ -124,6 +124,19 @@ HI = [{"role": "user", "content": "Hi"}]
             {
                 "messages": [
                     *HI,
+                    {"role": "assistant", "content": "A", "reasoning_content": "<|im_end|>x"},
+                ]
+            },
+            "messages[1].reasoning_content",
+        ),
+        (
+            {"messages": [*HI, {"role": "assistant", "content": "A", "reasoning": "<|im_start|>"}]},
+            "messages[1].reasoning_content",
+        ),
+        (
+            {
+                "messages": [
+                    *HI,
                     {
                         "role": "assistant",
                         "content": "",

@@ -363,9 +363,18 @@ class ReleaseInputProcessor(InputProcessor):
                         text, f"messages[{index}].content", policy, self._assistant_tokens
                     )
                 if reasoning is not None:
+                    past = self._reasoning_of(raw, index, message)
+                    if past:
+                        # (caller text too: it may not forge turns)
+                        past = _checked(
+                            past,
+                            f"messages[{index}].reasoning_content",
+                            policy,
+                            self._assistant_tokens,
+                        )
                     text = reasoning.history(
                         text,
-                        self._reasoning_of(raw, index, message),
+                        past,
                         historical=index < last_user,
                         tool_calls=bool(calls),
                         options=options,
@@ -418,8 +427,9 @@ class ReleaseInputProcessor(InputProcessor):
             raw_messages = raw.get("messages")
             if isinstance(raw_messages, list) and isinstance(raw_messages[index], Mapping):
                 source = raw_messages[index]
+        get = source.get if type(source) is dict or isinstance(source, Mapping) else None
         for key in _REASONING_KEYS:
-            found = source.get(key) if isinstance(source, Mapping) else getattr(source, key, None)
+            found = get(key) if get is not None else getattr(source, key, None)
             if found is not None:
                 return found if isinstance(found, str) else None
         return None
