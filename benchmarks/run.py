@@ -467,8 +467,13 @@ def parse_cases(release: Any) -> dict[str, ParseCase]:
     hallucinations in it)."""
     if release.family != "granite3":
         answer = _TOOL_CALL_ANSWERS[release.family]
+        plain = (
+            workloads.granite42_plain_answer()
+            if release.family == "granite42"
+            else workloads.plain_answer()
+        )
         cases: dict[str, ParseCase] = {
-            "plain answer": (workloads.plain_answer(), workloads.small_chat_request, 0, 0),
+            "plain answer": (plain, workloads.small_chat_request, 0, 0),
             "tool-call answer": (answer(2), workloads.tools_request, 2, 0),
         }
         for count in GRANITE4_TOOL_CALLS:

@@ -29,6 +29,7 @@ __all__ = [
     "granite4_stream_answer",
     "granite4_tool_call_answer",
     "granite42_agent_request",
+    "granite42_plain_answer",
     "granite42_stream_answer",
     "granite42_tool_call_answer",
     "plain_answer",
@@ -449,6 +450,11 @@ def granite42_agent_request() -> dict[str, Any]:
     return request
 
 
+def granite42_plain_answer() -> str:
+    """:func:`plain_answer` after a short reasoning (the prompt opened ``<think>``)."""
+    return "The user asks a simple question.\n</think>\n\n" + plain_answer()
+
+
 def _xml_call(name: str, arguments: dict[str, Any]) -> str:
     params = "".join(
         f"<parameter={key}>\n"
@@ -469,7 +475,10 @@ def granite42_tool_call_answer(count: int = 2) -> str:
         call = (
             calls[index]
             if index < len(calls)
-            else {"name": "lookup", "arguments": {"query": _sentence(rng, 4, 8), "page": index}}
+            else {
+                "name": "get_current_weather",
+                "arguments": {"location": _sentence(rng, 4, 8), "page": index},
+            }
         )
         blocks.append(_xml_call(call["name"], call["arguments"]))
     return "\n".join(blocks)
@@ -485,7 +494,9 @@ def granite42_stream_answer(size: int) -> str:
     while length < size:
         text = " ".join(_sentence(rng) for _ in range(3))
         piece = (
-            f"{text}\n" + _xml_call("lookup", {"query": _sentence(rng, 3, 6), "n": index}) + "\n"
+            f"{text}\n"
+            + _xml_call("get_current_weather", {"location": _sentence(rng, 3, 6), "n": index})
+            + "\n"
         )
         parts.append(piece)
         length += len(piece)
