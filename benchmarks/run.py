@@ -1187,6 +1187,8 @@ def targets(results: dict[str, Any]) -> list[dict[str, Any]]:
                 for case in ("rag", "tools"):
                     row = by_key.get(case)
                     note = why or (None if row and row["jinja_ns"] else results["baseline_note"])
+                    if data is not None and row is None:
+                        note = f"no {case} case: the release's template does not render one"
                     value = ratio(row["jinja_ns"], row[field]) if row else None
                     if row and row["matches_template"] is False:
                         value, note = None, "the prompt differs from the template's render"
