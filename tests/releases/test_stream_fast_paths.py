@@ -123,14 +123,33 @@ def cut(text: Any, cuts: Sequence[int]) -> list[Any]:
     return [text[a:b] for a, b in itertools.pairwise(bounds)]
 
 
+GRANITE42_MARKERS = [
+    "</think>",
+    "<think></think>",
+    "<tool_call>",
+    "</tool_call>",
+    "<function=f>",
+    "<parameter=a>",
+    "</parameter>",
+    "</function>",
+]
+#: Blocks kept as content (4.2: broken XML blocks after the reasoning).
+GRANITE42_KEPT = (
+    "r</think>\n<tool_call>\n<function=f>\ntext\n</function>\n</tool_call> and "
+    "<tool_call><function=g><parameter=x>1</function></tool_call>"
+)
+
+
 def markers_of(release: Release) -> list[str]:
     if release.family == "granite4":
         return GRANITE4_MARKERS
+    if release.family == "granite42":
+        return GRANITE42_MARKERS
     return list(_data(release, "output").OUTPUT_MARKERS)
 
 
 def requests_of(release: Release) -> list[Any]:
-    if release.family == "granite4":
+    if release.family in ("granite4", "granite42"):
         return [None]
     return [None, RAG, *_data(release, "streaming").REQUESTS]
 
@@ -138,6 +157,8 @@ def requests_of(release: Release) -> list[Any]:
 def all_samples(release: Release) -> list[tuple[str, Any]]:
     if release.family == "granite4":
         return [*samples(release), (GRANITE4_KEPT, None)]
+    if release.family == "granite42":
+        return [*samples(release), (GRANITE42_KEPT, None)]
     return samples(release)
 
 
