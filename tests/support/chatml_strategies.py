@@ -173,7 +173,8 @@ def dropping_requests(draw: st.DrawFn) -> tuple[dict[str, Any], dict[str, Any], 
         messages.insert(index, {"role": "user", "content": parts})
         oracle["messages"].insert(index, {"role": "user", "content": [parts[0]]})
         return request, oracle, f"messages[{index}].content[1]"
-    message = {"role": "user", "content": "q", "tool_calls": [{"name": "f", "arguments": {}}]}
-    messages.insert(index, message)
+    user: dict[str, Any] = {"role": "user", "content": "q", "tool_calls": [{"name": "f"}]}
+    user["tool_calls"][0]["arguments"] = {}
+    messages.insert(index, user)
     oracle["messages"].insert(index, {"role": "user", "content": "q"})
     return request, oracle, f"messages[{index}].tool_calls"
