@@ -122,6 +122,15 @@ def format_cases(family: str) -> dict[str, tuple[str, Callable[[], dict[str, Any
             "RAG (5 docs × 2 KB, controls)": ("rag", workloads.rag_request),
             "tools (6 tools)": ("tools", workloads.tools_request),
         }
+    if family == "granite42":  # (no documents block)
+        return {
+            "small chat": ("small", workloads.small_chat_request),
+            "tools (6 tools)": ("tools", workloads.tools_request),
+            "agent turn (6 tools, past call, result)": (
+                "agent",
+                workloads.granite42_agent_request,
+            ),
+        }
     return {
         "small chat": ("small", workloads.small_chat_request),
         "RAG (5 docs × 2 KB)": ("rag", workloads.granite4_documents_request),
@@ -131,16 +140,28 @@ def format_cases(family: str) -> dict[str, tuple[str, Callable[[], dict[str, Any
 
 
 def rag_request(family: str) -> dict[str, Any]:
+    """The request a stream is parsed against."""
+    if family == "granite42":
+        return workloads.tools_request()
     return (
         workloads.rag_request() if family == "granite3" else workloads.granite4_documents_request()
     )
 
 
+#: The tool-call answers of the families without citations (4.x).
+_TOOL_CALL_ANSWERS = {
+    "granite42": workloads.granite42_tool_call_answer,
+    "granite4": workloads.granite4_tool_call_answer,
+}
+
+
 def stream_text(release: Any, size: int) -> str:
     """The streamed answer: a cited RAG answer (3.x); prose with tool calls (4.x, which
-    has no citation syntax)."""
+    has no citation syntax; 4.2 after its reasoning)."""
     if release.family == "granite3":
         return workloads.stream_answer(release.version, size)
+    if release.family == "granite42":
+        return workloads.granite42_stream_answer(size)
     return workloads.granite4_stream_answer(size)
 
 
@@ -445,18 +466,19 @@ def parse_cases(release: Any) -> dict[str, ParseCase]:
     """name -> (model output, request factory, citations or tool calls in it,
     hallucinations in it)."""
     if release.family != "granite3":
+        answer = _TOOL_CALL_ANSWERS[release.family]
+        plain = (
+            workloads.granite42_plain_answer()
+            if release.family == "granite42"
+            else workloads.plain_answer()
+        )
         cases: dict[str, ParseCase] = {
-            "plain answer": (workloads.plain_answer(), workloads.small_chat_request, 0, 0),
-            "tool-call answer": (
-                workloads.granite4_tool_call_answer(2),
-                workloads.tools_request,
-                2,
-                0,
-            ),
+            "plain answer": (plain, workloads.small_chat_request, 0, 0),
+            "tool-call answer": (answer(2), workloads.tools_request, 2, 0),
         }
         for count in GRANITE4_TOOL_CALLS:
             cases[f"{count} tool calls"] = (
-                workloads.granite4_tool_call_answer(count),
+                answer(count),
                 workloads.tools_request,
                 count,
                 0,
@@ -1165,6 +1187,8 @@ def targets(results: dict[str, Any]) -> list[dict[str, Any]]:
                 for case in ("rag", "tools"):
                     row = by_key.get(case)
                     note = why or (None if row and row["jinja_ns"] else results["baseline_note"])
+                    if data is not None and row is None:
+                        note = f"no {case} case: the release's template does not render one"
                     value = ratio(row["jinja_ns"], row[field]) if row else None
                     if row and row["matches_template"] is False:
                         value, note = None, "the prompt differs from the template's render"

@@ -28,6 +28,10 @@ __all__ = [
     "granite4_documents_request",
     "granite4_stream_answer",
     "granite4_tool_call_answer",
+    "granite42_agent_request",
+    "granite42_plain_answer",
+    "granite42_stream_answer",
+    "granite42_tool_call_answer",
     "plain_answer",
     "rag_answer",
     "rag_request",
@@ -430,6 +434,70 @@ def granite4_stream_answer(size: int) -> str:
             {"name": "lookup", "arguments": {"query": _sentence(rng, 3, 6), "n": index}}
         )
         piece = f"{text}\n<tool_call>\n{call}\n</tool_call>\n"
+        parts.append(piece)
+        length += len(piece)
+        index += 1
+    return "".join(parts)
+
+
+def granite42_agent_request() -> dict[str, Any]:
+    """:func:`granite4_agent_request` with the past call's arguments as an object (what
+    the Granite 4.2 template iterates; servers decode a JSON string before rendering)."""
+    request = granite4_agent_request()
+    for message in request["messages"]:
+        for call in message.get("tool_calls") or ():
+            call["function"]["arguments"] = json.loads(call["function"]["arguments"])
+    return request
+
+
+def granite42_plain_answer() -> str:
+    """:func:`plain_answer` after a short reasoning (the prompt opened ``<think>``)."""
+    return "The user asks a simple question.\n</think>\n\n" + plain_answer()
+
+
+def _xml_call(name: str, arguments: dict[str, Any]) -> str:
+    params = "".join(
+        f"<parameter={key}>\n"
+        + (json.dumps(value) if isinstance(value, (dict, list)) else str(value))
+        + "\n</parameter>\n"
+        for key, value in arguments.items()
+    )
+    return f"<tool_call>\n<function={name}>\n{params}</function>\n</tool_call>"
+
+
+def granite42_tool_call_answer(count: int = 2) -> str:
+    """Reasoning (the prompt opened ``<think>``), a sentence, then ``count`` XML tool-call
+    blocks (the first two as in :func:`granite4_tool_call_answer`)."""
+    rng = random.Random(4)
+    calls = json.loads(tool_call_answer()[len("<|tool_call|>") :])
+    blocks = [_sentence(rng) + "\n</think>\n\nI will check the weather and book the table."]
+    for index in range(count):
+        call = (
+            calls[index]
+            if index < len(calls)
+            else {
+                "name": "get_current_weather",
+                "arguments": {"location": _sentence(rng, 4, 8), "page": index},
+            }
+        )
+        blocks.append(_xml_call(call["name"], call["arguments"]))
+    return "\n".join(blocks)
+
+
+def granite42_stream_answer(size: int) -> str:
+    """Reasoning, then prose with an XML tool call after every few sentences, of at least
+    ``size`` characters."""
+    rng = random.Random(5)
+    parts = [" ".join(_sentence(rng) for _ in range(3)) + "\n</think>\n\n"]
+    length = len(parts[0])
+    index = 0
+    while length < size:
+        text = " ".join(_sentence(rng) for _ in range(3))
+        piece = (
+            f"{text}\n"
+            + _xml_call("get_current_weather", {"location": _sentence(rng, 3, 6), "n": index})
+            + "\n"
+        )
         parts.append(piece)
         length += len(piece)
         index += 1

@@ -52,7 +52,7 @@ with atheris.instrument_imports(
             importlib.import_module(_module)
 
 #: The format families whose streaming is also checked against the batch parse on every input.
-STREAM_CHECKED = frozenset({"granite4"})
+STREAM_CHECKED = frozenset({"granite4", "granite42"})
 REQUESTS = [
     None,
     {

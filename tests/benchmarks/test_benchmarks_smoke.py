@@ -134,7 +134,13 @@ def test_measurable_targets_are_measured(
         if skipped:  # a plugin not installed: every row of the release says so
             assert row["ratio"] is None and skipped in row["note"], row
             continue
-        if target in ("dict-rag", "dict-tools", "typed-rag", "typed-tools", "first-prompt"):
+        release = bench.RELEASES.get(row["release"])  # (None: the row of all releases)
+        family = release.family if release is not None else None
+        cases = {key for key, _ in bench.format_cases(family).values()} if family else set()
+        if target in ("dict-rag", "typed-rag") and "rag" not in cases:
+            # A release whose template renders no documents (Granite 4.2) has no RAG case.
+            assert row["ratio"] is None and "does not render" in row["note"], row
+        elif target in ("dict-rag", "dict-tools", "typed-rag", "typed-tools", "first-prompt"):
             assert (row["ratio"] is not None) is templates, row
         elif target == "parse-1000":
             release = bench.RELEASES[row["release"]]
@@ -156,7 +162,7 @@ def test_quick_run_measures_every_section(quick: tuple[dict[str, Any], str]) -> 
         for case, row in entry["format"].items():
             assert row["dict_ns"] > 0 and row["typed_ns"] > 0, case
             assert row["key"] in ("small", "rag", "tools", "agent")
-        assert {row["key"] for row in entry["format"].values()} >= {"rag", "tools"}
+        assert {row["key"] for row in entry["format"].values()} >= {"tools"}
         for case, row in entry["parse"].items():
             assert row["ns"] > 0
             assert row["check"] == "ok", f"{release.version} {case}: {row['check']}"

@@ -4,7 +4,7 @@ Fixtures and collection rules (additive: modules of other branches may rely on t
 
 - ``release`` (a :class:`support.releases.Release`): a test that asks for it runs once
   per release of :data:`support.releases.RELEASES`, or of one family when its module sets
-  ``FAMILY = "granite3"`` (or ``"granite4"``). A release whose plugin is not installed
+  ``FAMILY = "granite3"`` (or ``"granite4"``, or a tuple of families). A release whose plugin is not installed
   is SKIPPED with the reason, never silently passed.
 - ``golden_case`` (a ``GoldenCase``) or ``golden_name`` (its name): a test that asks for
   either runs once per (release, golden case of that release), from
@@ -30,6 +30,8 @@ from support.releases import PLUGIN_NAMES, RELEASES, Release, of_family
 
 def releases_for(module: Any) -> tuple[Release, ...]:
     family = getattr(module, "FAMILY", None)
+    if isinstance(family, tuple):  # several families
+        return tuple(r for r in RELEASES if r.family in family)
     return RELEASES if family is None else of_family(family)
 
 

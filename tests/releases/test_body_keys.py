@@ -86,5 +86,8 @@ def test_a_body_reasoning_effort_is_ignored_where_the_template_reads_none(
     release: Release,
 ) -> None:
     formatter = get_formatter(release.model)
+    declared = formatter.release
+    if declared is not None and declared.option("reasoning_effort") is not None:
+        pytest.skip(f"Granite {release.version}'s template reads reasoning_effort")
     base = {"messages": HI}
     assert formatter.format({**base, "reasoning_effort": "low"}) == formatter.format(base)

@@ -3,8 +3,8 @@
 Issue 26 item 6: a special token inside ``chat_template_kwargs.available_tools`` was
 reported under ``tools[0].description``, a field the request does not have. Granite 3
 does not take ``available_tools`` from ``chat_template_kwargs`` (it is an unknown option
-there, named as such); Granite 4 reads it and still names ``tools[...]`` (strict xfail,
-left to the engine move).
+there, named as such); the engine reads it where a release declares the option and names
+``chat_template_kwargs.available_tools[...]``.
 """
 
 from __future__ import annotations
@@ -31,15 +31,7 @@ def test_a_token_in_tools_names_the_tools_field(release: Release, tools: Any) ->
 
 
 @pytest.mark.parametrize("tools", [FLAT, WRAPPED], ids=["flat", "wrapped"])
-def test_a_token_in_available_tools_names_that_field(
-    release: Release, tools: Any, request: pytest.FixtureRequest
-) -> None:
-    if release.family == "granite4":
-        request.applymarker(
-            pytest.mark.xfail(
-                strict=True, reason="Granite 4 names tools[0]... for available_tools (item 6)"
-            )
-        )
+def test_a_token_in_available_tools_names_that_field(release: Release, tools: Any) -> None:
     chat_request = {"messages": HI, "chat_template_kwargs": {"available_tools": tools}}
     with pytest.raises(InvalidRequestError) as caught:
         get_formatter(release.model).format(chat_request)

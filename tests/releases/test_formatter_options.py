@@ -48,7 +48,9 @@ def test_valid_options_are_accepted_by_every_release(release: BundledRelease) ->
             for strict in (True, False):
                 prompt = formatter.format(HI, today=today, special_tokens=policy, strict=strict)
                 assert "Hi" in prompt
-    assert formatter.format(HI, add_generation_prompt=False).endswith("Hi<|end_of_text|>\n")
+    declared = getattr(formatter.input_processor, "release", None)
+    end = declared.turns.end if isinstance(declared, Release) else "<|end_of_text|>\n"
+    assert formatter.format(HI, add_generation_prompt=False).endswith("Hi" + end)
 
 
 def test_stop_strings_come_from_the_release(release: BundledRelease) -> None:
@@ -58,6 +60,7 @@ def test_stop_strings_come_from_the_release(release: BundledRelease) -> None:
     declared = getattr(formatter.input_processor, "release", None)
     if isinstance(declared, Release):
         assert stops == declared.stop_strings
-        assert stops == ("<|end_of_text|>",)
+        # (the end of a turn: <|end_of_text|> for 4.0/4.1, <|im_end|> for 4.2)
+        assert stops == (declared.turns.end.rstrip("\n"),)
     else:
         assert stops == ()

@@ -5,9 +5,7 @@ from __future__ import annotations
 import io
 import json
 
-import pytest
-
-from granite_formatters import UnknownModelError, cli, get_formatter
+from granite_formatters import cli
 
 
 def test_demo_renders_and_parses_a_granite4_tool_call() -> None:
@@ -22,14 +20,3 @@ def test_demo_renders_and_parses_a_granite4_tool_call() -> None:
     assert [(c["name"], c["arguments"]) for c in parsed["tool_calls"]] == [
         ("get_current_weather", {"city": "Paris"})
     ]
-
-
-def test_granite_42_names_say_that_42_is_another_format() -> None:
-    for name in ("granite4.2:8b", "granite-4.2-8b", "ibm-granite/granite-4.2-8b"):
-        with pytest.raises(UnknownModelError) as caught:
-            get_formatter(name)
-        first = str(caught.value).splitlines()[0]
-        assert "Granite 4.2 uses a different prompt format" in first
-        assert caught.value.suggestions == ()
-    # A 4.1 name is not caught by the 4.2 rule.
-    assert get_formatter("granite4.1:8b").model_id == "granite-4.1-8b"

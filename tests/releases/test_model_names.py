@@ -1,9 +1,9 @@
-"""Real-world names of each Granite 3 release resolve to the right model; other names do not.
+"""Real-world names of each Granite 3 release and Granite 4.2 resolve to the right model; other names do not.
 
 Runs with only the core and the release's plugin loaded (the module fixture restricts
 plugin loading to it even when other plugins are installed), so a name of another
 release must fail here: nothing else could claim it. The names are in
-``support.granite3_model_names``.
+``support.granite3_model_names`` and ``support.granite42_model_names``.
 """
 
 from __future__ import annotations
@@ -18,11 +18,14 @@ from hypothesis import strategies as st
 from granite_formatters import UnknownModelError, plugins, resolve_model
 from granite_formatters.plugins import ENV_LOAD, PluginHost
 
-from support.granite3_model_names import RESOLVE, TYPOS, UNKNOWN
+from support import granite3_model_names, granite42_model_names
 from support.releases import Release, of_family
 
-FAMILY = "granite3"
-RELEASES = of_family(FAMILY)
+FAMILY = ("granite3", "granite42")
+RELEASES = tuple(r for family in FAMILY for r in of_family(family))
+RESOLVE = {**granite3_model_names.RESOLVE, "4.2": granite42_model_names.RESOLVE_42}
+UNKNOWN = {**granite3_model_names.UNKNOWN, "4.2": granite42_model_names.UNKNOWN_42}
+TYPOS = {**granite3_model_names.TYPOS, "4.2": granite42_model_names.TYPOS_42}
 
 
 @pytest.fixture(scope="module", autouse=True)

@@ -39,6 +39,11 @@ OUTPUTS = {
         "Hello.",
         "Checking.\n<tool_call>\n" + json.dumps(CALL) + "\n</tool_call>",
     ],
+    "granite42": [
+        "Hello.",
+        "think.\n</think>\n\nChecking.\n<tool_call>\n<function=get_weather>\n"
+        "<parameter=city>\nLisbon\n</parameter>\n</function>\n</tool_call>",
+    ],
 }
 
 
@@ -48,7 +53,8 @@ def _bundled_names() -> list[tuple[str, str]]:
     for info in granite_formatters.list_models():
         if not info.plugin.bundled:
             continue
-        family = "granite4" if info.plugin.name.endswith("granite4") else "granite3"
+        family = info.plugin.name.rsplit("-", 1)[-1]  # granite-formatters-<plugin>
+        family = family if family in OUTPUTS else "granite3"
         names += [(name, family) for name in (info.model_id, *info.aliases)]
     return names
 
@@ -89,7 +95,9 @@ def test_a_formatter_pickles_to_an_equal_working_formatter(name: str, family: st
         for output in OUTPUTS[family]:
             assert _without_ids(copy.parse(output)) == _without_ids(formatter.parse(output))
         if not touched:
-            assert formatter.parse("Hello.").content == "Hello."
+            # (4.2 starts inside its reasoning: an answer follows </think>)
+            hello = "</think>Hello." if family == "granite42" else "Hello."
+            assert formatter.parse(hello).content == "Hello."
 
 
 # One model of each installed family.

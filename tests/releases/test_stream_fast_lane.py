@@ -33,6 +33,15 @@ def samples(release: Release) -> list[tuple[str, Any]]:
             ('<tool_call>\n{"name": "f", "arguments": {"a": "é😀"}}\n</tool_call>', None),
             ("Plain <b>html</b> and a < sign, no call.", None),
         ]
+    if release.family == "granite42":
+        return [
+            (
+                "Think <é😀>.\n</think>\n\n<tool_call>\n<function=f>\n<parameter=a>\né😀\n"
+                "</parameter>\n</function>\n</tool_call>",
+                None,
+            ),
+            ("</think>Plain <b>html</b> and a < sign, no call.", None),
+        ]
     return [
         (CITED_ANSWER[release.version], RAG),
         ('<|tool_call|>[{"name": "f", "arguments": {"a": "é😀"}}]', None),

@@ -119,14 +119,33 @@ def cut(text: Any, cuts: Sequence[int]) -> list[Any]:
     return [text[a:b] for a, b in itertools.pairwise(bounds)]
 
 
+GRANITE42_MARKERS = [
+    "</think>",
+    "<think></think>",
+    "<tool_call>",
+    "</tool_call>",
+    "<function=f>",
+    "<parameter=a>",
+    "</parameter>",
+    "</function>",
+]
+#: Blocks kept as content (4.2: broken XML blocks after the reasoning).
+GRANITE42_KEPT = (
+    "r</think>\n<tool_call>\n<function=f>\ntext\n</function>\n</tool_call> and "
+    "<tool_call><function=g><parameter=x>1</function></tool_call>"
+)
+
+
 def markers_of(release: Release) -> list[str]:
     if release.family == "granite4":
         return GRANITE4_MARKERS
+    if release.family == "granite42":
+        return GRANITE42_MARKERS
     return list(_data(release, "output").OUTPUT_MARKERS)
 
 
 def requests_of(release: Release) -> list[Any]:
-    if release.family == "granite4":
+    if release.family in ("granite4", "granite42"):
         return [None]
     return [None, RAG, *_data(release, "streaming").REQUESTS]
 
@@ -134,6 +153,8 @@ def requests_of(release: Release) -> list[Any]:
 def all_samples(release: Release) -> list[tuple[str, Any]]:
     if release.family == "granite4":
         return [*samples(release), (GRANITE4_KEPT, None)]
+    if release.family == "granite42":
+        return [*samples(release), (GRANITE42_KEPT, None)]
     return samples(release)
 
 
@@ -244,7 +265,11 @@ def test_a_str_chunk_ends_a_character_cut_by_the_bytes_before_it(release: Releas
         if parser is None:  # (a parser without a full path to compare)
             continue
         run(parser, pieces)
-        assert parser.message.content == "caf\ufffdX\ufffd ok"
+        # (A release whose output starts inside its reasoning reads this as reasoning.)
+        message = parser.message
+        assert (getattr(message, "reasoning_content", None) or message.content) == (
+            "caf\ufffdX\ufffd ok"
+        )
 
 
 @settings(max_examples=60)

@@ -15,6 +15,7 @@ the package's own request types on purpose.
 
 from __future__ import annotations
 
+import copy
 import datetime
 import functools
 import importlib.util
@@ -36,6 +37,7 @@ TEMPLATES = {
     "3.3": "granite-3.3-8b-instruct.jinja",
     "4.0": "granite-4.0.jinja",
     "4.1": "granite-4.1.jinja",
+    "4.2": "granite-4.2.jinja",
 }
 
 
@@ -246,3 +248,23 @@ def sync_golden_files(
         f"cases per release: {counts}"
     )
     return 1 if check and changed else 0
+
+
+def server_request(request: dict[str, Any]) -> dict[str, Any]:
+    """What a server (vLLM) hands the template for ``request``: JSON-string tool-call
+    arguments decoded, the top-level ``reasoning_effort`` passed as a template option and
+    turning thinking off when ``"none"`` (unless ``enable_thinking`` is given)."""
+    request = copy.deepcopy(request)
+    for message in request["messages"]:
+        for call in message.get("tool_calls") or ():
+            function = call.get("function", call)
+            if isinstance(function.get("arguments"), str):
+                function["arguments"] = json.loads(function["arguments"])
+    effort = request.pop("reasoning_effort", None)
+    if effort is not None:
+        options = request.setdefault("chat_template_kwargs", {})
+        if options.get("reasoning_effort") is None:
+            options["reasoning_effort"] = effort
+        if options.get("enable_thinking") is None:
+            options["enable_thinking"] = effort != "none"
+    return request

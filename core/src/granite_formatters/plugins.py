@@ -72,6 +72,7 @@ BUNDLED_PLUGINS = frozenset(
         "granite-formatters-granite32",
         "granite-formatters-granite33",
         "granite-formatters-granite4",
+        "granite-formatters-granite42",
     }
 )
 

@@ -19,6 +19,7 @@ from typing_extensions import TypeVar as DefaultTypeVar
 
 if TYPE_CHECKING:
     from .records import PluginInfo
+    from .release import Release
     from .special_tokens import SpecialTokenPolicy
     from .streaming import Delta, StreamParser
     from .types import AssistantMessage, ChatCompletion
@@ -518,6 +519,15 @@ class Formatter(Generic[M_co]):
                     "contract); leave the option out or upgrade the plugin"
                 )
         return given
+
+    @property
+    def release(self) -> Release | None:
+        """The :class:`~granite_formatters.Release` this model was registered with
+        (``register(..., release=...)``), ``None`` for a model given as processors."""
+        from .release import Release
+
+        found = getattr(self.input_processor, "release", None)
+        return found if isinstance(found, Release) else None
 
     @property
     def stop_strings(self) -> tuple[str, ...]:

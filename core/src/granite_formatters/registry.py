@@ -51,17 +51,6 @@ REFUSED_VARIANTS = frozenset({"base", "guardian", "vision"})
 # Names longer than this get no close-match suggestions (difflib is quadratic).
 _SUGGEST_LIMIT = 200
 
-#: Granite releases known to use a prompt format that no bundled plugin implements, with
-#: what to tell a user who asks for one (matched against the normalised name).
-_OTHER_FORMATS = (
-    (
-        re.compile(r"granite[-_. ]?4[-_.]2(?![0-9])"),
-        "Granite 4.2 uses a different prompt format (ChatML turns, thinking on by default, "
-        "XML-style tool calls) that no installed plugin provides; the Granite 4.0/4.1 "
-        "format would be wrong for it.",
-    ),
-)
-
 # Precedence tiers: a plugin allowed to override, then the bundled plugins, then the rest.
 _OVERRIDE, _BUNDLED, _THIRD_PARTY = 0, 1, 2
 
@@ -348,10 +337,6 @@ class ModelRegistry:
                 "Granite base, Guardian and vision models have no chat formatter here; "
                 "only a plugin that names such a model explicitly can provide one."
             )
-        for pattern, explanation in _OTHER_FORMATS:
-            if len(normalized) <= _SUGGEST_LIMIT and pattern.search(normalized):
-                reason = explanation
-                suggestions = []  # a close name of another release would be the wrong format
         return UnknownModelError(
             name,
             reason=reason,

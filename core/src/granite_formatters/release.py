@@ -44,7 +44,14 @@ class Release:
     caller text may not hold; ``record_tokens`` those a past assistant turn may hold
     (what the model itself writes). ``options`` are the template options read, with
     their defaults; ``option_hints`` explain keys of other releases the template
-    ignores. ``stop_strings`` end a generation.
+    ignores. ``stop_strings`` end a generation. ``template_joins_parts`` is true when
+    the official template reads content-part lists itself (Granite 4.0/4.1); when false
+    (a template that prints only strings) text parts are joined with newlines as servers
+    join them. ``empty_system_separated`` is true when a caller's empty system text is
+    still followed by the blank line before the blocks (Granite 4.0/4.1).
+    ``renders_other_roles`` is true when the template prints a message of any other role
+    as a turn of that role (Granite 4.2) rather than dropping it; either way such a
+    message is refused in strict mode.
     """
 
     name: str
@@ -61,6 +68,9 @@ class Release:
     record_tokens: tuple[str, ...] = ()
     options: tuple[Option, ...] = ()
     option_hints: Mapping[str, str] = attrs.field(factory=dict, hash=False)
+    template_joins_parts: bool = True
+    empty_system_separated: bool = True
+    renders_other_roles: bool = False
 
     def option(self, name: str) -> Option | None:
         """The declared option ``name``, or ``None``."""

@@ -31,7 +31,7 @@ from ..streaming import (
     reasoning_delta,
 )
 from ..types import AssistantMessage, ToolCall, ToolCallIds
-from .request import body_options
+from .request import output_options
 
 if TYPE_CHECKING:
     from ..processors import RequestLike
@@ -59,23 +59,6 @@ def _partial_prefix(text: str, tag: str) -> int:
         if tag.startswith(text[found:]):
             return len(text) - found
         start = found + 1
-
-
-def _template_options(release: Release, request: object) -> dict[str, Any]:
-    """The release's template options with the request's values (not null) filled in."""
-    options = {option.name: option.default for option in release.options}
-    if isinstance(request, Mapping):
-        given = request.get("chat_template_kwargs")
-    else:
-        given = getattr(request, "chat_template_kwargs", None)
-    if isinstance(request, Mapping):
-        options.update(body_options(request, options))
-    if isinstance(given, Mapping):
-        for name in options:
-            value = given.get(name)
-            if value is not None:
-                options[name] = value
-    return options
 
 
 def _request_tools(request: object) -> list[Mapping[str, Any]] | None:
@@ -132,7 +115,7 @@ class ReleaseStreamParser(StreamParser):
         self._r_started = False
         self._r_spaces: list[str] = []
         if reasoning is not None:
-            options = _template_options(release, request)
+            options = output_options(release, request)
             self._think = _INSIDE if reasoning.starts_inside(options) else _LEAD
             self._removed = reasoning.removed_when_off(options)
             self._lanes = False

@@ -22,11 +22,12 @@ from ..syntax.protocols import HistoryCall
 from .request import (
     Problems,
     RequestView,
-    body_options,
+    body_value,
     document_data,
     join_parts,
     raw_documents,
     revalidated,
+    top_level_effort,
     view,
 )
 
@@ -38,6 +39,10 @@ if TYPE_CHECKING:
 __all__ = ["ReleaseInputProcessor"]
 
 _PRINTED_ROLES = frozenset({"system", "user", "assistant", "tool"})
+
+
+#: The message keys past reasoning is read from, first non-null first (transformers).
+_REASONING_KEYS = ("reasoning_content", "thinking", "reasoning")
 
 
 def _jinja_text(value: Any) -> str:
@@ -224,18 +229,21 @@ class ReleaseInputProcessor(InputProcessor):
 
     def _options(
         self, request: RequestView, raw: Mapping[str, Any] | None, problems: Problems
-    ) -> tuple[Any, dict[str, Any]]:
-        """The tools to list (``available_tools`` may replace them) and the template
-        options, the release's defaults filled in. A body key vLLM passes to the
-        template (``reasoning_effort``) counts for a release that reads it, unless
-        ``chat_template_kwargs`` gives it."""
+    ) -> tuple[Any, str, dict[str, Any]]:
+        """The tools to list (``available_tools`` may replace them), the request field
+        they come from, and the template
+        options, the release's defaults filled in.
+
+        A release with a ``reasoning_effort`` option also reads the OpenAI top-level
+        ``reasoning_effort`` as vLLM's chat endpoint applies it: passed to the template
+        unless ``chat_template_kwargs`` sets it, and turning ``enable_thinking`` off when
+        it is ``"none"`` unless ``chat_template_kwargs`` sets that.
+        """
         release = self.release
         tools: Any = request.tools
+        tools_field = "tools"
         options = {option.name: option.default for option in release.options}
         kwargs = request.chat_template_kwargs or {}
-        for key, value in body_options(raw, options).items():
-            if key not in kwargs:
-                kwargs = {**kwargs, key: value}
         for key, value in kwargs.items():
             option = release.option(key) if key in options else None
             if option is not None:
@@ -252,6 +260,7 @@ class ReleaseInputProcessor(InputProcessor):
                                 "tools",
                             )
                         tools = value
+                        tools_field = "chat_template_kwargs.available_tools"
                 elif value is not None:
                     options[key] = value
             elif key == "documents" or not value:
@@ -267,7 +276,14 @@ class ReleaseInputProcessor(InputProcessor):
                     f"the {release.family} chat template does not read the option {quote(key)}.",
                     f"chat_template_kwargs.{key}",
                 )
-        return tools, options
+        effort = body_value(raw, "reasoning_effort")
+        effort_option = release.option("reasoning_effort")
+        if effort_option is not None and effort is not None and effort_option.check is not None:
+            refused = effort_option.check(effort)
+            if refused is not None:
+                raise InvalidRequestError(refused, field="reasoning_effort")
+        top_level_effort(release, options, kwargs, effort)
+        return tools, tools_field, options
 
     def _render(
         self,
@@ -293,11 +309,11 @@ class ReleaseInputProcessor(InputProcessor):
             if raw_messages is not None and isinstance(raw_messages[index], Mapping):
                 value = raw_messages[index].get("content")
                 if isinstance(value, list):
-                    return join_parts(value)
+                    return join_parts(value, by_template=release.template_joins_parts)
             text = messages[index].content
             return "" if text is None else _typed_text(messages[index], text)
 
-        tools, options = self._options(request, raw, problems)
+        tools, tools_field, options = self._options(request, raw, problems)
 
         documents: Any = None
         if request.documents:
@@ -319,7 +335,7 @@ class ReleaseInputProcessor(InputProcessor):
 
         blocks: list[str] = []
         for items, block, field in (
-            (tools, release.tools_block, "tools"),
+            (tools, release.tools_block, tools_field),
             (documents, release.documents_block, "documents"),
         ):
             if not items:
@@ -333,7 +349,10 @@ class ReleaseInputProcessor(InputProcessor):
         first_is_system = messages[0].role == "system"
         if first_is_system:
             system = _checked(content_of(0), "messages[0].content", policy, self._tokens)
-            system = "\n\n".join([system, *blocks]) if blocks else system
+            if blocks and (system or release.empty_system_separated):
+                system = "\n\n".join([system, *blocks])
+            elif blocks:
+                system = "\n\n".join(blocks)
         else:
             system = "\n\n".join(blocks)
         if system:
@@ -387,9 +406,18 @@ class ReleaseInputProcessor(InputProcessor):
                         text, f"messages[{index}].content", policy, self._assistant_tokens
                     )
                 if reasoning is not None:
+                    past = self._reasoning_of(raw, index, message)
+                    if past:
+                        # (caller text too: it may not forge turns)
+                        past = _checked(
+                            past,
+                            f"messages[{index}].reasoning_content",
+                            policy,
+                            self._assistant_tokens,
+                        )
                     text = reasoning.history(
                         text,
-                        self._reasoning_of(raw, index, message),
+                        past,
                         historical=index < last_user,
                         tool_calls=bool(calls),
                         options=options,
@@ -409,6 +437,15 @@ class ReleaseInputProcessor(InputProcessor):
                 out += (results.item_open, text, results.item_close)
                 if index == count - 1 or messages[index + 1].role != "tool":
                     out.append(end)
+            elif role != "system" and release.renders_other_roles:
+                problems.add(
+                    f"the {release.family} chat template renders a message with role "
+                    f"{quote(role)} as a turn of that role, which the model was not trained on "
+                    "(use system, user, assistant or tool).",
+                    f"messages[{index}].role",
+                )
+                text = _checked(text, f"messages[{index}].content", policy, self._tokens)
+                out += (turns.header(role), text, end)
             elif role != "system":
                 problems.add(
                     f"the {release.family} chat template drops messages with role {quote(role)} "
@@ -425,14 +462,20 @@ class ReleaseInputProcessor(InputProcessor):
 
     @staticmethod
     def _reasoning_of(raw: Mapping[str, Any] | None, index: int, message: Any) -> str | None:
-        """The message's ``reasoning_content``, from the caller's dict when there is one."""
+        """The message's past reasoning: the first non-null of ``reasoning_content``,
+        ``thinking`` and ``reasoning`` (as transformers reads it), from the caller's dict
+        when there is one."""
+        source: Any = message
         if raw is not None:
             raw_messages = raw.get("messages")
             if isinstance(raw_messages, list) and isinstance(raw_messages[index], Mapping):
-                found = raw_messages[index].get("reasoning_content")
+                source = raw_messages[index]
+        get = source.get if type(source) is dict or isinstance(source, Mapping) else None
+        for key in _REASONING_KEYS:
+            found = get(key) if get is not None else getattr(source, key, None)
+            if found is not None:
                 return found if isinstance(found, str) else None
-        found = getattr(message, "reasoning_content", None)
-        return found if isinstance(found, str) else None
+        return None
 
     def _lines(
         self, items: Sequence[Any], field: str, policy: SpecialTokenPolicy, block: SystemBlock

@@ -16,16 +16,18 @@ from ..plaindicts import MessageView, PlainRequest, plain_fields
 
 if TYPE_CHECKING:
     from ..processors import RequestLike
+    from ..release import Release
 
 __all__ = [
-    "BODY_OPTIONS",
     "Problems",
     "RequestView",
-    "body_options",
+    "body_value",
     "document_data",
     "join_parts",
+    "output_options",
     "raw_documents",
     "revalidated",
+    "top_level_effort",
     "view",
 ]
 
@@ -61,30 +63,30 @@ class RequestView(Protocol):
     def chat_template_kwargs(self) -> dict[str, Any] | None: ...
 
 
-#: Request body keys that vLLM's chat endpoint passes to the template as options.
-BODY_OPTIONS = ("reasoning_effort",)
-
-
-def body_options(raw: Mapping[str, Any] | None, read: Mapping[str, Any]) -> dict[str, Any]:
-    """The :data:`BODY_OPTIONS` of a request body (top level, then ``extra_body``) that
-    the release reads (the keys of ``read``), when given and not null."""
-    found: dict[str, Any] = {}
+def body_value(raw: Mapping[str, Any] | None, key: str) -> Any:
+    """A key vLLM's chat endpoint reads from the request body (top level, then
+    ``extra_body``), or ``None`` when it is absent or null."""
     if raw is None:
-        return found
-    for key in BODY_OPTIONS:
-        if key in read:
-            value = raw.get(key)
-            if value is None:
-                extra = raw.get("extra_body")
-                if isinstance(extra, Mapping):
-                    value = extra.get(key)
-            if value is not None:
-                found[key] = value
-    return found
+        return None
+    value = raw.get(key)
+    if value is None:
+        extra = raw.get("extra_body")
+        if isinstance(extra, Mapping):
+            value = extra.get(key)
+    return value
 
 
-def join_parts(parts: Sequence[Any]) -> str:
-    """The template's join of the text parts (an empty text adds no newline at the start)."""
+def join_parts(parts: Sequence[Any], *, by_template: bool = True) -> str:
+    """The text parts joined with newlines: as the Granite 4.0/4.1 templates join them
+    (an empty text adds no newline at the start), or with ``by_template`` false as a
+    server joins them for a template that reads only strings (vLLM's "string" content
+    format: every text part, newline-separated)."""
+    if not by_template:
+        return "\n".join(
+            part["text"]
+            for part in parts
+            if isinstance(part, Mapping) and part.get("type") == "text"
+        )
     text = ""
     for part in parts:
         if isinstance(part, Mapping) and part.get("type") == "text":
@@ -222,3 +224,43 @@ def revalidated(request: Any) -> RequestView:
     data = request.model_dump(exclude_unset=True, warnings=False)
     validated: RequestView = coerce_request(data, ChatCompletion)
     return validated
+
+
+def top_level_effort(
+    release: Release, options: dict[str, Any], kwargs: Mapping[str, Any], effort: Any
+) -> None:
+    """Apply the OpenAI top-level ``reasoning_effort`` to ``options`` as vLLM's chat
+    endpoint does, for a release with a ``reasoning_effort`` option: passed to the
+    template unless ``kwargs`` (``chat_template_kwargs``) sets it, and ``enable_thinking``
+    turned off by ``"none"`` unless ``kwargs`` sets that. ``effort`` is already checked."""
+    if effort is None or release.option("reasoning_effort") is None:
+        return
+    if kwargs.get("reasoning_effort") is None:
+        options["reasoning_effort"] = effort
+    if release.option("enable_thinking") is not None and kwargs.get("enable_thinking") is None:
+        options["enable_thinking"] = effort != "none"
+
+
+def output_options(release: Release, request: object) -> dict[str, Any]:
+    """The release's template options as ``request`` sets them, for reading output:
+    defaults for anything absent, null or refused (a parser never raises)."""
+    options = {option.name: option.default for option in release.options}
+    if request is None:
+        return options
+    if isinstance(request, Mapping):
+        kwargs = request.get("chat_template_kwargs")
+        effort = body_value(request, "reasoning_effort")
+    else:
+        kwargs = getattr(request, "chat_template_kwargs", None)
+        effort = getattr(request, "reasoning_effort", None)
+    kwargs = kwargs if isinstance(kwargs, Mapping) else {}
+    for option in release.options:
+        value = kwargs.get(option.name)
+        if value is not None and (option.check is None or option.check(value) is None):
+            options[option.name] = value
+    effort_option = release.option("reasoning_effort")
+    if effort_option is not None and (
+        effort_option.check is None or effort_option.check(effort) is None
+    ):
+        top_level_effort(release, options, kwargs, effort)
+    return options

@@ -6,7 +6,7 @@ output). A :class:`~granite_formatters.Release` composes them; see ``docs/syntax
 
 from __future__ import annotations
 
-from .blocks import SystemBlock
+from .blocks import SystemBlock, listed_function
 from .json_blocks import JSON_BLOCKS, JsonBlocks, decode_json_block
 from .protocols import (
     BlockReader,
@@ -16,21 +16,32 @@ from .protocols import (
     ToolCallSyntax,
     TurnSyntax,
 )
+from .reasoning import OPENED_THINK, OpenedThink, effort_option_error, think_option_error
 from .turns import CHATML, GRANITE_ROLES, ToolResults, Turns
+from .xml_functions import XML_FUNCTIONS, XmlBlockReader, XmlFunctions, decode_arguments
 
 __all__ = [
     "CHATML",
     "GRANITE_ROLES",
     "JSON_BLOCKS",
+    "OPENED_THINK",
+    "XML_FUNCTIONS",
     "BlockReader",
     "HistoryCall",
     "HistoryWriter",
     "JsonBlocks",
+    "OpenedThink",
     "ReasoningSyntax",
     "SystemBlock",
     "ToolCallSyntax",
     "ToolResults",
     "TurnSyntax",
     "Turns",
+    "XmlBlockReader",
+    "XmlFunctions",
+    "decode_arguments",
     "decode_json_block",
+    "effort_option_error",
+    "listed_function",
+    "think_option_error",
 ]

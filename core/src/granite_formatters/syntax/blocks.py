@@ -6,12 +6,41 @@ the wording around the lines is release data (each release declares its blocks).
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 
 import attrs
 
-__all__ = ["SystemBlock"]
+from ..errors import InvalidRequestError, quote
+
+__all__ = ["SystemBlock", "listed_function"]
+
+_DROPPED_TOOL_KEYS = ("defer_loading", "strict")
+_KEY_BREAKING = frozenset('"\\') | {chr(code) for code in range(0x20)}
+
+
+def listed_function(tool: Any) -> Any:
+    """A tool as the ChatML templates list it (Granite 4.2): an OpenAI
+    ``{"type": "function", "function": {...}}`` wrapper unwrapped, the keys ``strict``
+    and ``defer_loading`` dropped, and ``None`` (left out) when ``defer_loading`` is
+    true. A :attr:`SystemBlock.item`."""
+    if not isinstance(tool, Mapping):
+        return tool
+    if "function" in tool:
+        tool = tool["function"]
+        if not isinstance(tool, Mapping):
+            return tool
+    if tool.get("defer_loading"):
+        return None
+    for key in tool:
+        if isinstance(key, str) and not _KEY_BREAKING.isdisjoint(key):
+            # The template prints each key between quotes without escaping it.
+            raise InvalidRequestError(
+                f"the key {quote(key)} holds a quote, backslash or control character, which "
+                "the chat template prints unescaped (invalid JSON in the prompt)",
+                field="tools",
+            )
+    return {key: value for key, value in tool.items() if key not in _DROPPED_TOOL_KEYS}
 
 
 @attrs.frozen

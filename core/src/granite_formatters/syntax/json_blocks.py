@@ -16,9 +16,9 @@ import attrs
 
 from ..errors import quote
 from ..jsonscan import JsonScanner
+from ..toolcalljson import call_arguments, repaired_call
 
 if TYPE_CHECKING:
-    from ..toolcalljson import call_arguments, repaired_call
     from ..types import ToolCall
     from .protocols import HistoryCall, HistoryWriter
 

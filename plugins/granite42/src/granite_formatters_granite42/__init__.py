@@ -1,0 +1,42 @@
+"""Granite 4.2 formatter plugin for granite-formatters: model names and the release.
+
+The entry point loads this module, which registers the Granite 4.2 model names with
+the release declared in :mod:`.releases`; the core renders and parses it.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from granite_formatters import hookimpl
+
+from .releases import GRANITE42, GRANITE42_SPECIAL_TOKENS
+
+if TYPE_CHECKING:
+    from granite_formatters import Register
+
+__all__ = ["GRANITE42", "GRANITE42_MODELS", "GRANITE42_SPECIAL_TOKENS", "register_formatters"]
+
+#: Granite 4.2 model ids -> (description, extra aliases: Ollama tags).
+GRANITE42_MODELS: dict[str, tuple[str, tuple[str, ...]]] = {
+    f"granite-4.2-{size}": (f"IBM Granite 4.2 {size.upper()} (reasoning)", (f"granite4.2:{size}",))
+    for size in ("3b", "8b", "30b")
+}
+
+
+@hookimpl
+def register_formatters(register: Register) -> None:
+    """Register the Granite 4.2 models.
+
+    Every other spelling (any case, without the organisation, GGUF repositories and
+    files, quantised Ollama tags and the ``ibm/`` namespace, MLX conversions, LiteLLM
+    prefixes such as ``ollama/`` or ``hosted_vllm/``) reaches these through the core's
+    name normalisation. Base models (``-base``) are not registered.
+    """
+    for model_id, (description, extra) in GRANITE42_MODELS.items():
+        register(
+            model_id,
+            release=GRANITE42,
+            aliases=[f"ibm-granite/{model_id}", *extra],
+            description=description,
+        )
