@@ -447,6 +447,27 @@ class Formatter(Generic[M_co]):
         and asking one for an option it does not declare is a
         :class:`~granite_formatters.errors.FormatterError`.
         """
+        if (
+            self._accepts is _ALL_OPTIONS
+            and continue_final_message is None
+            and request.__class__ is dict
+            and "add_generation_prompt" not in request
+            and "continue_final_message" not in request
+            and "extra_body" not in request
+            and (add_generation_prompt is None or add_generation_prompt.__class__ is bool)
+            and strict.__class__ is bool
+            and (today is None or today.__class__ is datetime.date)
+            and (special_tokens is None or special_tokens in _POLICIES)
+        ):
+            # The usual call (a plain dict without body flags, valid options, a processor
+            # of the current contract): what the steps below come to, without them.
+            return self.input_processor.transform(
+                request,
+                True if add_generation_prompt is None else add_generation_prompt,
+                today=today,
+                special_tokens=special_tokens,
+                strict=strict,
+            )
         body = None
         if (add_generation_prompt is None or continue_final_message is None) and (
             request.__class__ is not dict

@@ -165,6 +165,10 @@ class ReleaseInputProcessor(InputProcessor):
         self._assistant_tokens = SpecialTokens(
             token for token in release.special_tokens if token not in record
         )
+        # The template options' defaults, and whether the release reads the OpenAI
+        # top-level reasoning_effort (both read per call).
+        self._defaults = {option.name: option.default for option in release.options}
+        self._reads_effort = release.option("reasoning_effort") is not None
         # The turn headers of the roles every request has (others are made when met).
         self._headers = {
             role: release.turns.header(role) for role in ("system", "user", "assistant", "tool")
@@ -231,8 +235,7 @@ class ReleaseInputProcessor(InputProcessor):
         self, request: RequestView, raw: Mapping[str, Any] | None, problems: Problems
     ) -> tuple[Any, str, dict[str, Any]]:
         """The tools to list (``available_tools`` may replace them), the request field
-        they come from, and the template
-        options, the release's defaults filled in.
+        they come from, and the template options, the release's defaults filled in.
 
         A release with a ``reasoning_effort`` option also reads the OpenAI top-level
         ``reasoning_effort`` as vLLM's chat endpoint applies it: passed to the template
@@ -242,7 +245,7 @@ class ReleaseInputProcessor(InputProcessor):
         release = self.release
         tools: Any = request.tools
         tools_field = "tools"
-        options = {option.name: option.default for option in release.options}
+        options = dict(self._defaults)
         kwargs = request.chat_template_kwargs or {}
         for key, value in kwargs.items():
             option = release.option(key) if key in options else None
@@ -276,13 +279,14 @@ class ReleaseInputProcessor(InputProcessor):
                     f"the {release.family} chat template does not read the option {quote(key)}.",
                     f"chat_template_kwargs.{key}",
                 )
-        effort = body_value(raw, "reasoning_effort")
-        effort_option = release.option("reasoning_effort")
-        if effort_option is not None and effort is not None and effort_option.check is not None:
-            refused = effort_option.check(effort)
-            if refused is not None:
-                raise InvalidRequestError(refused, field="reasoning_effort")
-        top_level_effort(release, options, kwargs, effort)
+        if self._reads_effort:
+            effort = body_value(raw, "reasoning_effort")
+            effort_option = release.option("reasoning_effort")
+            if effort_option is not None and effort is not None and effort_option.check:
+                refused = effort_option.check(effort)
+                if refused is not None:
+                    raise InvalidRequestError(refused, field="reasoning_effort")
+            top_level_effort(release, options, kwargs, effort)
         return tools, tools_field, options
 
     def _render(
