@@ -450,17 +450,29 @@ class Formatter(Generic[M_co]):
         if (
             self._accepts is _ALL_OPTIONS
             and continue_final_message is None
-            and request.__class__ is dict
-            and "add_generation_prompt" not in request
-            and "continue_final_message" not in request
-            and "extra_body" not in request
+            and (
+                # a plain dict without the body flags, or a typed request (which keeps no
+                # OpenAI parameters): nothing to read from the body
+                (
+                    request.__class__ is dict
+                    and "add_generation_prompt" not in request
+                    and "continue_final_message" not in request
+                    and "extra_body" not in request
+                )
+                or (
+                    request.__class__ is not dict
+                    and request.__class__ is not str
+                    and not isinstance(request, Mapping)
+                )
+            )
             and (add_generation_prompt is None or add_generation_prompt.__class__ is bool)
             and strict.__class__ is bool
             and (today is None or today.__class__ is datetime.date)
             and (special_tokens is None or special_tokens in _POLICIES)
         ):
-            # The usual call (a plain dict without body flags, valid options, a processor
-            # of the current contract): what the steps below come to, without them.
+            # The usual call (a plain dict without body flags or a typed request, valid
+            # options, a processor of the current contract): what the steps below come
+            # to, without them.
             return self.input_processor.transform(
                 request,
                 True if add_generation_prompt is None else add_generation_prompt,

@@ -35,6 +35,9 @@ __all__ = [
 #: The keys the arguments are read from, in order of preference.
 ARGUMENT_KEYS = ("arguments", "parameters")
 
+# The keys a caller of call_arguments usually reads itself.
+_NAME_AND_ID = frozenset(("name", "id"))
+
 #: The note for a tool call whose text had lone surrogates.
 SURROGATES_REPLACED = "replaced lone surrogates in a tool call with U+FFFD"
 
@@ -91,7 +94,7 @@ def call_arguments(
     where: str,
     notes: list[str],
     *,
-    read: Iterable[str] = ("name", "id"),
+    read: Iterable[str] = _NAME_AND_ID,
     also_unread: Iterable[str] = (),
 ) -> Any:
     """The arguments of the call object ``body``, as written (a JSON-encoded string is
@@ -109,7 +112,7 @@ def call_arguments(
         if key in body:
             arguments, used = body[key], key
             break
-    known = frozenset(read)
+    known = read if isinstance(read, frozenset) else frozenset(read)
     unread = [key for key in body if key != used and key not in known]
     unread.extend(also_unread)
     if unread:

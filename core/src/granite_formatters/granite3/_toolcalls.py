@@ -108,7 +108,7 @@ def _one_call(item: Any, index: int, outbox: Outbox | None, notes: list[str]) ->
         return None
     where = f"tool call {index} ({name[:40]})"
     if body is item:
-        raw_arguments = call_arguments(item, where, notes, read=("name", "id"))
+        raw_arguments = call_arguments(item, where, notes)
     else:
         unread = [key for key in item if key not in _WRAPPER_KEYS]
         raw_arguments = call_arguments(body, where, notes, read=("name",), also_unread=unread)

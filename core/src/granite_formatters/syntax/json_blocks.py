@@ -36,12 +36,15 @@ def decode_json_block(
     :meth:`~granite_formatters.types.ToolCall.to_openai` never double-encodes them);
     a string that is not JSON is kept, with a note.
     """
-    from ..types import ToolCall
+    # (An absolute import: a relative one in a function costs about twice as much.)
+    from granite_formatters.types import ToolCall
 
     try:
         value = json.loads(json_text)
     except (ValueError, RecursionError) as exc:
         return f"its JSON is invalid ({str(exc)[:80]})"
+    # Decoded JSON can hold a lone surrogate only from a non-ASCII text or a \u escape.
+    plain = json_text.isascii() and "\\u" not in json_text
     items = value if isinstance(value, list) else [value]
     if not items:
         return "it holds an empty list"
@@ -67,7 +70,8 @@ def decode_json_block(
                 )
         given_id = item.get("id")
         call_id = given_id if isinstance(given_id, str) and given_id else ""
-        name, call_id, arguments = repaired_call([name, call_id, arguments], notes)
+        if not plain:
+            name, call_id, arguments = repaired_call([name, call_id, arguments], notes)
         calls.append(ToolCall(id=call_id or new_id(), name=name, arguments=arguments))
     return calls
 
