@@ -367,7 +367,8 @@ def _cmd_demo(args: argparse.Namespace, out: TextIO, stdin: TextIO) -> int:
     demo = _load_demo()
     model_id = resolve_model(args.model).model.model_id
     outputs: dict[str, str] = demo["outputs"]
-    key = next((k for k in outputs if model_id.startswith(k)), None)
+    # (The longest matching prefix: "granite-4.2" before "granite-4".)
+    key = max((k for k in outputs if model_id.startswith(k)), key=len, default=None)
     if key is None:
         raise _UserError(
             f"the demo has sample output for {', '.join(outputs)} models only; "
