@@ -9,6 +9,8 @@ Fixtures and collection rules (additive: modules of other branches may rely on t
 - ``golden_case`` (a ``GoldenCase``) or ``golden_name`` (its name): a test that asks for
   either runs once per (release, golden case of that release), from
   ``tests/golden/<family>/`` (see :mod:`support.golden`).
+- A test that parametrizes ``release`` itself, or ``model`` with a release's model name, is
+  SKIPPED with the reason where that release's plugin is not installed.
 - A module named ``test_<plugin>_<topic>.py`` (``test_granite33_output.py``) is about one
   plugin; it is SKIPPED as a whole, with the reason, when that plugin is not installed.
 """
@@ -88,6 +90,20 @@ def golden_case(request: pytest.FixtureRequest, release: Release) -> GoldenCase:
         c for c in golden.release_cases(release.family, release.version) if c.name == request.param
     ]
     return case
+
+
+def pytest_runtest_setup(item: pytest.Item) -> None:
+    # A test that parametrizes ``release`` itself (or ``model`` with a bundled release's
+    # model name) is skipped, with the reason, where that release's plugin is absent.
+    callspec = getattr(item, "callspec", None)
+    if callspec is None:
+        return
+    chosen = callspec.params.get("release")
+    if not isinstance(chosen, Release):
+        model = callspec.params.get("model")
+        chosen = next((r for r in RELEASES if r.model == model), None)
+    if chosen is not None and not chosen.installed:
+        pytest.skip(not_installed(chosen))
 
 
 class _PluginModule(pytest.Module):
