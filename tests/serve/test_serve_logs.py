@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import logging
+import time
 from typing import Any
 
 import httpx
@@ -72,6 +73,12 @@ def test_every_request_gets_one_line(proxy_factory: Any, caplog: pytest.LogCaptu
             headers={"Origin": "https://x.example"},
         )
         assert response.status_code == 403
+        # The server thread writes a refusal's line after its response is sent: wait for
+        # it (bounded), so the check does not race the last line.
+        for _ in range(200):
+            if len(serve_lines(caplog)) >= 5:
+                break
+            time.sleep(0.025)
     lines = serve_lines(caplog)
     assert [line.rpartition(" latency_ms=")[0] for line in lines] == [
         "http method=GET path=/v1/models status=200",
