@@ -2,6 +2,7 @@
 
     python benchmarks/compare.py aff744c                  format, parse and stream sections
     python benchmarks/compare.py aff744c --rounds 3 --quick
+    python benchmarks/compare.py aff744c --only format --release 4.1
 
 The older commit is unpacked with ``git archive`` into a scratch folder. Each round runs
 this tree's ``benchmarks/run.py --json`` twice, once with the old commit's ``core/src``
@@ -70,9 +71,11 @@ def _releases(tree: Path) -> set[str]:
     return found
 
 
-def _run(sources: str, releases: list[str], quick: bool, out: Path) -> dict[str, Any]:
+def _run(
+    sources: str, releases: list[str], sections: list[str], quick: bool, out: Path
+) -> dict[str, Any]:
     command = [sys.executable, str(HARNESS), "--json", str(out)]
-    command += [arg for section in SECTIONS for arg in ("--only", section)]
+    command += [arg for section in sections for arg in ("--only", section)]
     command += [arg for release in releases for arg in ("--release", release)]
     if quick:
         command.append("--quick")
@@ -109,17 +112,31 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--rounds", type=int, default=2, help="alternating rounds (default 2)")
     parser.add_argument("--quick", action="store_true", help="the harness's tiny iteration counts")
     parser.add_argument("--limit", type=float, default=10.0, help="percent slower to flag")
+    parser.add_argument(
+        "--only",
+        action="append",
+        choices=SECTIONS,
+        help="compare only this section (repeatable; default: format, parse and stream)",
+    )
+    parser.add_argument(
+        "--release",
+        action="append",
+        help="compare only this release label, e.g. 4.1 (repeatable; default: every shared one)",
+    )
     args = parser.parse_args(argv)
+    sections = args.only or list(SECTIONS)
     with tempfile.TemporaryDirectory() as scratch:
         old_tree = _unpack(args.commit, Path(scratch))
         releases = sorted(_releases(old_tree) & _releases(REPO))
+        if args.release:
+            releases = [release for release in releases if release in args.release]
         trees = {"old": _sources(old_tree), "new": _sources(REPO)}
         samples: dict[str, dict[str, list[float]]] = {"old": {}, "new": {}}
         for number in range(args.rounds):
             order = ("old", "new") if number % 2 == 0 else ("new", "old")
             for name in order:
                 out = Path(scratch) / f"{name}-{number}.json"
-                for label, value in _rows(_run(trees[name], releases, args.quick, out)):
+                for label, value in _rows(_run(trees[name], releases, sections, args.quick, out)):
                     samples[name].setdefault(label, []).append(value)
     lines = [
         f"Old: `{args.commit}`; new: this tree. Median of {args.rounds} alternating rounds.",
