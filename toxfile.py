@@ -10,7 +10,7 @@ declares its releases in ``[tool.granite-formatters]``) and gives ``tox.ini``:
 * ``{[tox]bundled_plugins}``: the folders of every bundled plugin, one per line (for the
   ``deps`` of the environments that install them all);
 * ``{[tox]bundled_coverage}``: one ``--cov=<module>`` option per bundled plugin;
-* ``{plugin_under_test}``: in a cell named after a plugin folder (``py311-granite32``), that
+* ``{plugin_under_test}``: in a cell named after a plugin folder (``py310-granite32``), that
   folder; empty anywhere else.
 
 So a new bundled plugin folder gets its cells, and is installed, measured and type-checked
