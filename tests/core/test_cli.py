@@ -130,7 +130,11 @@ def test_user_errors_exit_1_with_one_line(
 
 def test_demo_without_plugins_is_a_user_error(default_host: PluginHost) -> None:
     code, _, err = run("demo")
-    assert code == 1 and "Unknown model 'granite-3.2-8b-instruct'" in err
+    assert code == 1
+    assert err == (
+        "granite-format: error: no installed plugin declares a demo; install one (from a "
+        "clone of the repository: python3 -m pip install ./plugins/*)\n"
+    )
 
 
 def test_usage_errors_exit_2() -> None:

@@ -16,15 +16,11 @@ import codecs
 import datetime
 import json
 import os
-import re
 import sys
 from collections.abc import Iterator, Sequence
-from importlib import resources
 from typing import IO, Any, NoReturn, TextIO
 
 __all__ = ["main"]
-
-DEMO_MODEL = "granite-3.2-8b-instruct"
 
 
 #: How many bytes ``parse --stream`` asks for at a time (it takes what is there).
@@ -257,7 +253,7 @@ def _cmd_models(args: argparse.Namespace, out: TextIO, stdin: TextIO) -> int:
     if not models:
         out.write(
             "No formatter plugins are installed. From a clone of the repository: "
-            "python3 -m pip install ./plugins/granite32 ./plugins/granite33 ./plugins/granite4\n"
+            "python3 -m pip install ./plugins/*\n"
         )
         return 0
     rows = [["MODEL", "PLUGIN", "ALIASES"]]
@@ -266,35 +262,9 @@ def _cmd_models(args: argparse.Namespace, out: TextIO, stdin: TextIO) -> int:
     return 0
 
 
-_OLD_GRANITE = re.compile(r"granite-3\.([01])(?:-|$)")
-_OTHER_VARIANTS = re.compile(r"-(?:base|guardian|vision|embedding)(?:-|$)")
-
-
-def granite31_hint(name: str) -> str | None:
-    """For a Granite 3.0 or 3.1 name that nothing resolves: where the 3.1 formatter is."""
-    from .names import normalize_model_name
-
-    normalized = normalize_model_name(name)
-    match = _OLD_GRANITE.match(normalized)
-    if match is None or _OTHER_VARIANTS.search(normalized):
-        return None
-    lead = (
-        "Granite 3.1 is"
-        if match.group(1) == "1"
-        else "No plugin formats Granite 3.0; the nearest, Granite 3.1, is"
-    )
-    return (
-        f"{lead} provided by the example plugin in examples/granite-formatters-granite31 "
-        "of the granite-formatters repository; from a clone, install it with "
-        "`python3 -m pip install ./examples/granite-formatters-granite31`."
-    )
-
-
 def _unknown_model(exc: Exception) -> str:
-    """The one-line text of an unknown-model error, with the Granite 3.1 hint if it fits."""
-    text = " ".join(line.strip() for line in str(exc).splitlines() if line.strip())
-    hint = granite31_hint(getattr(exc, "name", "") or "")
-    return f"{text} {hint}" if hint else text
+    """The one-line text of an unknown-model error."""
+    return " ".join(line.strip() for line in str(exc).splitlines() if line.strip())
 
 
 def _cmd_resolve(args: argparse.Namespace, out: TextIO, stdin: TextIO) -> int:
@@ -355,36 +325,35 @@ def _cmd_plugins(args: argparse.Namespace, out: TextIO, stdin: TextIO) -> int:
     return 0
 
 
-def _load_demo() -> dict[str, Any]:
-    text = resources.files("granite_formatters").joinpath("examples/demo.json").read_text("utf-8")
-    data: dict[str, Any] = json.loads(text)
-    return data
-
-
 def _cmd_demo(args: argparse.Namespace, out: TextIO, stdin: TextIO) -> int:
     from . import get_formatter, resolve_model
+    from ._api import _registry
 
-    demo = _load_demo()
-    model_id = resolve_model(args.model).model.model_id
-    outputs: dict[str, str] = demo["outputs"]
-    # (The longest matching prefix: "granite-4.2" before "granite-4".)
-    key = max((k for k in outputs if model_id.startswith(k)), key=len, default=None)
-    if key is None:
+    if args.model is None:
+        model = _registry().demo_model()
+        if model is None:
+            raise _UserError(
+                "no installed plugin declares a demo; install one "
+                "(from a clone of the repository: python3 -m pip install ./plugins/*)"
+            )
+    else:
+        model = resolve_model(args.model).model
+    demo = model.demo
+    if demo is None:
         raise _UserError(
-            f"the demo has sample output for {', '.join(outputs)} models only; "
-            f"pick one of those with --model"
+            f"the plugin {model.plugin.label} declares no demo for {model.model_id}; "
+            "`granite-format demo` without --model picks a model that has one"
         )
-    formatter = get_formatter(model_id)
-    request = {**demo.get("requests", {}).get(key, demo["request"]), "model": args.model}
-    today = datetime.date.fromisoformat(demo["date"])
-    out.write(f"== Request (bundled example, model {model_id}) ==\n")
+    formatter = get_formatter(model.model_id)
+    request = {"model": args.model or model.model_id, **demo.request}
+    out.write(f"== Request (bundled example, model {model.model_id}) ==\n")
     _dump(request, out)
     out.write("\n== Prompt sent to the completions endpoint ==\n")
-    out.write(formatter.format(request, today=today))
+    out.write(formatter.format(request, today=demo.today))
     out.write("\n\n== Raw model output (sample) ==\n")
-    out.write(outputs[key])
+    out.write(demo.output)
     out.write("\n\n== Parsed assistant message ==\n")
-    _dump(_serialise(formatter.parse(outputs[key], request), openai=False), out)
+    _dump(_serialise(formatter.parse(demo.output, request), openai=False), out)
     return 0
 
 
@@ -466,7 +435,9 @@ def build_parser() -> argparse.ArgumentParser:
 
     demo = command("demo", "render and parse a bundled example")
     demo.add_argument(
-        "--model", "-m", default=DEMO_MODEL, help=f"model name (default {DEMO_MODEL})"
+        "--model",
+        "-m",
+        help="model name (default: the first installed model whose plugin declares a demo)",
     )
     demo.set_defaults(handler=_cmd_demo)
 

@@ -79,8 +79,10 @@ class UnknownModelError(FormatterError, LookupError):
         plugin_count: int = 0,
         failed_plugins: Sequence[str] = (),
         reason: str | None = None,
+        hint: str | None = None,
     ) -> None:
         self.name = name
+        self.hint = hint
         self.suggestions = tuple(suggestions)
         self.known_count = known_count
         self.failed_plugins = tuple(failed_plugins)
@@ -98,6 +100,8 @@ class UnknownModelError(FormatterError, LookupError):
                 "If this is a Granite release without a formatter here, install the plugin "
                 "that provides it (`granite-format plugins` lists what is installed)."
             )
+        if hint:
+            lines.append(hint)
         super().__init__("\n".join(lines))
 
     def __str__(self) -> str:
@@ -116,6 +120,7 @@ class AmbiguousModelError(UnknownModelError):
             "Use the exact model id instead.",
         )
         self.name = name
+        self.hint = None
         self.suggestions = tuple(model for model, _ in self.candidates)
         self.known_count = 0
         self.failed_plugins = ()

@@ -7,20 +7,22 @@ marked with :data:`hookimpl`::
     from granite_formatters import hookimpl
 
     @hookimpl
-    def register_formatters(register):
+    def register_formatters(register, hint):
         register(
             "granite-4.1-8b",
             release=GRANITE41,  # a granite_formatters.Release: the core renders and parses it
             aliases=["ibm-granite/granite-4.1-8b"],
         )
+        hint(["granite-4.1-*"], "This plugin formats Granite 4.1 8b only.")
 
 A model is registered either with a :class:`~granite_formatters.Release` (``release=``,
 the usual way: a release made of the core's syntaxes, or of a syntax the plugin
 implements) or with its own processors (``input_processor=`` and ``output_processor=``,
-the escape hatch), exactly one of the two per call.
+the escape hatch), exactly one of the two per call. ``hint`` (optional: declare it only
+if you use it) adds advice to the error for names that nothing resolves.
 
 This module holds all of it: the hook (:func:`register_formatters`), the shape of the
-``register`` callback it receives (:class:`Register`), and the contract's version
+callbacks it receives (:class:`Register`, :class:`RegisterHint`), and the contract's version
 (:data:`PLUGIN_API_VERSION`, checked by :func:`check_api_version`). The processors a
 plugin registers implement :class:`~granite_formatters.InputProcessor` and
 :class:`~granite_formatters.OutputProcessor`.
@@ -36,7 +38,8 @@ its major number if anything is ever removed; a plugin that needs an addition sa
 with ``requires_api`` and gets a clear error at load time from an older core.
 
 History: 1.0, the hook and ``register`` with processors; 1.1, ``register(release=...)``
-and the ``special_tokens``/``strict`` options of ``InputProcessor.transform``.
+and the ``special_tokens``/``strict`` options of ``InputProcessor.transform``; 1.2,
+``register(demo=...)`` and the hook's ``hint`` argument.
 """
 
 from __future__ import annotations
@@ -48,12 +51,14 @@ import pluggy
 
 if TYPE_CHECKING:
     from .processors import InputProcessor, OutputProcessor
+    from .records import Demo
     from .release import Release
 
 __all__ = [
     "PLUGIN_API_VERSION",
     "PROJECT_NAME",
     "Register",
+    "RegisterHint",
     "check_api_version",
     "hookimpl",
     "hookspec",
@@ -64,7 +69,7 @@ __all__ = [
 PROJECT_NAME = "granite_formatters"
 
 #: The version of the plugin contract: ``(major, minor)``.
-PLUGIN_API_VERSION = (1, 1)
+PLUGIN_API_VERSION = (1, 2)
 
 hookspec = pluggy.HookspecMarker(PROJECT_NAME)
 hookimpl = pluggy.HookimplMarker(PROJECT_NAME)
@@ -79,7 +84,8 @@ class Register(Protocol):
     or ``"module:attribute"`` strings imported only when the model is first used).
     ``aliases`` are other exact names of the model, ``patterns`` shell-style globs over
     normalised names, ``requires_api`` the lowest :data:`PLUGIN_API_VERSION` the plugin
-    needs.
+    needs, ``demo`` what ``granite-format demo`` shows for the model (a
+    :class:`~granite_formatters.records.Demo`).
 
     This signature is the only definition of the callback: the host checks every call
     against it.
@@ -96,7 +102,19 @@ class Register(Protocol):
         patterns: Iterable[str] = (),
         description: str = "",
         requires_api: tuple[int, int] | None = None,
+        demo: Demo | None = None,
     ) -> None: ...
+
+
+class RegisterHint(Protocol):
+    """The ``hint`` callback that the ``register_formatters`` hook may receive.
+
+    A name that nothing resolves and that one of ``patterns`` (shell-style globs over
+    normalised names; names of base, Guardian and vision models never match) matches
+    gets ``text`` at the end of its :class:`~granite_formatters.UnknownModelError`.
+    """
+
+    def __call__(self, patterns: Iterable[str], text: str) -> None: ...
 
 
 def check_api_version(required: tuple[int, int] | None) -> str | None:
@@ -114,6 +132,6 @@ def check_api_version(required: tuple[int, int] | None) -> str | None:
 
 
 @hookspec
-def register_formatters(register: Register) -> None:
+def register_formatters(register: Register, hint: RegisterHint) -> None:
     """Register the formatters that this plugin provides, by calling ``register``
-    (see :class:`Register`) once per model."""
+    (see :class:`Register`) once per model, and any hints (see :class:`RegisterHint`)."""

@@ -46,8 +46,8 @@ import pluggy
 
 from . import hookspecs
 from .errors import PluginLoadError, PluginWarning, quote
-from .hookspecs import PROJECT_NAME, Register, check_api_version
-from .records import FormatterSpec, PluginInfo
+from .hookspecs import PROJECT_NAME, Register, RegisterHint, check_api_version
+from .records import Demo, FormatterSpec, Hint, PluginInfo
 from .registry import ModelRegistry
 
 __all__ = [
@@ -115,6 +115,19 @@ class _Recorder:
     def __init__(self, plugin: str) -> None:
         self.plugin = plugin
         self.specs: list[FormatterSpec] = []
+        self.hints: list[Hint] = []
+
+    def hint(self, patterns: Any, text: Any) -> None:
+        """The ``hint`` callback (a :class:`RegisterHint`)."""
+        if (
+            isinstance(patterns, str)
+            or not isinstance(patterns, (list, tuple, set, frozenset))
+            or not all(isinstance(p, str) and p for p in patterns)
+        ):
+            raise TypeError(f"patterns must be a list of non-empty strings, got {quote(patterns)}")
+        if not isinstance(text, str) or not text.strip():
+            raise TypeError(f"text must be a non-empty string, got {quote(text)}")
+        self.hints.append(Hint(tuple(patterns), text.strip(), self.plugin))
 
     def __call__(self, *args: Any, **kwargs: Any) -> None:
         bound = _REGISTER_SIGNATURE.bind(self, *args, **kwargs)
@@ -159,6 +172,9 @@ class _Recorder:
                     f"{label} must be a class, a factory or a 'module:attribute' string, "
                     f"got {quote(source)}"
                 )
+        demo = options["demo"]
+        if demo is not None and not isinstance(demo, Demo):
+            raise TypeError(f"demo must be a granite_formatters.records.Demo, got {quote(demo)}")
         problem = check_api_version(options["requires_api"])
         if problem is not None:
             raise RuntimeError(problem)
@@ -171,6 +187,7 @@ class _Recorder:
                 aliases=lists["aliases"],
                 patterns=lists["patterns"],
                 description=str(options["description"]),
+                demo=demo,
             )
         )
 
@@ -366,6 +383,7 @@ class PluginHost:
         pm.add_hookspecs(hookspecs)
         infos: list[PluginInfo] = []
         specs: list[FormatterSpec] = []
+        hints: list[Hint] = []
         build_errors: list[PluginLoadError] = []
 
         def fail(info: PluginInfo, problem: str, cause: BaseException | None = None) -> PluginInfo:
@@ -408,18 +426,21 @@ class PluginHost:
                 continue
             recorder = _Recorder(info.name)
             register: Register = recorder
+            hint: RegisterHint = recorder.hint
             for impl in pm.hook.register_formatters.get_hookimpls():
                 if impl.plugin is not obj:
                     continue
-                available = {"register": register}
+                available = {"register": register, "hint": hint}
                 try:
                     impl.function(**{arg: available[arg] for arg in impl.argnames})
                 except KeyboardInterrupt:
                     raise
                 except BaseException as exc:  # noqa: BLE001 - isolate any plugin failure
                     recorder.specs.clear()
+                    recorder.hints.clear()
                     info = fail(info, f"register_formatters hook raised {exc!r}", exc)
             specs.extend(recorder.specs)
+            hints.extend(recorder.hints)
             infos.append(info)
         load_errors = self._load_errors + build_errors
         for error in self._load_errors:
@@ -432,7 +453,7 @@ class PluginHost:
                 infos[index] = attrs.evolve(
                     infos[index], errors=(*infos[index].errors, error.problem)
                 )
-        registry = ModelRegistry.build(specs, infos, load_errors=load_errors)
+        registry = ModelRegistry.build(specs, infos, load_errors=load_errors, hints=hints)
         for conflict in registry.conflicts:
             message = f"granite-formatters: registration conflict: {conflict.describe()}"
             if self.strict and not conflict.override:

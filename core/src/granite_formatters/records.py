@@ -1,4 +1,5 @@
-"""The records the plugin host and the registry hand out: plugins, models, resolutions.
+"""The records the plugin host and the registry hand out (plugins, models, resolutions),
+and the two a plugin declares beside its models (a demo, a hint for unknown names).
 
 Plain frozen attrs classes with no behaviour beyond formatting themselves for messages;
 this module imports nothing from the package, so every other module may import it.
@@ -6,14 +7,24 @@ this module imports nothing from the package, so every other module may import i
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import Literal
+import datetime
+from collections.abc import Callable, Mapping
+from typing import Any, Literal
 
 import attrs
 
 from .errors import quote
 
-__all__ = ["Conflict", "FormatterSpec", "ModelInfo", "PluginInfo", "Resolution", "Rule"]
+__all__ = [
+    "Conflict",
+    "Demo",
+    "FormatterSpec",
+    "Hint",
+    "ModelInfo",
+    "PluginInfo",
+    "Resolution",
+    "Rule",
+]
 
 #: The rule that resolved a name (see :meth:`granite_formatters.registry.ModelRegistry.resolve`).
 Rule = Literal["id", "alias", "normalized", "pattern"]
@@ -47,6 +58,34 @@ class PluginInfo:
 
 
 @attrs.frozen
+class Demo:
+    """What ``granite-format demo`` shows for a model: a request and a sample output.
+
+    ``request`` is a chat-completions body without ``"model"``; ``output`` a raw model
+    output in the release's format, answering it; ``today`` the date the prompt is
+    rendered with (so that the demo prints the same prompt on every day).
+    """
+
+    request: Mapping[str, Any] = attrs.field(hash=False)
+    output: str
+    today: datetime.date
+
+
+@attrs.frozen
+class Hint:
+    """A plugin's advice for model names that nothing resolves.
+
+    ``patterns`` are shell-style globs over normalised names (as ``register``'s);
+    ``text`` ends the :class:`~granite_formatters.errors.UnknownModelError` of a name
+    they match.
+    """
+
+    patterns: tuple[str, ...]
+    text: str
+    plugin: str
+
+
+@attrs.frozen
 class FormatterSpec:
     """One registration made by a plugin (checked by the host's ``register`` callback).
 
@@ -61,17 +100,19 @@ class FormatterSpec:
     aliases: tuple[str, ...] = ()
     patterns: tuple[str, ...] = ()
     description: str = ""
+    demo: Demo | None = None
 
 
 @attrs.frozen
 class ModelInfo:
-    """A registered model: its id, the names that reach it, and its plugin."""
+    """A registered model: its id, the names that reach it, its plugin and its demo."""
 
     model_id: str
     aliases: tuple[str, ...]
     patterns: tuple[str, ...]
     description: str
     plugin: PluginInfo
+    demo: Demo | None = None
 
 
 @attrs.frozen

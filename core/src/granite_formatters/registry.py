@@ -36,7 +36,7 @@ import attrs
 from .errors import AmbiguousModelError, PluginLoadError, UnknownModelError, quote
 from .names import normalize_model_name
 from .processors import Formatter, InputProcessor, OutputProcessor
-from .records import Conflict, FormatterSpec, ModelInfo, PluginInfo, Resolution
+from .records import Conflict, FormatterSpec, Hint, ModelInfo, PluginInfo, Resolution
 
 if TYPE_CHECKING:
     from .types import AssistantMessage
@@ -128,8 +128,10 @@ class ModelRegistry:
         *,
         conflicts: Sequence[Conflict] = (),
         load_errors: Sequence[PluginLoadError] = (),
+        hints: Sequence[Hint] = (),
     ) -> None:
         self.plugins: tuple[PluginInfo, ...] = tuple(plugins)
+        self.hints: tuple[Hint, ...] = tuple(hints)
         self.conflicts: tuple[Conflict, ...] = tuple(conflicts)
         self.load_errors: tuple[PluginLoadError, ...] = tuple(load_errors)
         plugin_by_name = {p.name: p for p in self.plugins}
@@ -148,7 +150,26 @@ class ModelRegistry:
                 patterns=spec.patterns,
                 description=spec.description,
                 plugin=plugin_by_name.get(spec.plugin, PluginInfo(name=spec.plugin)),
+                demo=spec.demo,
             )
+        for spec in specs:
+            if spec.demo is None:
+                # Another size of the same release shows its plugin's demo.
+                twin = next(
+                    (
+                        other
+                        for other in specs
+                        if other.demo is not None
+                        and other.plugin == spec.plugin
+                        and other.input_processor == spec.input_processor
+                        and other.output_processor == spec.output_processor
+                    ),
+                    None,
+                )
+                if twin is not None:
+                    self._models[spec.model_id] = attrs.evolve(
+                        self._models[spec.model_id], demo=twin.demo
+                    )
         for spec in specs:
             for alias in spec.aliases:
                 self._aliases.setdefault(alias, spec.model_id)
@@ -172,6 +193,7 @@ class ModelRegistry:
         plugins: Sequence[PluginInfo],
         *,
         load_errors: Sequence[PluginLoadError] = (),
+        hints: Sequence[Hint] = (),
     ) -> ModelRegistry:
         """Index ``registrations``, resolving claims on the same name deterministically.
 
@@ -263,7 +285,7 @@ class ModelRegistry:
             )
             for p in plugins
         ]
-        return cls(accepted, infos, conflicts=conflicts, load_errors=load_errors)
+        return cls(accepted, infos, conflicts=conflicts, load_errors=load_errors, hints=hints)
 
     # -- queries --------------------------------------------------------------------
 
@@ -332,11 +354,14 @@ class ModelRegistry:
                 suggestions.append(model_id)
         failed = [str(error) for error in self.load_errors]
         reason = None
+        hint = None
         if _refused(normalized):
             reason = (
                 "Granite base, Guardian and vision models have no chat formatter here; "
                 "only a plugin that names such a model explicitly can provide one."
             )
+        else:
+            hint = self._hint(normalized)
         return UnknownModelError(
             name,
             reason=reason,
@@ -344,7 +369,24 @@ class ModelRegistry:
             known_count=len(names),
             plugin_count=sum(1 for p in self.plugins if p.models),
             failed_plugins=failed,
+            hint=hint,
         )
+
+    def _hint(self, normalized: str) -> str | None:
+        """The text of the first plugin hint whose patterns match ``normalized``."""
+        for hint in self.hints:
+            for pattern in hint.patterns:
+                if fnmatch.fnmatchcase(normalized, normalize_model_name(pattern)):
+                    return hint.text
+        return None
+
+    def demo_model(self) -> ModelInfo | None:
+        """The model ``granite-format demo`` shows by default: the first, in plugin
+        precedence and registration order, whose registration declares a demo."""
+        for spec in self._specs.values():
+            if spec.demo is not None:
+                return self._models[spec.model_id]
+        return None
 
     def get_formatter(self, name: str) -> Formatter[AssistantMessage]:
         """The formatter for ``name``, created once per model and reused.

@@ -1,8 +1,9 @@
 """Granite 3.2 formatter plugin for granite-formatters.
 
-This module is what the ``granite_formatters`` entry point loads: it only registers
-model names. The processors live in :mod:`.input` and :mod:`.output` and are imported
-the first time a Granite 3.2 model is used.
+This module is what the ``granite_formatters`` entry point loads: it registers model
+names (with the demo of :mod:`.demo`) and the hint for Granite 3.0 and 3.1 names. The
+processors live in :mod:`.input` and :mod:`.output` and are imported the first time a
+Granite 3.2 model is used.
 """
 
 from __future__ import annotations
@@ -11,8 +12,11 @@ from typing import TYPE_CHECKING
 
 from granite_formatters import hookimpl
 
+from .demo import DEMO
+
 if TYPE_CHECKING:
     from granite_formatters import Register
+    from granite_formatters.hookspecs import RegisterHint
 
 __all__ = ["register_formatters"]
 
@@ -21,8 +25,9 @@ _OUTPUT = "granite_formatters_granite32.output:Granite32OutputProcessor"
 
 
 @hookimpl
-def register_formatters(register: Register) -> None:
-    """Register Granite 3.2 instruct 2b and 8b, and the 8b preview."""
+def register_formatters(register: Register, hint: RegisterHint) -> None:
+    """Register Granite 3.2 instruct 2b and 8b, and the 8b preview; point Granite 3.0
+    and 3.1 names to the nearest formatter, the example plugin's."""
     for size in ("2b", "8b"):
         register(
             f"granite-3.2-{size}-instruct",
@@ -40,6 +45,7 @@ def register_formatters(register: Register) -> None:
             # abliterated fine-tunes) resolve; "-instruct-embedding" and the like do not.
             patterns=[f"granite-3.2-{size}-instruct-abliterated"],
             description=f"IBM Granite 3.2 {size} instruct",
+            demo=DEMO if size == "8b" else None,
         )
     register(
         "granite-3.2-8b-instruct-preview",
@@ -52,4 +58,14 @@ def register_formatters(register: Register) -> None:
         ],
         patterns=["granite-3.2-8b-instruct-preview-abliterated"],
         description="IBM Granite 3.2 8b instruct preview",
+    )
+    where = (
+        "provided by the example plugin in examples/granite-formatters-granite31 of the "
+        "granite-formatters repository; from a clone, install it with "
+        "`python3 -m pip install ./examples/granite-formatters-granite31`."
+    )
+    hint(["granite-3.1", "granite-3.1-*"], f"Granite 3.1 is {where}")
+    hint(
+        ["granite-3.0", "granite-3.0-*"],
+        f"No plugin formats Granite 3.0; the nearest, Granite 3.1, is {where}",
     )

@@ -11,6 +11,8 @@ from typing import TYPE_CHECKING
 
 from granite_formatters import hookimpl
 
+from .demo import DEMO
+
 if TYPE_CHECKING:
     from granite_formatters import Register
 
@@ -40,4 +42,5 @@ def register_formatters(register: Register) -> None:
             # abliterated fine-tunes) resolve; "-instruct-embedding" and the like do not.
             patterns=[f"granite-3.3-{size}-instruct-abliterated"],
             description=f"IBM Granite 3.3 {size} instruct",
+            demo=DEMO if size == "8b" else None,
         )

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 
 from granite_formatters import hookimpl
 
+from .demo import DEMO
 from .releases import GRANITE40, GRANITE41
 
 if TYPE_CHECKING:
@@ -59,10 +60,12 @@ def register_formatters(register: Register) -> None:
     the core's name normalisation. Base models (``-base``) are not registered.
     """
     for models, release in ((GRANITE40_MODELS, GRANITE40), (GRANITE41_MODELS, GRANITE41)):
-        for model_id, (description, extra) in models.items():
+        for index, (model_id, (description, extra)) in enumerate(models.items()):
             register(
                 model_id,
                 release=release,
                 aliases=[f"ibm-granite/{model_id}", *extra],
                 description=description,
+                # (Declared once per release; its other sizes show the same.)
+                demo=DEMO if index == 0 else None,
             )

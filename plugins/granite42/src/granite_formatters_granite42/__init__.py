@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 
 from granite_formatters import hookimpl
 
+from .demo import DEMO
 from .releases import GRANITE42, GRANITE42_SPECIAL_TOKENS
 
 if TYPE_CHECKING:
@@ -33,10 +34,11 @@ def register_formatters(register: Register) -> None:
     prefixes such as ``ollama/`` or ``hosted_vllm/``) reaches these through the core's
     name normalisation. Base models (``-base``) are not registered.
     """
-    for model_id, (description, extra) in GRANITE42_MODELS.items():
+    for index, (model_id, (description, extra)) in enumerate(GRANITE42_MODELS.items()):
         register(
             model_id,
             release=GRANITE42,
             aliases=[f"ibm-granite/{model_id}", *extra],
             description=description,
+            demo=DEMO if index == 0 else None,
         )

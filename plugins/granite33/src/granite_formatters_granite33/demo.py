@@ -1,0 +1,50 @@
+"""What ``granite-format demo`` shows for Granite 3.3:
+a retrieval-augmented request with citations and hallucination flags.
+"""
+
+from __future__ import annotations
+
+import datetime
+
+from granite_formatters.records import Demo
+
+__all__ = ["DEMO"]
+
+DEMO = Demo(
+    request={
+        "messages": [
+            {
+                "role": "user",
+                "content": "What is the capital of France, and how many people live there?",
+            }
+        ],
+        "documents": [
+            {
+                "doc_id": "1",
+                "title": "Paris",
+                "text": "Paris is the capital and largest city of France. It has an "
+                "estimated population of 2,102,650 residents as of January "
+                "2023.",
+            },
+            {
+                "doc_id": "2",
+                "title": "France",
+                "text": "France is a country in Western Europe. Its capital is Paris.",
+            },
+        ],
+        "chat_template_kwargs": {"controls": {"citations": True, "hallucinations": True}},
+        "temperature": 0,
+    },
+    output=(
+        'The capital of France is Paris.<|start_of_cite|>{"document_id": "2"}<|'
+        "end_of_cite|> About 2.1 million people live in the city.<|start_of_cit"
+        'e|>{"document_id": "1"}<|end_of_cite|>\n'
+        '<|start_of_plugin|>{"id": "citation"}\n'
+        '2: "Its capital is Paris."\n'
+        '1: "It has an estimated population of 2,102,650 residents as of Januar'
+        'y 2023."<|end_of_plugin|>\n'
+        '<|start_of_plugin|>{"id": "hallucination"}\n'
+        "1. Risk low: About 2.1 million people live in the city.<|end_of_plugin|>"
+    ),
+    today=datetime.date(2025, 4, 16),
+)
