@@ -77,20 +77,7 @@ _LAZY = {
     "ChatCompletion": "types",
 }
 
-#: Names the root exported before its surface was cut, and where they live now.
-_MOVED = {
-    "AmbiguousModelError": "errors",
-    "PluginLoadError": "errors",
-    "PluginWarning": "errors",
-    "ModelInfo": "records",
-    "PluginInfo": "records",
-    "Resolution": "records",
-    "ChatMessage": "types",
-    "Document": "types",
-    "ToolCall": "types",
-}
-
-__getattr__ = lazy_getattr(__name__, _LAZY, globals(), moved=_MOVED)
+__getattr__ = lazy_getattr(__name__, _LAZY, globals())
 
 
 def __dir__() -> list[str]:

@@ -11,23 +11,17 @@ def lazy_getattr(
     package: str,
     names: Mapping[str, str],
     namespace: dict[str, Any],
-    *,
-    moved: Mapping[str, str] | None = None,
 ) -> Callable[[str], Any]:
     """A module ``__getattr__`` that imports ``names[attr]`` (a submodule) on first access.
 
     The value is cached in ``namespace`` (the package's ``globals()``), so each name is
-    imported once and later accesses are ordinary attribute lookups. ``moved`` maps
-    names the package no longer exports to the submodule to import them from; asking
-    the package for one is an :class:`AttributeError` that says where it lives.
+    imported once and later accesses are ordinary attribute lookups.
     """
 
     def __getattr__(name: str) -> Any:
         module = names.get(name)
         if module is None:
-            home = (moved or {}).get(name)
-            hint = f"; import it from {package}.{home}" if home else ""
-            raise AttributeError(f"module {package!r} has no attribute {name!r}{hint}")
+            raise AttributeError(f"module {package!r} has no attribute {name!r}")
         value = getattr(importlib.import_module(f".{module}", package), name)
         namespace[name] = value
         return value

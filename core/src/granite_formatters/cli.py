@@ -20,7 +20,7 @@ import sys
 from collections.abc import Iterator, Sequence
 from typing import IO, Any, NoReturn, TextIO
 
-__all__ = ["main"]
+__all__ = ["DEBUG_VARIABLE", "EXAMPLES", "build_parser", "main"]
 
 
 #: How many bytes ``parse --stream`` asks for at a time (it takes what is there).

@@ -12,6 +12,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 __all__ = [
+    "FIELD_LIMIT",
+    "QUOTE_LIMIT",
     "AmbiguousModelError",
     "DroppedInputWarning",
     "FormatterError",

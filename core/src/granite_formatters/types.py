@@ -36,7 +36,6 @@ __all__ = [
     "ChatCompletion",
     "ChatMessage",
     "Document",
-    "OPENAI_REQUEST_PARAMETERS",
     "ToolCall",
     "ToolCallIds",
     "coerce_request",
@@ -50,7 +49,7 @@ class _FieldError(ValueError):
     """A validator's error that knows where in the validated value it is.
 
     ``path`` is relative to the location pydantic reports (``"[2]"``, ``"extra_body.x"``);
-    :func:`describe_validation_error` joins the two into the error's ``field``.
+    :func:`_describe_validation_error` joins the two into the error's ``field``.
     """
 
     def __init__(self, message: str, path: str = "") -> None:
@@ -407,7 +406,7 @@ class AssistantMessage(BaseModel):
 RequestT = TypeVar("RequestT", bound=ChatCompletion)
 
 
-def describe_validation_error(error: ValidationError) -> InvalidRequestError:
+def _describe_validation_error(error: ValidationError) -> InvalidRequestError:
     """Turn a pydantic ``ValidationError`` into an :class:`InvalidRequestError`.
 
     The message names the first offending field (``messages[1].content``) and says
@@ -479,6 +478,6 @@ def coerce_request(request: Any, cls: type[RequestT]) -> RequestT:
             )
         return cls.model_validate(request)
     except ValidationError as exc:
-        raise describe_validation_error(exc) from None
+        raise _describe_validation_error(exc) from None
     except RecursionError:
         raise InvalidRequestError("the request is nested too deeply to process") from None

@@ -67,45 +67,7 @@ _LAZY = {
 }
 
 
-# Names the root no longer exports, and the public module that holds each.
-_MOVED = {
-    **dict.fromkeys(
-        (
-            "CO_CITATIONS_INSTRUCTION",
-            "DOCUMENTS_INSTRUCTION",
-            "HALLUCINATIONS_INSTRUCTION",
-            "PLAIN_INSTRUCTION",
-            "PREAMBLE",
-            "THINKING_INSTRUCTION_INTRO",
-            "TOOLS_AND_DOCUMENTS_INSTRUCTION",
-            "TOOLS_INSTRUCTION",
-        ),
-        "prompt_format",
-    ),
-    **dict.fromkeys(
-        (
-            "BoundedPattern",
-            "CitationEntry",
-            "CitationInput",
-            "DocumentIndex",
-            "Lit",
-            "PatternSet",
-            "Rep",
-            "SectionBlock",
-            "SentenceSplitter",
-            "TagEvent",
-            "TagGrammar",
-            "TagMatch",
-            "anchor_sentences",
-            "make_citation",
-            "parse_citation_lines",
-            "split_sentences",
-        ),
-        "citations",
-    ),
-}
-
-__getattr__ = lazy_getattr(__name__, _LAZY, globals(), moved=_MOVED)
+__getattr__ = lazy_getattr(__name__, _LAZY, globals())
 
 
 __all__ = [

@@ -89,18 +89,23 @@ from .types import Citation, Granite3AssistantMessage, Granite3ChatCompletion, H
 
 __all__ = [
     "CitationEntry",
+    "CitationFormat",
+    "CitationInput",
     "DocumentIndex",
     "Granite3OutputProcessor",
     "Granite3StreamParser",
+    "OutputFormat",
     "SectionBlock",
     "add_hallucination_response_spans",
+    "citation_fields",
+    "citations_from_fields",
     "make_citation",
     "parse_citation_lines",
     "parse_hallucinations_text",
     "split_section_blocks",
 ]
 
-logger = logging.getLogger(__name__)
+_logger = logging.getLogger(__name__)
 
 _NOTE_TEXT_LIMIT = 60
 
@@ -1185,7 +1190,7 @@ class Granite3StreamParser(StreamParser):
                     notes=notes,
                 )
             documents = index.cited()
-        logger.debug("parsed %d characters: %d notes", len(raw), len(notes))
+        _logger.debug("parsed %d characters: %d notes", len(raw), len(notes))
         return Granite3AssistantMessage(
             content=content,
             reasoning_content=self._reasoning.text() if self._splitter.thinking_seen else None,
