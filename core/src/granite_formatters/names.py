@@ -1,45 +1,10 @@
 """Normalisation of the model names people really use.
 
-One Granite model travels under many names: a Hugging Face id
-(``ibm-granite/granite-3.3-8b-instruct``), a GGUF repository or file
-(``bartowski/ibm-granite_granite-3.3-8b-instruct-GGUF``,
-``granite-3.3-8B-Instruct-Q4_K_M.gguf``), an Ollama tag (``granite3.3:8b``,
-``ollama/granite3.3:8b-instruct-q4_K_M``), a watsonx id (``ibm/granite-3-3-8b-instruct``)
-or an LM Studio key (``granite-3.3-8b-instruct@q4_k_m``).
-:func:`normalize_model_name` maps all of them onto one canonical spelling,
-``granite-3.3-8b-instruct``, which the registry compares with the normalised form of
-each registered id and alias.
-
-The canonical form is built from tokens:
-
-1. Unicode compatibility normalisation (NFKC) and case folding; only ASCII letters,
-   digits and the glob characters ``*?[]!`` survive, everything else separates
-   tokens (so ``-``, ``_``, ``:``, ``@``, ``.``, spaces all do). A dot between digits is
-   kept (``3.3``); quantisation names keep their underscores (``q4_k_m``).
-2. Only the last path component counts: organisation and provider prefixes
-   (``ollama/``, ``watsonx/ibm/``, ``hf.co/bartowski/``) and directories
-   (``/models/``, ``C:\\models\\``) go.
-3. ``granite3.3`` is split into ``granite`` and ``3.3``; leading ``ibm``, ``research``,
-   ``hf``, ``huggingface`` and ``ollama`` tokens before ``granite`` go (bartowski's
-   ``ibm-granite_`` file prefix, ``hf:``).
-4. Trailing packaging tokens go: ``gguf`` and other file extensions, quantisations
-   (``q4_k_m``, ``iq4_xs``, ``f16``, ``bf16``, ...), shards (``00001-of-00002``),
-   ``latest`` and the like.
-5. For Granite names, the release (the first run of plain numbers before any size,
-   e.g. ``3-3`` or ``3_0``) becomes one dotted token placed right after ``granite``:
-   ``granite-vision-3.2-2b`` and ``granite3.2-vision:2b`` both become
-   ``granite-3.2-vision-2b``. A release followed only by sizes gets ``instruct``
-   appended (Ollama's ``granite3.3:8b`` is the instruct model).
-
-Nothing else is guessed: ``granite-3-8b-instruct`` (release 3, point release unknown)
-stays ``granite-3-8b-instruct``, base, vision, guardian and other variants keep their
-variant word, and unknown words are kept, so they never collapse onto an instruct id.
-
-The function is total on ``str`` (it never raises), runs in linear time, and is
-idempotent: ``normalize_model_name(normalize_model_name(x)) == normalize_model_name(x)``.
-Because glob characters are kept, a registry pattern written in normal form, such as
-``granite-3.3-8b-instruct-*`` or ``granite-3.[23]-8b-instruct``, normalises to itself
-(inside ``[...]`` only letters, digits and ``-`` ranges survive).
+:func:`normalize_model_name` maps a Hugging Face id, a GGUF repository or file, an
+Ollama tag, a watsonx id or an LM Studio key of one Granite model onto one canonical
+spelling (``ibm-granite/granite-3.3-8b-instruct``, ``granite3.3:8b`` ->
+``granite-3.3-8b-instruct``), which the registry compares with the normalised form of
+each registered id and alias. The rules are specified in ``docs/model-names.md``.
 """
 
 from __future__ import annotations

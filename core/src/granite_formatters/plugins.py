@@ -1,33 +1,12 @@
 """The plugin host: finds plugins, loads each one in isolation, and builds the registry.
 
-Plugins come from the ``granite_formatters`` entry-point group (one entry point per
-distribution, named after the distribution) and from :func:`register_plugin`. Each
-entry point is loaded on its own, so a plugin that fails to import, fails validation
-or raises in its hook (any exception, ``SystemExit`` included; only
-``KeyboardInterrupt`` goes through) is recorded (:func:`plugin_errors`, a
-:class:`PluginWarning`) while the others keep working.
-
-The bundled plugins are the distributions named in :data:`BUNDLED_PLUGINS`. Their
-entry-point names are reserved: another distribution that declares one of them is
-reported and not loaded. The names a bundled plugin registers (ids, aliases and their
-normalised forms) stay with it unless a plugin is explicitly allowed to override them,
-with ``register_plugin(..., override=True)`` or :data:`ENV_OVERRIDE`; every attempted
-takeover, allowed or not, is a recorded warning.
-
-Environment variables, read when plugins are first loaded (plugin names are
-entry-point names; a distribution name selects that distribution's entry points; names
-are compared as pip compares distribution names, ignoring case and treating runs of
-``-``, ``_`` and ``.`` alike, so ``Granite_Formatters.Granite33`` names
-``granite-formatters-granite33``):
-
-``GRANITE_FORMATTERS_LOAD_PLUGINS``
-    Comma-separated allowlist of entry-point plugins to load; empty loads none.
-``GRANITE_FORMATTERS_DISABLE_PLUGINS``
-    Comma-separated plugins not to load.
-``GRANITE_FORMATTERS_OVERRIDE_PLUGINS``
-    Comma-separated plugins allowed to take model names over from the bundled plugins.
-``GRANITE_FORMATTERS_STRICT_PLUGINS``
-    ``1`` turns every plugin problem into a :class:`PluginLoadError`.
+Plugins come from the ``granite_formatters`` entry-point group and from
+:func:`register_plugin`; one that fails to import, fails validation or raises in its
+hook is recorded (:func:`plugin_errors`, a :class:`PluginWarning`) while the others keep
+working. The bundled plugins (:data:`BUNDLED_PLUGINS`) keep their entry-point names and
+model names. The environment variables that select, disable, override and make plugin
+problems strict are described in ``docs/plugins/index.md``; precedence in
+``docs/security.md``.
 """
 
 from __future__ import annotations

@@ -1,24 +1,10 @@
 """The model-name registry: which plugin formats which model, and how a name resolves.
 
-A :class:`ModelRegistry` is built from the registrations that plugins make in their
-``register_formatters`` hook. Resolution of a name tries, in order:
-
-1. ``id``: the exact model id;
-2. ``alias``: an exact alias;
-3. ``normalized``: the normalised name (see :mod:`granite_formatters.names`) equal to
-   the normalised form of an id or alias;
-4. ``pattern``: plugin name patterns (shell-style globs over the normalised name); the
-   most specific pattern (most literal characters) wins, then the pattern of the
-   higher-precedence plugin; equally specific matches of equal precedence for
-   different models are an :class:`~granite_formatters.errors.AmbiguousModelError`.
-   A pattern never matches a Granite base, Guardian or vision name
-   (:data:`REFUSED_VARIANTS`).
-
-Anything else is an :class:`~granite_formatters.errors.UnknownModelError` with close
-matches. A name (exact, or in normalised form) claimed for two models is a recorded
-conflict with a deterministic winner, never a crash: plugins with an explicit override
-first, then the bundled plugins, then the others by name (see :meth:`ModelRegistry.build`
-and ``docs/security.md``, "Plugin precedence").
+A :class:`ModelRegistry` indexes the registrations plugins make and resolves a name by
+id, alias, normalised name, then pattern; claims on one name by two plugins get a
+deterministic winner and a recorded :class:`~granite_formatters.records.Conflict`. The
+rules are specified in ``docs/model-names.md`` and ``docs/security.md`` ("Plugin
+precedence").
 """
 
 from __future__ import annotations
