@@ -1,28 +1,35 @@
-"""(Re)generate the golden prompt files of the Granite 3.2 and 3.3 input processors.
+"""(Re)generate every golden prompt file, for every bundled release.
 
-Every expected prompt is rendered from the OFFICIAL chat template by the shared renderer
-(``shared/tools/render_chat_template.py``, located as in ``tests/support/oracle.py``); nothing
-here uses the package. Run from the repository root::
+Every expected prompt is rendered from the OFFICIAL chat template of the release
+(``shared/chat-templates/<template>``, as the release's plugin declares it) by running the
+shared renderer ``shared/tools/render_chat_template.py`` as a program (the reference
+folder is located as in ``tests/support/oracle.py``); nothing here uses the package. Run
+from the repository root::
 
-    python tests/make_goldens.py            # rewrite tests/golden/granite3/
+    python tests/make_goldens.py            # rewrite tests/golden/
     python tests/make_goldens.py --check    # only report files that would change
 
-For each case ``<name>`` it writes one request file ``requests/<name>.json`` (``request``,
-``date``, ``add_generation_prompt`` and, for cases that render special tokens verbatim,
-``special_tokens``) and, for each release the case applies to (every release of the
-``granite3`` family in ``support.releases`` unless the case names its ``releases``),
+The cases come in golden sets (:data:`GOLDEN_SETS`); each bundled release names its set
+in its plugin's ``[tool.granite-formatters]`` table (``support.releases``). For each set
+and each case ``<name>`` the script writes one request file ``requests/<name>.json``
+(``request``, ``add_generation_prompt``, ``date`` where the set's templates read the
+clock, and where they apply ``special_tokens`` and ``strict``) and, for each release of
+the set the case applies to (every one unless the case names its ``releases``),
 ``<release>/<name>.prompt.txt`` (the exact prompt, UTF-8, nothing appended), all under
-``tests/golden/granite3/`` (the layout ``support.golden.load_golden_cases`` reads), and
-deletes golden files of cases that no longer exist.
-The cases are defined below; re-running the script reproduces the files byte for byte.
+``tests/golden/<set>/`` (the layout ``support.golden.load_golden_cases`` reads), and
+deletes golden files of cases that no longer exist. The template is handed each request
+as vLLM hands it to that release's template (``support.oracle.template_input``).
+Re-running the script reproduces the files byte for byte.
 """
 
 from __future__ import annotations
 
 import argparse
-import datetime
 import json
+import subprocess
 import sys
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -31,13 +38,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from support import oracle, releases
 from support.golden import prompts_dir, requests_dir
 
-FAMILY = "granite3"
-REQUESTS = requests_dir(FAMILY)
-PROMPT_DIRS = {r.version: prompts_dir(FAMILY, r.version) for r in releases.of_family(FAMILY)}
-BOTH = tuple(PROMPT_DIRS)
 DEFAULT_DATE = "2025-04-16"
 
-# --------------------------------------------------------------------------- building blocks
+# --------------------------------------------------------------------------- Granite 3.2, 3.3
+# Golden set "granite3" (request files carry the date the template's clock shows).
 
 HI = [{"role": "user", "content": "Hi"}]
 CONVERSATION = [
@@ -160,17 +164,19 @@ def kwargs(**options: Any) -> dict[str, Any]:
     return {"chat_template_kwargs": options}
 
 
-# --------------------------------------------------------------------------- cases
-
-CASES: list[dict[str, Any]] = [
+CASES_GRANITE3: list[dict[str, Any]] = [
     # -- messages
     {"name": "plain_single_user", "request": {"messages": HI}},
-    {"name": "plain_no_generation_prompt", "request": {"messages": HI}, "agp": False},
+    {
+        "name": "plain_no_generation_prompt",
+        "request": {"messages": HI},
+        "add_generation_prompt": False,
+    },
     {"name": "multi_turn", "request": {"messages": CONVERSATION}},
     {
         "name": "multi_turn_no_generation_prompt",
         "request": {"messages": CONVERSATION},
-        "agp": False,
+        "add_generation_prompt": False,
     },
     {
         "name": "ends_with_assistant",
@@ -184,7 +190,7 @@ CASES: list[dict[str, Any]] = [
     {
         "name": "system_only_no_generation_prompt",
         "request": {"messages": [{"role": "system", "content": "Be brief."}]},
-        "agp": False,
+        "add_generation_prompt": False,
     },
     {
         "name": "system_only_with_tools_and_documents",
@@ -375,7 +381,7 @@ CASES: list[dict[str, Any]] = [
     {
         "name": "tools_no_generation_prompt",
         "request": {"messages": HI, "tools": [WEATHER_FLAT]},
-        "agp": False,
+        "add_generation_prompt": False,
     },
     {
         "name": "tools_custom_system",
@@ -468,7 +474,7 @@ CASES: list[dict[str, Any]] = [
         "request": {"messages": CITY_QUESTION, "documents": [{"doc_id": "e", "text": ""}, DOC_A]},
     },
     {"name": "documents_empty_list", "request": {"messages": CITY_QUESTION, "documents": []}},
-    {"name": "documents_no_generation_prompt", "request": rag(), "agp": False},
+    {"name": "documents_no_generation_prompt", "request": rag(), "add_generation_prompt": False},
     {
         "name": "documents_custom_system",
         "request": {
@@ -566,7 +572,7 @@ CASES: list[dict[str, Any]] = [
     {
         "name": "controls_no_generation_prompt",
         "request": rag({"citations": True, "length": "short"}),
-        "agp": False,
+        "add_generation_prompt": False,
     },
     {
         "name": "controls_system_only",
@@ -597,7 +603,7 @@ CASES: list[dict[str, Any]] = [
     {
         "name": "thinking_no_generation_prompt",
         "request": {"messages": HI, **kwargs(thinking=True)},
-        "agp": False,
+        "add_generation_prompt": False,
     },
     {
         "name": "thinking_with_length_control",
@@ -725,7 +731,7 @@ def _tool_loop(content: Any, calls: list[dict[str, Any]]) -> dict[str, Any]:
 PARIS_CALL = _call("get_current_weather", '{"city": "Paris"}')
 ROMA_CALL = _call("get_current_weather", '{"city":"Roma","unit":"celsius","note":"é <b>"}', "c2")
 
-CASES += [
+CASES_GRANITE3 += [
     {"name": "tool_calls_history_empty_content", "request": _tool_loop("", [PARIS_CALL])},
     {"name": "tool_calls_history_null_content", "request": _tool_loop(None, [PARIS_CALL])},
     {
@@ -743,7 +749,7 @@ CASES += [
 
 # Template-compatible mode (strict=False): requests strict mode refuses, rendered exactly as
 # the template renders them (the processor also issues one DroppedInputWarning).
-CASES += [
+CASES_GRANITE3 += [
     {
         "name": "compat_thinking_with_tools",
         "strict": False,
@@ -790,52 +796,490 @@ CASES += [
 ]
 
 
-def _golden(case: dict[str, Any]) -> dict[str, Any]:
+# --------------------------------------------------------------------------- Granite 4.0, 4.1
+# Golden set "granite4".
+
+WEATHER = {
+    "name": "get_current_weather",
+    "description": "Get the current weather for a city",
+    "parameters": {
+        "type": "object",
+        "properties": {
+            "city": {"type": "string", "description": "The city, e.g. San Francisco"},
+            "unit": {"type": "string", "enum": ["celsius", "fahrenheit"]},
+        },
+        "required": ["city"],
+    },
+}
+WEATHER_OPENAI_4 = {"type": "function", "function": WEATHER}
+STOCK_OPENAI_4 = {
+    "type": "function",
+    "function": {
+        "name": "get_stock_price",
+        "description": "Retrieves the current stock price for a given ticker symbol.",
+        "parameters": {
+            "type": "object",
+            "properties": {"ticker": {"type": "string", "description": "e.g. IBM"}},
+            "required": ["ticker"],
+        },
+    },
+}
+# Key order, non-ASCII text and the characters Jinja's own tojson would escape (< > & ').
+UNUSUAL_TOOL = {
+    "parameters": {"type": "object", "properties": {"größe": {"type": "number"}}},
+    "name": "umrechnen",
+    "description": "Rechnet <Einheiten> um & gibt's zurück: 東京 ✓",
+}
+DOCS_4 = [
+    {"doc_id": 1, "title": "Paris", "text": "Paris is the capital of France."},
+    {"doc_id": 2, "title": "Rome", "text": "Rome is the capital of Italy."},
+]
+DOCS_UNUSUAL = [
+    {"text": "Granite 4.0 was released in October 2025.", "doc_id": "news-7", "source": "blog"},
+    {"title": "Ohne ID", "text": "Dokument ohne doc_id — «Anführungszeichen»"},
+]
+CALL_STRING = {
+    "id": "call_1",
+    "type": "function",
+    "function": {
+        "name": "get_current_weather",
+        "arguments": '{"city": "Boston", "unit": "celsius"}',
+    },
+}
+CALL_OBJECT = {
+    "id": "call_2",
+    "type": "function",
+    "function": {"name": "get_stock_price", "arguments": {"ticker": "IBM"}},
+}
+ASK_WEATHER = {"role": "user", "content": "What's the weather in Boston?"}
+RESULT = {"role": "tool", "tool_call_id": "call_1", "content": '{"temperature": 21}'}
+
+
+def case(name: str, messages: list[dict[str, Any]], **extra: Any) -> dict[str, Any]:
+    return {"name": name, "request": {"messages": messages, **extra.pop("request", {})}, **extra}
+
+
+CASES_GRANITE4: list[dict[str, Any]] = [
+    case("hi", HI),
+    case("system_string", [{"role": "system", "content": "You are a pirate."}, *HI]),
+    case("system_empty", [{"role": "system", "content": ""}, *HI]),
+    case("system_empty_only", [{"role": "system", "content": ""}]),
+    case("system_only", [{"role": "system", "content": "Be brief."}]),
+    case(
+        "system_text_parts",
+        [
+            {
+                "role": "system",
+                "content": [
+                    {"type": "text", "text": ""},
+                    {"type": "text", "text": "Be brief."},
+                    {"type": "text", "text": "Answer in French."},
+                ],
+            },
+            *HI,
+        ],
+    ),
+    case("no_generation_prompt", HI, add_generation_prompt=False),
+    case(
+        "conversation",
+        [
+            {"role": "user", "content": "What is the capital of France?"},
+            {"role": "assistant", "content": "The capital of France is Paris."},
+            {"role": "user", "content": "And of Italy?"},
+        ],
+    ),
+    case(
+        "user_text_parts",
+        [
+            {
+                "role": "user",
+                "content": [{"type": "text", "text": "Line one"}, {"type": "text", "text": "two"}],
+            }
+        ],
+    ),
+    case("user_null_content", [{"role": "user", "content": None}]),
+    case("tools_openai", [ASK_WEATHER], request={"tools": [WEATHER_OPENAI_4, STOCK_OPENAI_4]}),
+    case("tools_flat_unusual", [ASK_WEATHER], request={"tools": [WEATHER, UNUSUAL_TOOL]}),
+    case(
+        "tools_with_system",
+        [{"role": "system", "content": "You are a weather bot."}, ASK_WEATHER],
+        request={"tools": [WEATHER_OPENAI_4]},
+    ),
+    case(
+        "tools_with_empty_system",
+        [{"role": "system", "content": ""}, ASK_WEATHER],
+        request={"tools": [WEATHER_OPENAI_4]},
+    ),
+    case("tools_empty_list", HI, request={"tools": []}),
+    case(
+        "documents",
+        [{"role": "user", "content": "Capital of France?"}],
+        request={"documents": DOCS_4},
+    ),
+    case(
+        "documents_unusual",
+        [{"role": "user", "content": "When?"}],
+        request={"documents": DOCS_UNUSUAL},
+    ),
+    case(
+        "documents_in_extra_body",
+        [{"role": "user", "content": "Capital of Italy?"}],
+        request={"extra_body": {"documents": DOCS_4}},
+    ),
+    case(
+        "documents_in_chat_template_kwargs",
+        [{"role": "user", "content": "Capital of Italy?"}],
+        request={"chat_template_kwargs": {"documents": DOCS_4}},
+    ),
+    case(
+        "tools_and_documents",
+        [ASK_WEATHER],
+        request={"tools": [WEATHER_OPENAI_4], "documents": DOCS_4},
+    ),
+    case(
+        "tools_documents_system",
+        [{"role": "system", "content": "Be helpful."}, ASK_WEATHER],
+        request={"tools": [WEATHER_OPENAI_4], "documents": DOCS_4},
+    ),
+    case(
+        "tools_documents_empty_system",
+        [{"role": "system", "content": ""}, ASK_WEATHER],
+        request={"tools": [WEATHER_OPENAI_4], "documents": DOCS_4},
+    ),
+    case(
+        "available_tools",
+        [ASK_WEATHER],
+        request={"chat_template_kwargs": {"available_tools": [STOCK_OPENAI_4]}},
+    ),
+    case(
+        "tool_call_string_arguments",
+        [ASK_WEATHER, {"role": "assistant", "content": "", "tool_calls": [CALL_STRING]}, RESULT],
+        request={"tools": [WEATHER_OPENAI_4]},
+    ),
+    case(
+        "tool_call_object_arguments",
+        [
+            {"role": "user", "content": "IBM stock?"},
+            {"role": "assistant", "content": None, "tool_calls": [CALL_OBJECT]},
+        ],
+        request={"tools": [STOCK_OPENAI_4]},
+    ),
+    case(
+        "tool_call_with_text",
+        [
+            ASK_WEATHER,
+            {"role": "assistant", "content": "Let me check.", "tool_calls": [CALL_STRING]},
+        ],
+    ),
+    case(
+        "tool_call_flat_form",
+        [
+            ASK_WEATHER,
+            {
+                "role": "assistant",
+                "content": "",
+                "tool_calls": [{"name": "get_current_weather", "arguments": {"city": "Zürich"}}],
+            },
+        ],
+    ),
+    case(
+        "parallel_tool_calls",
+        [
+            {"role": "user", "content": "Weather in Boston and IBM stock?"},
+            {"role": "assistant", "content": "", "tool_calls": [CALL_STRING, CALL_OBJECT]},
+            RESULT,
+            {"role": "tool", "tool_call_id": "call_2", "content": "152.3"},
+        ],
+        request={"tools": [WEATHER_OPENAI_4, STOCK_OPENAI_4]},
+    ),
+    case(
+        "tool_results_separated",
+        [
+            ASK_WEATHER,
+            {"role": "assistant", "content": "", "tool_calls": [CALL_STRING]},
+            RESULT,
+            {"role": "user", "content": "And tomorrow?"},
+            {"role": "tool", "tool_call_id": "call_3", "content": "rain"},
+        ],
+    ),
+    case(
+        "round_trip",
+        [
+            {"role": "system", "content": "You are a concise assistant."},
+            ASK_WEATHER,
+            {"role": "assistant", "content": "", "tool_calls": [CALL_STRING]},
+            RESULT,
+            {"role": "assistant", "content": "It is 21 °C in Boston."},
+            {"role": "user", "content": "Thanks!"},
+        ],
+        request={"tools": [WEATHER_OPENAI_4]},
+    ),
+    case(
+        "later_system_message",
+        [
+            {"role": "user", "content": "Hi"},
+            {"role": "assistant", "content": "Hello!"},
+            {"role": "system", "content": "From now on, answer in German."},
+            {"role": "user", "content": "How are you?"},
+        ],
+    ),
+    case(
+        "final_assistant_turn",
+        [{"role": "user", "content": "Hi"}, {"role": "assistant", "content": "Hello!"}],
+    ),
+    case(
+        "special_tokens_kept",
+        [{"role": "user", "content": "Explain <tool_call> and <|end_of_text|> tags."}],
+        special_tokens="keep",
+    ),
+    case(
+        "past_tool_call_in_content",
+        [
+            ASK_WEATHER,
+            {
+                "role": "assistant",
+                "content": '<tool_call>\n{"name": "get_current_weather", "arguments": '
+                '{"city": "Boston"}}\n</tool_call>',
+            },
+            RESULT,
+        ],
+    ),
+]
+
+
+# --------------------------------------------------------------------------- Granite 4.2
+# Golden set "granite42".
+
+BOOK_OPENAI = {
+    "type": "function",
+    "function": {
+        "name": "book_table",
+        "description": "Book a table <at a restaurant> & say so; it's fine: 東京 ✓",
+        "parameters": {
+            "type": "object",
+            "properties": {"seats": {"type": "integer"}, "when": {"type": "string"}},
+        },
+        "strict": True,
+    },
+}
+DEFERRED = {"name": "rare_tool", "description": "Loaded on demand", "defer_loading": True}
+CALL_VALUES = {
+    "id": "call_3",
+    "type": "function",
+    "function": {
+        "name": "book_table",
+        "arguments": {
+            "seats": 2,
+            "vip": True,
+            "note": None,
+            "price": 1.5,
+            "when": "tonight\nat 8",
+            "menu": ["pasta", "é<&>"],
+            "extra": {"wine": "red"},
+        },
+    },
+}
+THOUGHT = {"role": "assistant", "content": "Paris.", "reasoning_content": "The capital."}
+THINK_IN_CONTENT = {"role": "assistant", "content": "<think>\nHmm.\n</think>\n\nRome."}
+
+CASES_GRANITE42: list[dict[str, Any]] = [
+    case("hi", HI),
+    case("hi_no_generation_prompt", HI, add_generation_prompt=False),
+    case("system", [{"role": "system", "content": "Be brief."}, *HI]),
+    case("system_only", [{"role": "system", "content": "Be brief."}]),
+    case("thinking_off", HI, request={"chat_template_kwargs": {"enable_thinking": False}}),
+    case("low_effort", HI, request={"chat_template_kwargs": {"low_effort": True}}),
+    case("reasoning_effort_low", HI, request={"chat_template_kwargs": {"reasoning_effort": "low"}}),
+    case("reasoning_effort_none_top_level", HI, request={"reasoning_effort": "none"}),
+    case("reasoning_effort_low_top_level", HI, request={"reasoning_effort": "low"}),
+    case("tools_openai", [ASK_WEATHER], request={"tools": [WEATHER_OPENAI_4, BOOK_OPENAI]}),
+    case(
+        "tools_flat_deferred_and_system",
+        [{"role": "system", "content": "Use tools."}, ASK_WEATHER],
+        request={"tools": [WEATHER, DEFERRED, UNUSUAL_TOOL]},
+    ),
+    case("tools_all_deferred", [ASK_WEATHER], request={"tools": [DEFERRED]}),
+    case(
+        "content_parts",
+        [
+            {
+                "role": "user",
+                "content": [
+                    {"type": "text", "text": "Part one."},
+                    {"type": "text", "text": "Part two."},
+                ],
+            }
+        ],
+    ),
+    case("history_reasoning", [*HI, THOUGHT, {"role": "user", "content": "And Italy?"}]),
+    case(
+        "history_reasoning_kept",
+        [*HI, THOUGHT, {"role": "user", "content": "And Italy?"}],
+        request={"chat_template_kwargs": {"truncate_history_thinking": False}},
+    ),
+    case("history_think_in_content", [*HI, THINK_IN_CONTENT, {"role": "user", "content": "OK"}]),
+    case("last_turn_reasoning", [*HI, THOUGHT], add_generation_prompt=False),
+    case(
+        "tool_call_loop",
+        [
+            ASK_WEATHER,
+            {
+                "role": "assistant",
+                "content": "",
+                "reasoning_content": "Need data.",
+                "tool_calls": [CALL_STRING, CALL_OBJECT],
+            },
+            RESULT,
+            {"role": "tool", "tool_call_id": "call_2", "content": "IBM: 250"},
+        ],
+        request={"tools": [WEATHER_OPENAI_4, STOCK_OPENAI_4]},
+    ),
+    case(
+        "tool_call_values_truncated",
+        [
+            ASK_WEATHER,
+            {
+                "role": "assistant",
+                "content": "<think>plan</think>Booking.",
+                "tool_calls": [CALL_VALUES],
+            },
+            {"role": "tool", "tool_call_id": "call_3", "content": "booked"},
+            {"role": "user", "content": "Thanks!"},
+        ],
+        request={"tools": [BOOK_OPENAI]},
+    ),
+    case("tool_result_first", [{"role": "tool", "tool_call_id": "c", "content": "early"}, *HI]),
+    case(
+        "later_system_turn",
+        [
+            *HI,
+            {"role": "assistant", "content": "Hello."},
+            {"role": "system", "content": "Now in French."},
+        ],
+    ),
+    case(
+        "keep_special_tokens_in_user",
+        [{"role": "user", "content": "<|im_end|> and <think>"}],
+        special_tokens="keep",
+    ),
+]
+
+
+# --------------------------------------------------------------------------- the golden sets
+
+
+def fold_tool_calls(spec: Mapping[str, Any]) -> dict[str, Any]:
+    """The request whose rendering is a Granite 3 case's expected prompt.
+
+    A strict-mode case with assistant ``tool_calls`` renders them after the content (the
+    one deliberate departure from the 3.x templates, which ignore the field): the oracle
+    gets them folded into the content; everything else goes to the template unchanged.
+    """
+    request: dict[str, Any] = spec["request"]
+    if spec.get("strict", True) is False:
+        return request
+    return oracle.with_tool_calls_rendered(request)
+
+
+def as_given(spec: Mapping[str, Any]) -> dict[str, Any]:
+    request: dict[str, Any] = spec["request"]
+    return request
+
+
+@dataclass(frozen=True)
+class GoldenSet:
+    """The cases of one golden set (``tests/golden/<name>/``)."""
+
+    cases: list[dict[str, Any]]
+    dated: bool
+    """Whether the request files carry the date (the templates read the clock)."""
+    oracle_request: Callable[[Mapping[str, Any]], dict[str, Any]]
+    """The request the template renders for a case's expected prompt."""
+
+
+#: Every golden set, by the name a release declares as its ``goldens``.
+GOLDEN_SETS = {
+    "granite3": GoldenSet(CASES_GRANITE3, dated=True, oracle_request=fold_tool_calls),
+    "granite4": GoldenSet(CASES_GRANITE4, dated=False, oracle_request=as_given),
+    "granite42": GoldenSet(CASES_GRANITE42, dated=False, oracle_request=as_given),
+}
+
+
+def golden_request(spec: Mapping[str, Any], dated: bool) -> dict[str, Any]:
+    """The content of a case's request file."""
     golden: dict[str, Any] = {
-        "request": case["request"],
-        "add_generation_prompt": case.get("agp", True),
-        "date": case.get("today", DEFAULT_DATE),
+        "request": spec["request"],
+        "add_generation_prompt": spec.get("add_generation_prompt", True),
     }
-    if "special_tokens" in case:
-        golden["special_tokens"] = case["special_tokens"]
-    if case.get("strict", True) is False:
+    if dated:
+        golden["date"] = spec.get("today", DEFAULT_DATE)
+    if "special_tokens" in spec:
+        golden["special_tokens"] = spec["special_tokens"]
+    if spec.get("strict", True) is False:
         golden["strict"] = False
     return golden
 
 
-def oracle_request(case: dict[str, Any]) -> dict[str, Any]:
-    """The request whose template rendering is the case's expected prompt.
+def render_with_renderer_program(
+    release: str, request: Mapping[str, Any], add_generation_prompt: bool, date: str
+) -> str:
+    """Run ``render_chat_template.py`` on ``request`` with release ``release``'s template
+    and the clock at ``date``; its exact output."""
+    shared = oracle.require_shared()
+    data = oracle.template_input(release, request, add_generation_prompt)
+    result = subprocess.run(
+        [
+            sys.executable,
+            str(shared / "tools" / "render_chat_template.py"),
+            str(shared / "chat-templates" / oracle.TEMPLATES[release]),
+            "-",
+            "--date",
+            date,
+        ],
+        input=json.dumps(data, ensure_ascii=False).encode("utf-8"),
+        capture_output=True,
+        check=True,
+    )
+    return result.stdout.decode("utf-8")
 
-    A strict-mode case with assistant ``tool_calls`` renders them after the content (the
-    one deliberate departure from the template): the oracle gets them folded into the
-    content; everything else goes to the template unchanged.
-    """
-    request: dict[str, Any] = case["request"]
-    if case.get("strict", True) is False:
-        return request
-    return oracle.with_tool_calls_rendered(request)
+
+def set_releases(name: str) -> tuple[releases.Release, ...]:
+    """The bundled releases whose goldens are the set ``name``."""
+    return releases.of_family(name)
+
+
+def folders() -> dict[str, Path]:
+    """Every golden folder (a label -> the folder) the script keeps in sync."""
+    found: dict[str, Path] = {}
+    for name in GOLDEN_SETS:
+        found[f"{name} requests"] = requests_dir(name)
+        found.update({r.version: prompts_dir(name, r.version) for r in set_releases(name)})
+    return found
 
 
 def expected_files() -> dict[Path, str]:
     """Every golden file (path -> exact content) the cases define."""
     files: dict[Path, str] = {}
-    names = [case["name"] for case in CASES]
-    duplicates = {name for name in names if names.count(name) > 1}
-    if duplicates:
-        raise SystemExit(f"duplicate case names: {sorted(duplicates)}")
-    for case in CASES:
-        golden = _golden(case)
-        for release in case.get("releases", BOTH):
-            prompt = oracle.render_exact(
-                release,
-                oracle_request(case),
-                golden["add_generation_prompt"],
-                datetime.date.fromisoformat(golden["date"]),
+    for name, golden_set in GOLDEN_SETS.items():
+        names = [spec["name"] for spec in golden_set.cases]
+        duplicates = {case for case in names if names.count(case) > 1}
+        if duplicates:
+            raise SystemExit(f"duplicate case names in {name}: {sorted(duplicates)}")
+        versions = [r.version for r in set_releases(name)]
+        for spec in golden_set.cases:
+            golden = golden_request(spec, golden_set.dated)
+            files[requests_dir(name) / f"{spec['name']}.json"] = (
+                json.dumps(golden, ensure_ascii=False, indent=2) + "\n"
             )
-            files[PROMPT_DIRS[release] / f"{case['name']}.prompt.txt"] = prompt
-        files[REQUESTS / f"{case['name']}.json"] = (
-            json.dumps(golden, ensure_ascii=False, indent=2) + "\n"
-        )
+            for version in spec.get("releases", versions):
+                files[prompts_dir(name, version) / f"{spec['name']}.prompt.txt"] = (
+                    render_with_renderer_program(
+                        version,
+                        golden_set.oracle_request(spec),
+                        golden["add_generation_prompt"],
+                        spec.get("today", DEFAULT_DATE),
+                    )
+                )
     return files
 
 
@@ -848,9 +1292,7 @@ def main(argv: list[str] | None = None) -> int:
     if oracle.shared_dir() is None:
         print(oracle.skip_reason(), file=sys.stderr)
         return 2
-    return oracle.sync_golden_files(
-        expected_files(), {"requests": REQUESTS, **PROMPT_DIRS}, check=args.check
-    )
+    return oracle.sync_golden_files(expected_files(), folders(), check=args.check)
 
 
 if __name__ == "__main__":

@@ -1,6 +1,6 @@
 """Each release renders its golden prompts byte for byte, for every model name of it.
 
-The goldens were rendered from the official templates by tests/make_goldens_granite4.py
+The goldens were rendered from the official templates by tests/make_goldens.py
 (rerun it with --check to see that they still match the templates). The Granite 3 and
 4.0/4.1 goldens are also checked by their own modules.
 """

@@ -15,7 +15,7 @@ import pytest
 import granite_formatters
 
 from .test_granite4_output import AGENT_CPP_SAMPLE, LLAMA_CPP_SAMPLE, VLLM_SAMPLE
-from support import oracle, oracle4
+from support import oracle
 
 pytestmark = oracle.needs_shared
 
@@ -39,7 +39,7 @@ def test_second_turn_is_the_template_render_of_the_conversation(release: str, ou
         "tools": [CALCULATOR],
     }
     first = formatter.format(request)
-    assert first == oracle4.render(release, request)
+    assert first == oracle.render(release, request)
 
     message = formatter.parse(output, request)
     assert message.tool_calls, "the recorded output holds tool calls"
@@ -52,7 +52,7 @@ def test_second_turn_is_the_template_render_of_the_conversation(release: str, ou
         )
 
     second = formatter.format(request)
-    assert second == oracle4.render(release, request)
+    assert second == oracle.render(release, request)
     assert second.startswith(first[: -len("<|start_of_role|>assistant<|end_of_role|>")])
     # The model sees each call it made, with its arguments decoded once, and the results.
     for call in message.tool_calls:

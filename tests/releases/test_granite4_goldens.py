@@ -1,6 +1,6 @@
 """Every Granite 4 model renders its release's golden prompts byte for byte.
 
-The goldens were rendered from the official templates by tests/make_goldens_granite4.py
+The goldens were rendered from the official templates by tests/make_goldens.py
 (rerun it with --check to see that they still match the templates).
 """
 

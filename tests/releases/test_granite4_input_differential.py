@@ -1,7 +1,7 @@
 """The Granite 4.0 and 4.1 input processors against the official templates, on random requests.
 
 Every request drawn is rendered by the official template (through the shared renderer,
-see ``tests/support/oracle4.py``) and by the processor; the strings must be equal.
+see ``tests/support/oracle.py``) and by the processor; the strings must be equal.
 Requests in which the template silently drops something must raise
 ``InvalidRequestError`` naming the field in strict mode, and render exactly as the
 template does (with one ``DroppedInputWarning``) with ``strict=False``. Skipped when the
@@ -20,7 +20,7 @@ from hypothesis import strategies as st
 from granite_formatters.errors import DroppedInputWarning, InvalidRequestError
 from granite_formatters_granite4.releases import GRANITE40, GRANITE41
 
-from support import oracle, oracle4
+from support import oracle
 from support.granite4_strategies import DIFFERENTIAL, dropping_requests, valid_requests
 
 PROCESSORS = {"4.0": GRANITE40.input_processor(), "4.1": GRANITE41.input_processor()}
@@ -30,7 +30,7 @@ pytestmark = oracle.needs_shared
 
 
 def _check_valid(release: str, request: dict[str, Any], agp: bool) -> None:
-    expected = oracle4.render(release, request, agp)
+    expected = oracle.render(release, request, agp)
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         assert PROCESSORS[release].transform(request, agp) == expected
@@ -42,7 +42,7 @@ def _check_dropping(release: str, case: tuple[dict[str, Any], str], agp: bool) -
     with pytest.raises(InvalidRequestError) as info:
         PROCESSORS[release].transform(request, agp)
     assert info.value.field == field
-    expected = oracle4.render(release, request, agp)
+    expected = oracle.render(release, request, agp)
     with pytest.warns(DroppedInputWarning) as record:
         assert PROCESSORS[release].transform(request, agp, strict=False) == expected
     assert len(record) == 1

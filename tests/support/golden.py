@@ -6,8 +6,7 @@ One request file per golden case, one expected prompt per release::
     tests/golden/<family>/<release>/<case>.prompt.txt
 
 A release has a prompt for exactly the cases that apply to it. The files are written
-by ``tests/make_goldens.py`` (Granite 3) and ``tests/make_goldens_granite4.py``
-(Granite 4), both rendering the official templates; see their docstrings.
+by ``tests/make_goldens.py``, rendering the official templates; see its docstring.
 
 The cases are read with the testing kit's
 ``granite_formatters.testing.load_golden_cases(requests, prompts=release_folder)``.

@@ -6,11 +6,13 @@ renderer that reproduces transformers' ``apply_chat_template``) is found at
 Tests that need it call :func:`require_shared`, which skips with the reason when the
 folder is absent.
 
-:func:`renderer_input` turns a request in granite-formatters' shape (an OpenAI
-chat-completions body as vLLM accepts it) into the renderer's input the way vLLM hands
-a request to the template: text parts joined with newlines, ``extra_body`` merged,
-``chat_template_kwargs`` passed as template variables. It is written independently of
-the package's own request types on purpose.
+:data:`TEMPLATE_INPUTS` says, for each release, how a request in granite-formatters'
+shape (an OpenAI chat-completions body as vLLM accepts it) becomes the renderer's input
+the way vLLM hands a request to that release's template (``extra_body`` merged,
+``chat_template_kwargs`` passed as template variables, documents given there moved to
+``documents``); :func:`template_input` applies it, and :func:`render` /
+:func:`render_exact` render with it. Written independently of the package's own request
+types on purpose.
 """
 
 from __future__ import annotations
@@ -21,24 +23,20 @@ import functools
 import importlib.util
 import json
 import os
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from types import ModuleType
 from typing import Any
 
 import pytest
 
+from support.releases import RELEASES
+
 REPO = Path(__file__).resolve().parents[2]
 
-#: The oracle template of each release (see shared/chat-templates/README.md).
-TEMPLATES = {
-    "3.1": "granite-3.1-8b-instruct.jinja",
-    "3.2": "granite-3.2-8b-instruct.jinja",
-    "3.3": "granite-3.3-8b-instruct.jinja",
-    "4.0": "granite-4.0.jinja",
-    "4.1": "granite-4.1.jinja",
-    "4.2": "granite-4.2.jinja",
-}
+#: The oracle template of each release (see shared/chat-templates/README.md): the bundled
+#: releases' declarations, and 3.1 (the example plugin's release).
+TEMPLATES = {"3.1": "granite-3.1-8b-instruct.jinja"} | {r.version: r.template for r in RELEASES}
 
 
 def shared_dir() -> Path | None:
@@ -105,8 +103,9 @@ def _join_parts(content: Any) -> Any:
     return content
 
 
-def renderer_input(request: Mapping[str, Any], add_generation_prompt: bool) -> dict[str, Any]:
-    """The renderer's input for ``request`` (granite-formatters' request shape)."""
+def _input(
+    request: Mapping[str, Any], add_generation_prompt: bool, *, join_parts: bool
+) -> dict[str, Any]:
     extra_body = dict(request.get("extra_body") or {})
     kwargs = dict(
         request.get("chat_template_kwargs") or extra_body.get("chat_template_kwargs") or {}
@@ -117,6 +116,8 @@ def renderer_input(request: Mapping[str, Any], add_generation_prompt: bool) -> d
     data: dict[str, Any] = {
         "messages": [
             {**message, "content": _join_parts(message.get("content"))}
+            if join_parts
+            else dict(message)
             for message in request["messages"]
         ],
         "add_generation_prompt": add_generation_prompt,
@@ -128,6 +129,50 @@ def renderer_input(request: Mapping[str, Any], add_generation_prompt: bool) -> d
     # A template option set to null means "not given" (vLLM's own default is absent).
     data["kwargs"] = {key: value for key, value in kwargs.items() if value is not None}
     return data
+
+
+def renderer_input(request: Mapping[str, Any], add_generation_prompt: bool) -> dict[str, Any]:
+    """The renderer's input for ``request`` with text parts joined with newlines (as vLLM
+    joins them for a template that reads strings only)."""
+    return _input(request, add_generation_prompt, join_parts=True)
+
+
+def content_parts_input(request: Mapping[str, Any], add_generation_prompt: bool) -> dict[str, Any]:
+    """The renderer's input for ``request`` with content-part lists passed as they are (a
+    template that reads ``{"type": "text"}`` parts itself and drops the others)."""
+    return _input(request, add_generation_prompt, join_parts=False)
+
+
+def served_input(request: Mapping[str, Any], add_generation_prompt: bool) -> dict[str, Any]:
+    """The renderer's input for ``request`` as a server prepares it (see
+    :func:`server_request`), text parts joined."""
+    return renderer_input(server_request(request), add_generation_prompt)
+
+
+#: A way of handing a request to a template: ``(request, add_generation_prompt)`` to the
+#: renderer's input.
+TemplateInput = Callable[[Mapping[str, Any], bool], dict[str, Any]]
+
+#: How each kind of template is handed a request, by the name a release declares as
+#: ``oracle`` in its plugin's ``[tool.granite-formatters]`` table.
+ORACLE_INPUTS: dict[str, TemplateInput] = {
+    "text-parts-joined": renderer_input,
+    "content-parts": content_parts_input,
+    "served": served_input,
+}
+
+#: How each release's template is handed a request: the bundled releases' declarations,
+#: and 3.1 (the example plugin's release).
+TEMPLATE_INPUTS: dict[str, TemplateInput] = {"3.1": renderer_input} | {
+    r.version: ORACLE_INPUTS[r.oracle] for r in RELEASES
+}
+
+
+def template_input(
+    release: str, request: Mapping[str, Any], add_generation_prompt: bool = True
+) -> dict[str, Any]:
+    """The renderer's input for ``request`` as release ``release``'s template is given it."""
+    return TEMPLATE_INPUTS[release](request, add_generation_prompt)
 
 
 def _now(today: datetime.date) -> datetime.datetime:
@@ -142,7 +187,7 @@ def render_exact(
 ) -> str:
     """The official template's prompt, rendered by the shared renderer's ``render()``."""
     renderer = load_renderer()
-    data = renderer_input(request, add_generation_prompt)
+    data = template_input(release, request, add_generation_prompt)
     return str(renderer.render(template_text(release), data, _now(today)))
 
 
@@ -158,14 +203,18 @@ def render(
     request: Mapping[str, Any],
     add_generation_prompt: bool = True,
     today: datetime.date = datetime.date(2025, 4, 16),
+    *,
+    given: TemplateInput | None = None,
 ) -> str:
     """Like :func:`render_exact`, with the template compiled once (for property tests).
 
     Same environment and arguments as the renderer's ``render()``; only the clock is
     passed per call (a render variable shadows the environment's ``strftime_now``).
+    ``given`` overrides how the template is handed the request (by default as the
+    release's template is, :data:`TEMPLATE_INPUTS`).
     """
     renderer = load_renderer()
-    data = renderer_input(request, add_generation_prompt)
+    data = (given or TEMPLATE_INPUTS[release])(request, add_generation_prompt)
     messages, tools, documents, generation, kwargs = renderer.split_input(data)
     now = _now(today)
     return str(
@@ -250,21 +299,21 @@ def sync_golden_files(
     return 1 if check and changed else 0
 
 
-def server_request(request: dict[str, Any]) -> dict[str, Any]:
+def server_request(request: Mapping[str, Any]) -> dict[str, Any]:
     """What a server (vLLM) hands the template for ``request``: JSON-string tool-call
     arguments decoded, the top-level ``reasoning_effort`` passed as a template option and
     turning thinking off when ``"none"`` (unless ``enable_thinking`` is given)."""
-    request = copy.deepcopy(request)
-    for message in request["messages"]:
+    served: dict[str, Any] = copy.deepcopy(dict(request))
+    for message in served["messages"]:
         for call in message.get("tool_calls") or ():
             function = call.get("function", call)
             if isinstance(function.get("arguments"), str):
                 function["arguments"] = json.loads(function["arguments"])
-    effort = request.pop("reasoning_effort", None)
+    effort = served.pop("reasoning_effort", None)
     if effort is not None:
-        options = request.setdefault("chat_template_kwargs", {})
+        options = served.setdefault("chat_template_kwargs", {})
         if options.get("reasoning_effort") is None:
             options["reasoning_effort"] = effort
         if options.get("enable_thinking") is None:
             options["enable_thinking"] = effort != "none"
-    return request
+    return served

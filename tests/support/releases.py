@@ -42,6 +42,9 @@ class Release:
     """The plugin folder under ``plugins/`` (also the tox factor), ``"granite32"``."""
     family: str
     """The format family (``"granite3"`` or ``"granite4"``): which golden cases apply."""
+    oracle: str
+    """How the template is handed a request (a key of ``support.oracle.ORACLE_INPUTS``):
+    ``"text-parts-joined"``, ``"content-parts"`` or ``"served"``."""
     template: str
     """The official template, a file name in ``shared/chat-templates/``."""
     model: str
@@ -75,6 +78,7 @@ def _read(folder: Path) -> list[Release]:
             version=version,
             plugin=folder.name,
             family=table["family"],
+            oracle=table["oracle"],
             template=entry["template"],
             model=entry["model"],
         )
