@@ -33,12 +33,11 @@ are replaced by U+FFFD, and arguments given as a JSON string nested deeper than
 
 from __future__ import annotations
 
-import json
 import re
-from typing import Any
+from collections.abc import Callable
 
 from ..jsonscan import MAX_JSON_CHARS, MAX_JSON_DEPTH, JsonScanner
-from ..toolcalljson import call_arguments, repaired_call
+from ..syntax.json_list import decode_json_list
 from ..types import ToolCall, ToolCallIds
 from ._markers import MarkerSearch, marker_first_chars, marker_prefixes, partial_marker_length
 from ._stages import NOTHING, Outbox, ScanningSink, TextSink
@@ -60,67 +59,6 @@ _CLOSING_TAG = "</tool_call>"
 _NOT_SPACE = re.compile(r"[^ \t\n\r\f\v]")
 
 
-def _depth_within(value: Any, limit: int) -> bool:
-    """Whether ``value`` (decoded JSON) nests at most ``limit`` containers deep."""
-    stack: list[tuple[Any, int]] = [(value, 1)]
-    while stack:
-        item, depth = stack.pop()
-        if isinstance(item, dict | list):
-            if depth > limit:
-                return False
-            children = item.values() if isinstance(item, dict) else item
-            stack.extend((child, depth + 1) for child in children)
-    return True
-
-
-def _arguments(value: Any, notes: list[str]) -> Any:
-    if (
-        isinstance(value, str)
-        and len(value) <= MAX_JSON_CHARS
-        and value.lstrip().startswith(("{", "["))
-    ):
-        try:
-            decoded = json.loads(value)
-        except (ValueError, RecursionError):
-            return value
-        if not _depth_within(decoded, MAX_JSON_DEPTH):
-            notes.append(
-                f"tool call arguments nested deeper than {MAX_JSON_DEPTH} levels are kept "
-                "as their JSON string"
-            )
-            return value
-        return decoded
-    return value
-
-
-#: The keys of an OpenAI-shaped item (``{"id", "type", "function": {...}}``) read
-#: outside its function object.
-_WRAPPER_KEYS = ("id", "type", "function")
-
-
-def _one_call(item: Any, index: int, outbox: Outbox | None, notes: list[str]) -> ToolCall | None:
-    if not isinstance(item, dict):
-        return None
-    function = item.get("function")
-    body = function if isinstance(function, dict) else item
-    name = body.get("name")
-    if not isinstance(name, str) or not name.strip():
-        return None
-    where = f"tool call {index} ({name[:40]})"
-    if body is item:
-        raw_arguments = call_arguments(item, where, notes)
-    else:
-        unread = [key for key in item if key not in _WRAPPER_KEYS]
-        raw_arguments = call_arguments(body, where, notes, read=("name",), also_unread=unread)
-    arguments = _arguments(raw_arguments, notes)
-    given_id = item.get("id")
-    call_id = given_id if isinstance(given_id, str) and given_id else ""
-    name, call_id, arguments = repaired_call([name, call_id, arguments], notes)
-    if not call_id:
-        call_id = outbox.new_call_id() if outbox is not None else ToolCallIds()()
-    return ToolCall(id=call_id, name=name, arguments=arguments)
-
-
 def build_tool_calls(
     json_text: str,
     *,
@@ -133,35 +71,19 @@ def build_tool_calls(
     ``bare`` (no marker before the JSON) accepts only a non-empty list. Returns the
     calls, or a short reason (a ``str``) when ``json_text`` is not a tool call.
     Ids the model did not give come from ``outbox`` (a fresh one when ``None``);
-    what had to be repaired is appended to ``notes``.
+    what had to be repaired is appended to ``notes``. The decoding is the JSON-list
+    syntax's (:func:`granite_formatters.syntax.json_list.decode_json_list`).
     """
-    try:
-        value = json.loads(json_text)
-    except (ValueError, RecursionError) as exc:
-        return f"not valid JSON ({str(exc)[:80]})"
-    if isinstance(value, dict) and not bare:
-        value = [value]
-    if not isinstance(value, list) or (bare and not value):
-        return "not a list of tool calls"
-    for offset, item in enumerate(value):
-        if _one_call_shape(item) is None:
-            return f"item {offset} is not a tool call object with a string 'name'"
-    found: list[str] = []
-    first = outbox.tool_call_count if outbox is not None else 0
-    calls = [_one_call(item, first + offset, outbox, found) for offset, item in enumerate(value)]
-    if notes is not None:
-        notes.extend(found)
-    return [call for call in calls if call is not None]
+    new_id: Callable[[], str] = _fresh_id
+    first = 0
+    if outbox is not None:
+        first = outbox.tool_call_count
+        new_id = outbox.new_call_id
+    return decode_json_list(json_text, first, [] if notes is None else notes, new_id, bare=bare)
 
 
-def _one_call_shape(item: Any) -> str | None:
-    """The call's name when ``item`` is shaped like a tool call, else ``None``."""
-    if not isinstance(item, dict):
-        return None
-    function = item.get("function")
-    body = function if isinstance(function, dict) else item
-    name = body.get("name")
-    return name if isinstance(name, str) and name.strip() else None
+def _fresh_id() -> str:
+    return ToolCallIds()()
 
 
 _SCAN, _LEAD, _AFTER_MARKER, _JSON = range(4)

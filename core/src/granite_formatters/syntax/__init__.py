@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from .blocks import SystemBlock, listed_function
 from .json_blocks import JSON_BLOCKS, JsonBlocks, decode_json_block
+from .json_list import JSON_LIST, JsonList, decode_json_list, json_list_call_name
 from .protocols import (
     BlockReader,
     HistoryCall,
@@ -24,12 +25,14 @@ __all__ = [
     "CHATML",
     "GRANITE_ROLES",
     "JSON_BLOCKS",
+    "JSON_LIST",
     "OPENED_THINK",
     "XML_FUNCTIONS",
     "BlockReader",
     "HistoryCall",
     "HistoryWriter",
     "JsonBlocks",
+    "JsonList",
     "OpenedThink",
     "ReasoningSyntax",
     "SystemBlock",
@@ -41,7 +44,9 @@ __all__ = [
     "XmlFunctions",
     "decode_arguments",
     "decode_json_block",
+    "decode_json_list",
     "effort_option_error",
+    "json_list_call_name",
     "listed_function",
     "think_option_error",
 ]

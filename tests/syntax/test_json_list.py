@@ -1,0 +1,146 @@
+"""JSON-list tool calls (``JSON_LIST``, Granite 3.x): history writer and decoder."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from granite_formatters.errors import InvalidRequestError
+from granite_formatters.syntax import JSON_LIST, HistoryCall, decode_json_list
+from granite_formatters.types import ToolCall
+
+from support.history_writer import PlainWriter
+
+_JSON = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(), inner, max_size=3),
+    max_leaves=6,
+)
+_OBJECTS = st.dictionaries(st.text(max_size=8), _JSON, max_size=4)
+_NAMES = st.text(min_size=1, max_size=10).filter(str.strip)
+
+
+def _ids() -> Any:
+    count = iter(range(1000))
+    return lambda: f"id{next(count)}"
+
+
+# --------------------------------------------------------------------------- writing
+
+
+def test_calls_follow_the_text_as_the_marker_and_one_compact_json_list() -> None:
+    writer = PlainWriter()
+    calls = [
+        HistoryCall("get_weather", '{"city": "Paris"}', "messages[1].tool_calls[0].function"),
+        HistoryCall("now", {}, "messages[1].tool_calls[1]"),
+    ]
+    written = JSON_LIST.write("Let me check.", calls, writer)
+    assert written == (
+        'Let me check.<|tool_call|>[{"name": "get_weather", "arguments": {"city": "Paris"}}, '
+        '{"name": "now", "arguments": {}}]'
+    )
+    assert writer.fields == ["messages[1].tool_calls[0].function", "messages[1].tool_calls[1]"]
+
+
+@pytest.mark.parametrize("arguments", [None, "", "  "])
+def test_null_or_blank_arguments_are_written_as_an_empty_object(arguments: Any) -> None:
+    written = JSON_LIST.write("", [HistoryCall("f", arguments, "m")], PlainWriter())
+    assert written == '<|tool_call|>[{"name": "f", "arguments": {}}]'
+
+
+def test_arguments_that_are_a_string_but_not_json_are_refused_naming_the_field() -> None:
+    call = HistoryCall("f", "city=Paris", "messages[2].tool_calls[0].function")
+    with pytest.raises(InvalidRequestError) as caught:
+        JSON_LIST.write("", [call], PlainWriter())
+    assert caught.value.field == "messages[2].tool_calls[0].function.arguments"
+    assert "'city=Paris'" in str(caught.value)
+
+
+@given(
+    text=st.text(max_size=10),
+    calls=st.lists(st.tuples(_NAMES, _OBJECTS, st.booleans()), min_size=1, max_size=3),
+)
+def test_written_calls_decode_back_to_the_same_names_and_arguments(
+    text: str, calls: list[tuple[str, dict[str, Any], bool]]
+) -> None:
+    history = [
+        HistoryCall(name, json.dumps(arguments) if as_string else arguments, f"c[{number}]")
+        for number, (name, arguments, as_string) in enumerate(calls)
+    ]
+    written = JSON_LIST.write(text, history, PlainWriter())
+    before, marker, body = written.partition(JSON_LIST.open)
+    assert (before, marker) == (text, "<|tool_call|>")
+    reader = JSON_LIST.reader()
+    assert JSON_LIST.body_start(body[0]) is None
+    assert reader.scan(body, 0) == len(body)
+    notes: list[str] = []
+    decoded = JSON_LIST.decode(body, 0, notes, _ids(), None)
+    assert decoded == [
+        ToolCall(id=f"id{number}", name=name, arguments=arguments)
+        for number, (name, arguments, _) in enumerate(calls)
+    ]
+    assert notes == []
+
+
+# --------------------------------------------------------------------------- reading
+
+
+def test_a_body_may_start_with_a_list_or_an_object_only() -> None:
+    assert JSON_LIST.body_start("[") is None
+    assert JSON_LIST.body_start("{") is None
+    assert JSON_LIST.body_start("x") == "is not followed by JSON"
+    assert (JSON_LIST.open, JSON_LIST.close) == ("<|tool_call|>", "")
+
+
+def test_decoding_keeps_given_ids_numbers_from_the_first_index_and_reads_openai_items() -> None:
+    body = (
+        '[{"name": "a", "arguments": {"x": 1}, "id": "given"}, '
+        '{"type": "function", "function": {"name": "b", "arguments": "{\\"y\\": 2}"}}]'
+    )
+    notes: list[str] = []
+    calls = decode_json_list(body, 3, notes, _ids())
+    assert calls == [
+        ToolCall(id="given", name="a", arguments={"x": 1}),
+        ToolCall(id="id0", name="b", arguments={"y": 2}),
+    ]
+    assert notes == []
+
+
+def test_one_object_is_a_list_of_one_except_when_bare() -> None:
+    body = '{"name": "a", "arguments": {}}'
+    assert decode_json_list(body, 0, [], _ids()) == [ToolCall(id="id0", name="a", arguments={})]
+    assert decode_json_list(body, 0, [], _ids(), bare=True) == "not a list of tool calls"
+    assert decode_json_list("[]", 0, [], _ids(), bare=True) == "not a list of tool calls"
+    assert decode_json_list("[]", 0, [], _ids()) == []
+
+
+@pytest.mark.parametrize(
+    ("body", "why"),
+    [
+        ("[1]", "item 0 is not a tool call object with a string 'name'"),
+        ('[{"name": "a"}, {"name": " "}]', "item 1 is not a tool call object with a string 'name'"),
+        ('"text"', "not a list of tool calls"),
+    ],
+)
+def test_bodies_that_are_not_calls_say_why_and_add_no_note(body: str, why: str) -> None:
+    notes: list[str] = []
+    assert decode_json_list(body, 0, notes, _ids()) == why
+    assert notes == []
+
+
+def test_invalid_json_says_so() -> None:
+    result = decode_json_list('[{"name": ', 0, [], _ids())
+    assert isinstance(result, str)
+    assert result.startswith("not valid JSON (")
+
+
+def test_keys_not_read_are_noted() -> None:
+    notes: list[str] = []
+    calls = decode_json_list('[{"name": "a", "arguments": {}, "extra": 1}]', 0, notes, _ids())
+    assert calls == [ToolCall(id="id0", name="a", arguments={})]
+    assert len(notes) == 1
+    assert "extra" in notes[0]
