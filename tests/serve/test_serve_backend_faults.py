@@ -262,3 +262,22 @@ def test_shutdown_mid_stream_ends_with_an_error_event_and_done(
     assert "shutting down" in error["message"]
     text = "".join(json.loads(e)["choices"][0]["delta"].get("content") or "" for e in events[:-2])
     assert text and output.startswith(text) and len(text) < len(output)
+
+
+@pytest.mark.parametrize("stream", [False, True])
+def test_the_access_log_says_dash_when_the_backend_reported_no_usage(
+    proxy_factory: Any, fake_backend: Any, caplog: pytest.LogCaptureFixture, stream: bool
+) -> None:
+    fake, _ = fake_backend
+    proxy = proxy_factory("openai")
+    with caplog.at_level(logging.INFO, logger="granite_formatters.serve"):
+        got = ask(proxy, fake, "no usage log", Script(PLAIN_ANSWER, fault="no_usage"), stream)
+        assert got[-1] == "[DONE]" if stream else got.status_code == 200
+        for _ in range(200):  # the streamed line is written after [DONE]: wait (bounded)
+            lines = [r.getMessage() for r in caplog.records if r.getMessage().startswith("chat ")]
+            if lines:
+                break
+            time.sleep(0.025)
+    assert len(lines) == 1, lines
+    assert " status=200 " in lines[0]
+    assert lines[0].endswith(" prompt_tokens=- completion_tokens=-"), lines

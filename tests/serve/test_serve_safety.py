@@ -13,6 +13,7 @@ import pytest
 from openai.types.chat import ChatCompletionMessageParam
 
 from granite_formatters.serve import ServeConfig, create_app
+from granite_formatters.serve.guard import is_loopback
 
 from .outputs import USER
 from .servers import Script, ServerThread
@@ -204,3 +205,51 @@ def test_backend_words_are_logged_with_log_prompts(
     assert response.json()["error"]["message"] == "the backend answered HTTP 500"
     assert "CUDA out of memory" in " ".join(r.getMessage() for r in caplog.records)
     assert client_for(proxy.port).models.list().data
+
+
+@pytest.mark.parametrize(
+    ("name", "loopback"),
+    [
+        ("::ffff:127.0.0.1", True),
+        ("[::ffff:127.0.0.1]", True),
+        ("::FFFF:7f00:2", True),
+        ("::ffff:10.1.2.3", False),
+        ("::ffff:0.0.0.0", False),
+        ("::1", True),
+        ("127.8.9.10", True),
+        ("app.localhost.", True),
+        ("10.1.2.3", False),
+        ("0.0.0.0", False),
+        ("attacker.example", False),
+    ],
+)
+def test_is_loopback_counts_ipv4_mapped_loopback_on_every_python(name: str, loopback: bool) -> None:
+    assert is_loopback(name) is loopback
+
+
+def test_ipv4_mapped_loopback_host_is_answered(proxy_factory: Any, fake_backend: Any) -> None:
+    fake, _ = fake_backend
+    proxy = proxy_factory("openai")
+    fake.script(prompt_for({"messages": USER}), Script("answer"))
+    response = chat(proxy, {**JSON, "Host": "[::ffff:127.0.0.1]:8000"})
+    assert response.status_code == 200, response.text
+    assert refused(chat(proxy, {**JSON, "Host": "[::ffff:10.1.2.3]:8000"}), "host_not_allowed")
+
+
+@pytest.mark.parametrize(
+    ("host", "warned"), [("::ffff:127.0.0.1", False), ("127.0.0.2", False), ("0.0.0.0", True)]
+)
+def test_no_key_warning_only_off_loopback(
+    monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture, host: str, warned: bool
+) -> None:
+    import uvicorn
+
+    from granite_formatters.serve import cli
+    from granite_formatters.serve.options import build_parser
+
+    monkeypatch.setattr(uvicorn, "run", lambda *args, **kwargs: None)
+    monkeypatch.delenv("GRANITE_SERVE_API_KEY", raising=False)
+    args = build_parser().parse_args(["--host", host, "--backend", "http://127.0.0.1:9/v1"])
+    with caplog.at_level(logging.WARNING, logger="granite_formatters.serve"):
+        assert cli.run(args) == 0
+    assert any("without --api-key" in r.getMessage() for r in caplog.records) is warned

@@ -129,15 +129,15 @@ class RequestLog:
         if self._done:
             return
         self._done = True
-        usage = self.usage or Usage()
+        usage = self.usage  # None: the backend did not count (or never answered): "-"
         LOGGER.info(
-            "chat model=%s stream=%s status=%d latency_ms=%.1f prompt_tokens=%d "
-            "completion_tokens=%d%s",
+            "chat model=%s stream=%s status=%d latency_ms=%.1f prompt_tokens=%s "
+            "completion_tokens=%s%s",
             loggable(self.model),
             "yes" if self.stream else "no",
             self.status,
             (time.perf_counter() - self.started) * 1000,
-            usage.prompt_tokens,
-            usage.completion_tokens,
+            "-" if usage is None else usage.prompt_tokens,
+            "-" if usage is None else usage.completion_tokens,
             f" error={loggable(self.error, 200)}" if self.error else "",
         )

@@ -15,6 +15,7 @@ import attrs
 from .._api import get_formatter
 from ..errors import UnknownModelError
 from .accesslog import configure_logging
+from .guard import is_loopback
 from .options import ServeConfig, build_parser, config_from_args
 
 _WORKER_ENV = "GRANITE_SERVE_WORKER_CONFIG"
@@ -47,7 +48,7 @@ def run(args: argparse.Namespace) -> int:
             sys.stderr.write(f"granite-format serve: error: --model {name}: {text}\n")
             return 2
     configure_logging(args.log_level)
-    if config.host not in ("127.0.0.1", "localhost", "::1") and config.api_key is None:
+    if not is_loopback(config.host) and config.api_key is None:
         logging.getLogger("granite_formatters.serve").warning(
             "listening on %s without --api-key: anyone who can reach it can use the backend",
             config.host,

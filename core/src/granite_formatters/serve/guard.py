@@ -6,8 +6,9 @@ points at the loopback address, so it may even read the answers. Two checks stop
 
 - **Host**: unless an API key is required (and no ``--allowed-hosts`` are given), the
   ``Host`` header must name a loopback host (``localhost``, ``*.localhost``, ``127.0.0.0/8``,
-  ``::1``), the address the request arrived on, the ``--host`` the server binds, or one of
-  ``--allowed-hosts`` (``*`` allows any). A rebinding page sends its own name and is refused.
+  ``::1``, ``::ffff:127.0.0.1``), the address the request arrived on, the ``--host`` the
+  server binds, or one of ``--allowed-hosts`` (``*`` allows any). A rebinding page sends
+  its own name and is refused.
 - **Origin**: a request that carries an ``Origin`` header (every cross-origin browser request
   does) is refused unless ``--cors-origin`` lists that origin (or ``*``); for a listed
   origin, preflight requests are answered and responses carry the CORS headers.
@@ -23,7 +24,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from .responses import error_response
 
-__all__ = ["RequestGuard", "host_name"]
+__all__ = ["RequestGuard", "host_name", "is_loopback"]
 
 _ALLOWED_METHODS = "GET, POST, OPTIONS"
 _ALLOWED_HEADERS = "authorization, content-type"
@@ -40,13 +41,22 @@ def host_name(header: str) -> str:
     return header.rstrip(".")
 
 
-def _is_loopback(name: str) -> bool:
+def is_loopback(name: str) -> bool:
+    """Whether host ``name`` (from :func:`host_name`) is a loopback host; an IPv4-mapped IPv6
+    address (``::ffff:127.0.0.1``) is one on every Python version (before 3.13 the standard
+    library says it is not)."""
+    name = name.strip().lower().rstrip(".")
+    if name.startswith("[") and name.endswith("]"):
+        name = name[1:-1]
     if name == "localhost" or name.endswith(".localhost"):
         return True
     try:
-        return ipaddress.ip_address(name).is_loopback
+        address = ipaddress.ip_address(name)
     except ValueError:
         return False
+    if isinstance(address, ipaddress.IPv6Address) and address.ipv4_mapped is not None:
+        return address.ipv4_mapped.is_loopback
+    return address.is_loopback
 
 
 class RequestGuard:
@@ -72,7 +82,7 @@ class RequestGuard:
         if header is None:  # HTTP/1.0 without Host: not a browser
             return True
         name = host_name(header)
-        if self.any_host or name in self.hosts or _is_loopback(name):
+        if self.any_host or name in self.hosts or is_loopback(name):
             return True
         server = scope.get("server")
         if not server:
