@@ -114,15 +114,15 @@ PICKLE_TARGET = "pickle"
 PICKLE_LABEL = "`pickle.loads(pickle.dumps(get_formatter(name)))` works: bundled models"
 
 
-def format_cases(family: str) -> dict[str, tuple[str, Callable[[], dict[str, Any]]]]:
-    """name -> (target key, request factory) for a release family."""
-    if family == "granite3":
+def format_cases(release: Any) -> dict[str, tuple[str, Callable[[], dict[str, Any]]]]:
+    """name -> (target key, request factory) for a release (by what its format has)."""
+    if release.has("controls"):
         return {
             "small chat": ("small", workloads.small_chat_request),
             "RAG (5 docs × 2 KB, controls)": ("rag", workloads.rag_request),
             "tools (6 tools)": ("tools", workloads.tools_request),
         }
-    if family == "granite42":  # (no documents block)
+    if not release.has("documents"):  # (no documents block: 4.2)
         return {
             "small chat": ("small", workloads.small_chat_request),
             "tools (6 tools)": ("tools", workloads.tools_request),
@@ -139,28 +139,30 @@ def format_cases(family: str) -> dict[str, tuple[str, Callable[[], dict[str, Any
     }
 
 
-def rag_request(family: str) -> dict[str, Any]:
+def rag_request(release: Any) -> dict[str, Any]:
     """The request a stream is parsed against."""
-    if family == "granite42":
+    if not release.has("documents"):
         return workloads.tools_request()
     return (
-        workloads.rag_request() if family == "granite3" else workloads.granite4_documents_request()
+        workloads.rag_request()
+        if release.has("controls")
+        else workloads.granite4_documents_request()
     )
 
 
-#: The tool-call answers of the families without citations (4.x).
+#: The tool-call answers of the releases without citations (4.x), by tool-call syntax.
 _TOOL_CALL_ANSWERS = {
-    "granite42": workloads.granite42_tool_call_answer,
-    "granite4": workloads.granite4_tool_call_answer,
+    "xml-tool-calls": workloads.granite42_tool_call_answer,
+    "json-tool-call-blocks": workloads.granite4_tool_call_answer,
 }
 
 
 def stream_text(release: Any, size: int) -> str:
     """The streamed answer: a cited RAG answer (3.x); prose with tool calls (4.x, which
     has no citation syntax; 4.2 after its reasoning)."""
-    if release.family == "granite3":
+    if release.has("citations"):
         return workloads.stream_answer(release.version, size)
-    if release.family == "granite42":
+    if release.has("opened-think"):
         return workloads.granite42_stream_answer(size)
     return workloads.granite4_stream_answer(size)
 
@@ -439,7 +441,7 @@ def bench_format(
 ) -> dict[str, Any]:
     """Each format case as a dict, as a typed request and as the template, alternating."""
     out: dict[str, Any] = {}
-    for name, (key, make) in format_cases(release.family).items():
+    for name, (key, make) in format_cases(release).items():
         request = make()
         typed = typed_request(formatter, request)
         prompt = formatter.format(request, today=TODAY)
@@ -465,11 +467,11 @@ ParseCase = tuple[str, Callable[[], dict[str, Any]], int, int]
 def parse_cases(release: Any) -> dict[str, ParseCase]:
     """name -> (model output, request factory, citations or tool calls in it,
     hallucinations in it)."""
-    if release.family != "granite3":
-        answer = _TOOL_CALL_ANSWERS[release.family]
+    if not release.has("citations"):
+        answer = _TOOL_CALL_ANSWERS[release.tool_call_syntax]
         plain = (
             workloads.granite42_plain_answer()
-            if release.family == "granite42"
+            if release.has("opened-think")
             else workloads.plain_answer()
         )
         cases: dict[str, ParseCase] = {
@@ -508,7 +510,7 @@ def parse_cases(release: Any) -> dict[str, ParseCase]:
 
 def growth_cases(release: Any) -> tuple[str, str]:
     """The two parse cases whose ratio shows the growth (100 and 1,000 of a thing)."""
-    if release.family == "granite3":
+    if release.has("citations"):
         return "RAG, 100 citations", "RAG, 1000 citations"
     return "100 tool calls", "1000 tool calls"
 
@@ -567,7 +569,7 @@ def bench_parse(release: Any, formatter: Any, settings: Settings) -> dict[str, A
         request = make()
         typed = typed_request(formatter, request)
         message = formatter.parse(output, typed)
-        if release.family == "granite3":
+        if release.has("citations"):
             check = check_parse(message, request, name, found, hallucinations)
         else:
             check = check_granite4_parse(message, found)
@@ -643,7 +645,7 @@ def bench_stream(release: Any, formatter: Any, settings: Settings) -> dict[str, 
     size timed in alternation. ``linearity``: one character at a time at two sizes ten
     times apart (10× the text should cost about 10× the time, not 100×).
     """
-    typed = typed_request(formatter, rag_request(release.family))
+    typed = typed_request(formatter, rag_request(release))
     text = stream_text(release, settings.stream_size)
     fns: dict[str, Callable[[], object]] = {"batch_ns": partial(formatter.parse, text, typed)}
     for key, chunk in STREAM_CHUNKS.items():
@@ -776,9 +778,9 @@ def bench_roundtrip(release: Any, formatter: Any, settings: Settings) -> dict[st
     out: dict[str, Any] = {"kinds": [k.__name__ for k in kinds], "cases": {}}
     cases: dict[str, tuple[Callable[[], dict[str, Any]], Callable[[Any], object]]] = {
         f"format, {name}": (make, partial(_format_call, formatter))
-        for name, (_, make) in format_cases(release.family).items()
+        for name, (_, make) in format_cases(release).items()
     }
-    if release.family == "granite3":
+    if release.has("citations"):
         answer = workloads.rag_answer(release.version, 10).text
         cases["parse, RAG 10 citations"] = (workloads.rag_request, partial(formatter.parse, answer))
     else:
@@ -1032,7 +1034,7 @@ def bench_old_commit(releases: list[Any], settings: Settings) -> dict[str, Any]:
         for release in releases:
             row: dict[str, Any] = {}
             out["releases"][release.version] = row
-            if release.family != "granite3":
+            if not release.has("citations"):
                 row["skipped"] = "Granite 4 output has no citation syntax"
                 continue
             if not (old_root / "plugins" / release.plugin).is_dir():
@@ -1102,7 +1104,7 @@ def run(
     measurable = []
     for release in releases:
         formatter, reason = load_formatter(release)
-        entry: dict[str, Any] = {"model": release.model, "family": release.family}
+        entry: dict[str, Any] = {"model": release.model, "features": sorted(release.features)}
         results["releases"][release.version] = entry
         if formatter is None:
             entry["skipped"] = reason
@@ -1359,7 +1361,7 @@ def stream_table(results: dict[str, Any]) -> str | None:
     for release, data in measured:
         chars = data["chars"]
         batch = data["batch_ns"]
-        kind = "RAG" if RELEASES[release].family == "granite3" else "prose + tool calls"
+        kind = "RAG" if RELEASES[release].has("citations") else "prose + tool calls"
         cells = [release, f"{chars // 1000} KB, {kind}"]
         for key in ("batch_ns", "chunk50_ns", "chunk4_ns", "feed4_ns", "floor4_ns", "char_ns"):
             cells.append(f"{human(data[key] / chars)} ({show_ratio(ratio(data[key], batch))})")
@@ -1537,7 +1539,7 @@ def profile_case(case: str, settings: Settings, limit: int = 30) -> str:
         raise SystemExit(f"Granite {version} is not available: {reason}")
     fn: Callable[[], object]
     if kind == "format":
-        makes = {key: make for key, make in format_cases(release.family).values()}
+        makes = {key: make for key, make in format_cases(release).values()}
         if what not in makes:
             raise SystemExit(f"unknown format case {what!r}; one of {', '.join(makes)}")
         request = makes[what]()
@@ -1556,7 +1558,7 @@ def profile_case(case: str, settings: Settings, limit: int = 30) -> str:
         loops = max(1, 200_000 // len(text))
         fn = lambda: [formatter.parse(text, typed) for _ in range(loops)]  # noqa: E731
     elif kind == "stream":
-        typed = typed_request(formatter, rag_request(release.family))
+        typed = typed_request(formatter, rag_request(release))
         text = stream_text(release, settings.stream_size)
         fn = _stream(formatter, typed, text, {"char": 1, "chunk4": 4}.get(what, 50))
     else:

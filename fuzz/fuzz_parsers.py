@@ -51,8 +51,9 @@ with atheris.instrument_imports(
         with contextlib.suppress(ImportError):
             importlib.import_module(_module)
 
-#: The format families whose streaming is also checked against the batch parse on every input.
-STREAM_CHECKED = frozenset({"granite4", "granite42"})
+#: The tool-call syntaxes whose streaming is also checked against the batch parse on every
+#: input.
+STREAM_CHECKED = frozenset({"json-tool-call-blocks", "xml-tool-calls"})
 REQUESTS = [
     None,
     {
@@ -108,7 +109,7 @@ def main() -> None:
     for release in RELEASES:
         with contextlib.suppress(granite_formatters.UnknownModelError):
             formatter = granite_formatters.get_formatter(release.model)
-            FORMATTERS.append((formatter, release.family in STREAM_CHECKED))
+            FORMATTERS.append((formatter, release.tool_call_syntax in STREAM_CHECKED))
     if not FORMATTERS:
         raise SystemExit("no bundled plugin is installed")
     atheris.Setup(sys.argv, test_one_input)

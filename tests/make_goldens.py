@@ -1245,7 +1245,7 @@ def render_with_renderer_program(
 
 def set_releases(name: str) -> tuple[releases.Release, ...]:
     """The bundled releases whose goldens are the set ``name``."""
-    return releases.of_family(name)
+    return releases.with_goldens(name)
 
 
 def folders() -> dict[str, Path]:

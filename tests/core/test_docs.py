@@ -16,6 +16,8 @@ import pytest
 import granite_formatters
 from granite_formatters import hookspecs
 
+from support import oracle, releases
+
 DOCS = Path(__file__).resolve().parents[2] / "docs"
 
 REGISTRY_FUNCTIONS = [
@@ -135,7 +137,9 @@ def test_every_bundled_plugin_folder_follows_the_checklist(folder: Path) -> None
         f"src/granite_formatters_{plugin}"
     ]
     table = data["tool"]["granite-formatters"]
-    assert table["family"] in ("granite3", "granite4", "granite42")
+    assert (DOCS.parent / "tests" / "golden" / table["goldens"] / "requests").is_dir()
+    assert table["oracle"] in oracle.ORACLE_INPUTS
+    assert set(table["features"]) <= releases.FEATURES
     assert table["releases"]
     for entry in table["releases"].values():
         assert set(entry) == {"template", "model"}
@@ -149,7 +153,7 @@ def test_every_bundled_plugin_folder_follows_the_checklist(folder: Path) -> None
                 assert method not in text, f"{plugin}: {source.name} has {method}"
         assert "release=" in (package / "__init__.py").read_text(encoding="utf-8")
     else:
-        # (The Granite 3 family, until it moves onto release declarations.)
+        # (The Granite 3 plugins, until they move onto release declarations.)
         for name in ("input.py", "output.py"):
             assert (package / name).is_file(), f"{plugin}: {name}"
     assert "def register_formatters(" in (package / "__init__.py").read_text(encoding="utf-8")

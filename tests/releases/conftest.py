@@ -3,12 +3,15 @@
 Fixtures and collection rules (additive: modules of other branches may rely on them):
 
 - ``release`` (a :class:`support.releases.Release`): a test that asks for it runs once
-  per release of :data:`support.releases.RELEASES`, or of one family when its module sets
-  ``FAMILY = "granite3"`` (or ``"granite4"``, or a tuple of families). A release whose plugin is not installed
+  per release of :data:`support.releases.RELEASES`, or of the releases the module applies
+  to when it sets ``APPLIES_TO``: a feature (``APPLIES_TO = "citations"``: the releases
+  whose plugin declares it, see :data:`support.releases.FEATURES`), a tuple of features
+  (releases with any of them), or a predicate on a :class:`~support.releases.Release`
+  (for a module whose data covers some releases). A release whose plugin is not installed
   is SKIPPED with the reason, never silently passed.
 - ``golden_case`` (a ``GoldenCase``) or ``golden_name`` (its name): a test that asks for
   either runs once per (release, golden case of that release), from
-  ``tests/golden/<family>/`` (see :mod:`support.golden`).
+  ``tests/golden/<release.goldens>/`` (see :mod:`support.golden`).
 - A test that parametrizes ``release`` itself, or ``model`` with a release's model name, is
   SKIPPED with the reason where that release's plugin is not installed.
 - A module named ``test_<plugin>_<topic>.py`` (``test_granite33_output.py``) is about one
@@ -27,14 +30,19 @@ from granite_formatters.testing import GoldenCase
 
 from support import golden
 from support.per_release import not_installed
-from support.releases import PLUGIN_NAMES, RELEASES, Release, of_family
+from support.releases import PLUGIN_NAMES, RELEASES, Release, with_feature
 
 
 def releases_for(module: Any) -> tuple[Release, ...]:
-    family = getattr(module, "FAMILY", None)
-    if isinstance(family, tuple):  # several families
-        return tuple(r for r in RELEASES if r.family in family)
-    return RELEASES if family is None else of_family(family)
+    """The releases the tests of ``module`` run for (see ``APPLIES_TO`` above)."""
+    applies_to = getattr(module, "APPLIES_TO", None)
+    if applies_to is None:
+        return RELEASES
+    if isinstance(applies_to, str):
+        return with_feature(applies_to)
+    if isinstance(applies_to, tuple):
+        return tuple(r for r in RELEASES if any(r.has(feature) for feature in applies_to))
+    return tuple(r for r in RELEASES if applies_to(r))
 
 
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
@@ -61,7 +69,7 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
     if case_argument is None:
         metafunc.parametrize("release", releases, indirect=True, ids=[r.version for r in releases])
         return
-    pairs = [(r, name) for r in releases for name in golden.case_names(r.family, r.version)]
+    pairs = [(r, name) for r in releases for name in golden.case_names(r)]
     metafunc.parametrize(
         ("release", case_argument),
         pairs,
@@ -86,9 +94,7 @@ def golden_name(request: pytest.FixtureRequest, release: Release) -> str:
 
 @pytest.fixture
 def golden_case(request: pytest.FixtureRequest, release: Release) -> GoldenCase:
-    (case,) = [
-        c for c in golden.release_cases(release.family, release.version) if c.name == request.param
-    ]
+    (case,) = [c for c in golden.release_cases(release) if c.name == request.param]
     return case
 
 

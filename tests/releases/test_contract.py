@@ -11,6 +11,7 @@ from typing import Any
 
 from granite_formatters.testing import FormatterContractTests
 
+from support import releases
 from support.golden import release_cases
 from support.per_release import release_classes
 from support.releases import Release
@@ -30,7 +31,7 @@ CONTRACTS: dict[str, dict[str, Any]] = {
             ("granite-3.2-8b-instruct-Q4_K_M.gguf", "granite-3.2-8b-instruct"),
             ("ibm/granite-3-2-8b-instruct", "granite-3.2-8b-instruct"),
         ],
-        "golden_cases": release_cases("granite3", "3.2"),
+        "golden_cases": release_cases(releases.release("3.2")),
         "golden_model": "granite-3.2-8b-instruct",
         "output_samples": [
             ("Hello there.", None, "Hello there."),
@@ -62,7 +63,7 @@ CONTRACTS: dict[str, dict[str, Any]] = {
             ("ibm-granite_granite-3.3-8b-instruct-Q4_K_M.gguf", "granite-3.3-8b-instruct"),
             ("watsonx/ibm/granite-3-3-8b-instruct", "granite-3.3-8b-instruct"),
         ],
-        "golden_cases": release_cases("granite3", "3.3"),
+        "golden_cases": release_cases(releases.release("3.3")),
         "golden_model": "granite-3.3-8b-instruct",
         "output_samples": [
             ("Hello there.", None, "Hello there."),
@@ -92,4 +93,4 @@ def _contract(release: Release) -> type:
     return type("Contract", (FormatterContractTests,), dict(CONTRACTS[release.version]))
 
 
-globals().update(release_classes("TestContract", "granite3", _contract, __name__))
+globals().update(release_classes("TestContract", "citations", _contract, __name__))

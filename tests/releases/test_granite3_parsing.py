@@ -28,9 +28,9 @@ from support.granite3_output_support import (
     truncations,
 )
 from support.per_release import not_installed
-from support.releases import Release, of_family
+from support.releases import Release, with_feature
 
-FAMILY = "granite3"
+APPLIES_TO = "citations"
 
 
 def _data(release: Release, topic: str) -> ModuleType:
@@ -41,7 +41,7 @@ def _data(release: Release, topic: str) -> ModuleType:
 def _per_release(topic: str, table: str) -> list[Any]:
     """``(release, item)`` for each item of each installed release's ``table``."""
     params: list[Any] = []
-    for release in of_family(FAMILY):
+    for release in with_feature(APPLIES_TO):
         if not release.installed:
             skip = pytest.mark.skip(reason=not_installed(release))
             params.append(pytest.param(release, None, id=release.version, marks=skip))

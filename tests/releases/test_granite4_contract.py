@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from granite_formatters.testing import FormatterContractTests
 
+from support import releases
 from support.golden import release_cases
 from support.release_data import GRANITE4_MODELS
 
@@ -48,7 +49,7 @@ class TestGranite40Contract(FormatterContractTests):
     plugin_name = "granite-formatters-granite4"
     model_ids = MODEL_IDS
     names = NAMES
-    golden_cases = release_cases("granite4", "4.0")
+    golden_cases = release_cases(releases.release("4.0"))
     golden_model = "granite-4.0-h-tiny"
     output_samples = OUTPUT_SAMPLES
     extra_markers = MARKERS
@@ -58,7 +59,7 @@ class TestGranite41Contract(FormatterContractTests):
     plugin_name = "granite-formatters-granite4"
     model_ids = MODEL_IDS
     names = NAMES
-    golden_cases = release_cases("granite4", "4.1")
+    golden_cases = release_cases(releases.release("4.1"))
     golden_model = "granite-4.1-8b"
     output_samples = OUTPUT_SAMPLES
     extra_markers = MARKERS

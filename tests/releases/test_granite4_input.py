@@ -18,6 +18,7 @@ from granite_formatters.errors import DroppedInputWarning, InvalidRequestError
 from granite_formatters.types import ChatCompletion
 from granite_formatters_granite4.releases import GRANITE4_SPECIAL_TOKENS, GRANITE40, GRANITE41
 
+from support import releases
 from support.golden import release_cases
 
 G40 = GRANITE40.input_processor()
@@ -52,7 +53,7 @@ def _has_documents(request: dict[str, Any]) -> bool:
 
 def test_typed_requests_render_like_dicts() -> None:
     for release, processor in (("4.0", G40), ("4.1", G41)):
-        for case in release_cases("granite4", release):
+        for case in release_cases(releases.release(release)):
             if case.special_tokens or _has_documents(case.request):
                 # A typed Document lists its declared fields (text, doc_id, title) first,
                 # so the caller's key order is only kept for dict and JSON requests.

@@ -26,7 +26,7 @@ def _contract(release: Release) -> type:
         processor_class = input_processor_class(release.version)
         release_name = f"Granite {release.version}"
         model_id = release.model
-        golden_cases = release_cases(release.family, release.version)
+        golden_cases = release_cases(release)
 
         def reference_template(self) -> str:
             return oracle.template_text(release.version)
@@ -34,4 +34,4 @@ def _contract(release: Release) -> type:
     return Contract
 
 
-globals().update(release_classes("TestInputContract", "granite3", _contract, __name__))
+globals().update(release_classes("TestInputContract", "controls", _contract, __name__))

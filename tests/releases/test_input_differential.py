@@ -31,7 +31,7 @@ from support.granite3_support import (
 from support.release_data import input_processor_class
 from support.releases import Release
 
-FAMILY = "granite3"
+APPLIES_TO = "controls"
 
 pytestmark = oracle.needs_shared
 

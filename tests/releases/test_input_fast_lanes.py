@@ -43,7 +43,7 @@ from support.granite3_support import (
 from support.release_data import input_processor_class
 from support.releases import Release
 
-FAMILY = "granite3"
+APPLIES_TO = "controls"
 
 DAY = datetime.date(2025, 4, 16)
 POLICIES = st.sampled_from(["error", "strip", "keep"])

@@ -22,9 +22,9 @@ from support.chatml_strategies import (
     dropping_requests,
     valid_requests,
 )
-from support.releases import RELEASES
+from support.releases import with_feature
 
-REASONING = [r for r in RELEASES if r.family == "granite42"]
+REASONING = with_feature("opened-think")
 
 pytestmark = oracle.needs_shared
 

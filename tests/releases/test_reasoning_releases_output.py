@@ -14,9 +14,9 @@ from granite_formatters import get_formatter
 from granite_formatters.types import AssistantMessage
 
 from support import oracle
-from support.releases import RELEASES
+from support.releases import RELEASES, with_feature
 
-MODELS = [r.model for r in RELEASES if r.family == "granite42"]
+MODELS = [r.model for r in with_feature("opened-think")]
 
 TOOLS = [
     {

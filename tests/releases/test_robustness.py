@@ -6,7 +6,7 @@ from support import robustness
 from support.release_data import CITED_ANSWER
 from support.releases import Release
 
-FAMILY = "granite3"
+APPLIES_TO = "citations"
 RAG = {
     "messages": [{"role": "user", "content": "What is the capital of France?"}],
     "documents": [{"doc_id": "1", "text": "Paris is the capital of France."}],

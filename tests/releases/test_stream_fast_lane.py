@@ -28,12 +28,12 @@ RAG = {
 
 def samples(release: Release) -> list[tuple[str, Any]]:
     """Outputs in the release's own syntax, each with the request it answers."""
-    if release.family == "granite4":
+    if release.has("json-tool-call-blocks"):
         return [
             ('<tool_call>\n{"name": "f", "arguments": {"a": "é😀"}}\n</tool_call>', None),
             ("Plain <b>html</b> and a < sign, no call.", None),
         ]
-    if release.family == "granite42":
+    if release.has("xml-tool-calls"):
         return [
             (
                 "Think <é😀>.\n</think>\n\n<tool_call>\n<function=f>\n<parameter=a>\né😀\n"

@@ -137,23 +137,23 @@ GRANITE42_KEPT = (
 
 
 def markers_of(release: Release) -> list[str]:
-    if release.family == "granite4":
+    if release.has("json-tool-call-blocks"):
         return GRANITE4_MARKERS
-    if release.family == "granite42":
+    if release.has("xml-tool-calls"):
         return GRANITE42_MARKERS
     return list(_data(release, "output").OUTPUT_MARKERS)
 
 
 def requests_of(release: Release) -> list[Any]:
-    if release.family in ("granite4", "granite42"):
+    if not release.has("citations"):
         return [None]
     return [None, RAG, *_data(release, "streaming").REQUESTS]
 
 
 def all_samples(release: Release) -> list[tuple[str, Any]]:
-    if release.family == "granite4":
+    if release.has("json-tool-call-blocks"):
         return [*samples(release), (GRANITE4_KEPT, None)]
-    if release.family == "granite42":
+    if release.has("xml-tool-calls"):
         return [*samples(release), (GRANITE42_KEPT, None)]
     return samples(release)
 
@@ -201,7 +201,7 @@ def test_bytes_cut_anywhere(
     # Every bundled parser takes UTF-8 bytes: a character split between chunks is decoded
     # whole, one cut off at the very end becomes U+FFFD (nothing is dropped), and the
     # stream gives the batch parse of their text.
-    if release.family == "granite3":
+    if release.has("citations"):
         sources, request = [CITED_ANSWER[release.version]], RAG
     else:
         sources, request = [sample for sample, _ in all_samples(release)], None
@@ -239,7 +239,7 @@ def test_bytes_and_str_chunks_mixed(release: Release, data: st.DataObject, size:
     # before the str chunk's text (it used to come out after it, from the next bytes).
     sources: list[str]
     chat_request: Any
-    if release.family == "granite3":
+    if release.has("citations"):
         sources, chat_request = [CITED_ANSWER[release.version]], RAG
     else:
         sources, chat_request = [sample for sample, _ in all_samples(release)], None

@@ -7,7 +7,7 @@ import pytest
 from support import tool_call_history
 from support.releases import Release
 
-FAMILY = "granite3"
+APPLIES_TO = "json-list-tool-calls"
 
 
 def test_leading_tool_call_in_assistant_history_renders_verbatim(release: Release) -> None:

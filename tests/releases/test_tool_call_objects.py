@@ -18,7 +18,7 @@ import pytest
 from granite_formatters import get_formatter
 from granite_formatters.syntax import JSON_BLOCKS
 
-from support.releases import Release, of_family
+from support.releases import Release, with_feature
 
 UNREAD_ARGS = (
     'tool call 0 (foo): the arguments are {} (no "arguments" key); the key(s) "args" are '
@@ -89,7 +89,7 @@ def test_what_is_read_from_a_tool_call_object(release: Release, case: str) -> No
     assert streamed.notes == notes
 
 
-@pytest.mark.parametrize("release", of_family("granite3"), ids=lambda r: r.version)
+@pytest.mark.parametrize("release", with_feature("json-list-tool-calls"), ids=lambda r: r.version)
 def test_the_openai_wrapper_names_its_unread_keys_too(release: Release) -> None:
     # (Granite 4 does not read the OpenAI wrapper: such a block stays content, noted.)
     processor = get_formatter(release.model).output_processor

@@ -2,8 +2,8 @@
 
 One request file per golden case, one expected prompt per release::
 
-    tests/golden/<family>/requests/<case>.json
-    tests/golden/<family>/<release>/<case>.prompt.txt
+    tests/golden/<set>/requests/<case>.json
+    tests/golden/<set>/<release>/<case>.prompt.txt
 
 A release has a prompt for exactly the cases that apply to it. The files are written
 by ``tests/make_goldens.py``, rendering the official templates; see its docstring.
@@ -18,27 +18,31 @@ from pathlib import Path
 
 from granite_formatters.testing import GoldenCase, load_golden_cases
 
+from support.releases import Release
+
 ROOT = Path(__file__).resolve().parents[1] / "golden"
 
 
-def requests_dir(family: str) -> Path:
-    """The folder of the request files of ``family`` (``"granite3"``, ``"granite4"``)."""
-    return ROOT / family / "requests"
+def requests_dir(goldens: str) -> Path:
+    """The folder of the request files of the golden set ``goldens`` (``"granite3"``)."""
+    return ROOT / goldens / "requests"
 
 
-def prompts_dir(family: str, version: str) -> Path:
-    """The folder of the expected prompts of release ``version`` of ``family``."""
-    return ROOT / family / version
+def prompts_dir(goldens: str, version: str) -> Path:
+    """The folder of the expected prompts of release ``version`` in the set ``goldens``."""
+    return ROOT / goldens / version
 
 
-def release_cases(family: str, version: str) -> list[GoldenCase]:
+def release_cases(release: Release) -> list[GoldenCase]:
     """The golden cases of one release: the requests that have a prompt for it."""
-    return load_golden_cases(requests_dir(family), prompts=prompts_dir(family, version))
+    return load_golden_cases(
+        requests_dir(release.goldens), prompts=prompts_dir(release.goldens, release.version)
+    )
 
 
-def case_names(family: str, version: str) -> list[str]:
+def case_names(release: Release) -> list[str]:
     """The names of the golden cases of one release, without reading them."""
     return sorted(
         path.name.removesuffix(".prompt.txt")
-        for path in prompts_dir(family, version).glob("*.prompt.txt")
+        for path in prompts_dir(release.goldens, release.version).glob("*.prompt.txt")
     )

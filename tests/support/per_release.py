@@ -1,7 +1,7 @@
 """Test support: one test class per bundled release, for the kit's contract classes.
 
 The testing kit's contract classes take their release as class attributes, so a module
-that runs one for every release of a family makes one subclass per release;
+that runs one for every release with a feature makes one subclass per release;
 :func:`release_classes` does that from the release table, with a skipped stand-in (and
 the reason) for a release whose plugin is not installed.
 """
@@ -12,7 +12,7 @@ from collections.abc import Callable
 
 import pytest
 
-from support.releases import Release, of_family
+from support.releases import Release, with_feature
 
 
 def not_installed(release: Release) -> str:
@@ -21,15 +21,15 @@ def not_installed(release: Release) -> str:
 
 
 def release_classes(
-    prefix: str, family: str, make: Callable[[Release], type], module: str
+    prefix: str, feature: str, make: Callable[[Release], type], module: str
 ) -> dict[str, type]:
-    """``{"<prefix><Plugin>": class}`` for each release of ``family``, for ``globals()``.
+    """``{"<prefix><Plugin>": class}`` for each release with ``feature``, for ``globals()``.
 
     ``make(release)`` builds the class of an installed release; ``module`` is the calling
     module's ``__name__`` (pytest collects the classes from it).
     """
     classes: dict[str, type] = {}
-    for release in of_family(family):
+    for release in with_feature(feature):
         if release.installed:
             base = make(release)
         else:
