@@ -36,7 +36,7 @@ LOGGER = logging.getLogger("granite_formatters.serve")
 LIBRARY_LOGGERS = ("httpx", "httpcore", "sse_starlette", "hpack", "multipart")
 
 #: How many characters of a client string a log line shows.
-LOG_VALUE_LIMIT = 80
+_LOG_VALUE_LIMIT = 80
 
 # Characters that could end or fake a line, or that no log stream can encode.
 _UNSAFE = re.compile(r"[\x00-\x1f\x7f-\x9f\\\u2028\u2029\ud800-\udfff]")
@@ -47,7 +47,7 @@ def _escape(match: re.Match[str]) -> str:
     return "\\\\" if char == "\\" else f"\\u{ord(char):04x}"
 
 
-def loggable(value: str, limit: int = LOG_VALUE_LIMIT) -> str:
+def loggable(value: str, limit: int = _LOG_VALUE_LIMIT) -> str:
     """``value`` for a log line: control characters escaped, cut to ``limit`` characters."""
     cut = value[:limit]
     text = _UNSAFE.sub(_escape, cut)

@@ -376,13 +376,13 @@ class _Server:
             stop_at = None
             while True:  # to its end (after Finish: so the connection is reused)
                 if not shutdown.is_set():
-                    event = await anext_or_none(events)
+                    event = await _anext_or_none(events)
                 else:  # draining for a shutdown: a bounded time
                     if stop_at is None:
                         stop_at = anyio.current_time() + 0.8 * self.config.shutdown_grace
                     event = _TIMED_OUT
                     with anyio.move_on_after(max(stop_at - anyio.current_time(), 0)):
-                        event = await anext_or_none(events)
+                        event = await _anext_or_none(events)
                     if event is _TIMED_OUT:
                         if finished:
                             break
@@ -426,7 +426,7 @@ _DONE = b"data: [DONE]\n\n"
 _TIMED_OUT: Any = object()
 
 
-async def anext_or_none(events: AsyncIterator[Piece | Finish]) -> Piece | Finish | None:
+async def _anext_or_none(events: AsyncIterator[Piece | Finish]) -> Piece | Finish | None:
     """The next event, ``None`` at the end."""
     try:
         return await events.__anext__()

@@ -18,6 +18,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from ..errors import InvalidRequestError, quote
 
 __all__ = [
+    "Action",
     "FIELDS",
     "KINDS",
     "FieldRule",

@@ -78,7 +78,7 @@ def finish_reason(message: dict[str, Any], backend_reason: str) -> str:
     return "length" if backend_reason == "length" else "stop"
 
 
-def new_id() -> str:
+def _new_id() -> str:
     return "chatcmpl-" + uuid.uuid4().hex
 
 
@@ -96,7 +96,7 @@ def completion(
         "logprobs": {"content": logprobs} if logprobs is not None else None,
     }
     return {
-        "id": new_id(),
+        "id": _new_id(),
         "object": "chat.completion",
         "created": int(time.time()),
         "model": model,
@@ -109,7 +109,7 @@ class ChunkMaker:
     """Builds the ``chat.completion.chunk`` objects of one stream (same id and time)."""
 
     def __init__(self, model: str) -> None:
-        self.id = new_id()
+        self.id = _new_id()
         self.created = int(time.time())
         self.model = model
         self._role_sent = False

@@ -17,6 +17,7 @@ from httpx_sse import SSEError
 from ..params import FIELDS, GenerationParams, backend_fields, place
 
 __all__ = [
+    "drain",
     "DRAIN_SECONDS",
     "Backend",
     "BackendError",

@@ -12,7 +12,7 @@ from .base import Backend, Finish, Piece, clean_text, drain, loads_object, usage
 __all__ = ["OllamaBackend"]
 
 
-async def ndjson_lines(response: httpx.Response) -> AsyncIterator[str]:
+async def _ndjson_lines(response: httpx.Response) -> AsyncIterator[str]:
     """The stream's lines, split at ``\n`` only (JSON text may hold U+0085 or U+2028 raw,
     which ``str.splitlines`` and so ``httpx``'s ``aiter_lines`` would split at)."""
     pending: list[bytes] = []
@@ -38,7 +38,7 @@ class OllamaBackend(Backend):
         return {"model": model, "prompt": prompt, "raw": True, "stream": True, **fields}
 
     async def events(self, response: httpx.Response) -> AsyncIterator[Piece | Finish]:
-        lines = ndjson_lines(response)
+        lines = _ndjson_lines(response)
         async for line in lines:
             if not line.strip():
                 continue

@@ -32,7 +32,7 @@ def _token(value: Any) -> str:
     return clean_text(value) if isinstance(value, str) else str(value)
 
 
-def chat_logprobs(data: Any) -> tuple[dict[str, Any], ...]:
+def _chat_logprobs(data: Any) -> tuple[dict[str, Any], ...]:
     """Completions-style logprobs (parallel lists) in the chat ``logprobs.content`` shape."""
     if not isinstance(data, dict):
         return ()
@@ -190,7 +190,7 @@ class OpenAIBackend(Backend):
                 if not isinstance(choice, dict):
                     continue
                 text = choice.get("text")
-                logprobs = chat_logprobs(choice.get("logprobs"))
+                logprobs = _chat_logprobs(choice.get("logprobs"))
                 if isinstance(text, str) and (text or logprobs):
                     yield Piece(clean_text(text), logprobs)
                 if choice.get("finish_reason"):
