@@ -18,6 +18,22 @@ INPUT_PROCESSORS = {
     "4.1": ("granite_formatters_granite4.releases", "GRANITE41"),
 }
 
+#: Each release's :class:`~granite_formatters.Release` declaration, as ``(module, name)``
+#: (the Granite 3 releases are also rendered by their processor classes).
+DECLARATIONS = {
+    "3.2": ("granite_formatters_granite32.releases", "GRANITE32"),
+    "3.3": ("granite_formatters_granite33.releases", "GRANITE33"),
+    "4.0": ("granite_formatters_granite4.releases", "GRANITE40"),
+    "4.1": ("granite_formatters_granite4.releases", "GRANITE41"),
+}
+
+
+def release_declaration(version: str) -> Any:
+    """The :class:`~granite_formatters.Release` of release ``version`` (imports its plugin)."""
+    module, name = DECLARATIONS[version]
+    return getattr(importlib.import_module(module), name)
+
+
 #: A model answer citing document ``"1"`` ("Paris is the capital of France.") in the
 #: release's citation format.
 CITED_ANSWER = {

@@ -16,7 +16,10 @@ if TYPE_CHECKING:
     from .processors import InputProcessor, OutputProcessor
     from .special_tokens import SpecialTokens
     from .syntax.blocks import SystemBlock
+    from .syntax.context_turns import DocumentsTurn, DocumentTurnPerDocument, ToolsTurn
+    from .syntax.controls import Controls
     from .syntax.protocols import ReasoningSyntax, ToolCallSyntax, TurnSyntax
+    from .syntax.system_prompt import DatedSystemPrompt
 
 __all__ = ["Option", "Release"]
 
@@ -52,6 +55,21 @@ class Release:
     ``renders_other_roles`` is true when the template prints a message of any other role
     as a turn of that role (Granite 4.2) rather than dropping it; either way such a
     message is refused in strict mode.
+
+    A release whose template writes a dated default system prompt and the tools and
+    documents as turns of their own (Granite 3.x) sets ``system_prompt`` (the default
+    system text, built from the date and the request; the system turn is then always
+    printed, the caller's text even when empty), ``tools_turn`` and ``documents_turns``
+    (the turns after the system turn) and ``controls`` (the ``controls`` option printed
+    after the generation prompt's role). Such a template prints every message as a turn
+    of its own role, verbatim (tool messages are not wrapped; the roles in
+    ``refused_roles`` are refused in strict mode) and the generation prompt
+    only after at least one message besides the caller's system message.
+    ``record_tokens_lead`` is true when ``record_tokens`` are the model's only at the
+    start of a past assistant turn (after whitespace), where it writes them.
+    ``template_writes_calls`` is false when the template drops assistant ``tool_calls``:
+    they are written in strict mode (a documented deviation) and left out with a
+    warning with ``strict=False``.
     """
 
     name: str
@@ -71,6 +89,13 @@ class Release:
     template_joins_parts: bool = True
     empty_system_separated: bool = True
     renders_other_roles: bool = False
+    system_prompt: DatedSystemPrompt | None = None
+    tools_turn: ToolsTurn | None = None
+    documents_turns: DocumentsTurn | DocumentTurnPerDocument | None = None
+    controls: Controls | None = None
+    refused_roles: tuple[str, ...] = ()
+    record_tokens_lead: bool = False
+    template_writes_calls: bool = True
 
     def option(self, name: str) -> Option | None:
         """The declared option ``name``, or ``None``."""

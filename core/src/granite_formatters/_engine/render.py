@@ -4,6 +4,7 @@ prompt out, byte for byte what the release's official template prints."""
 from __future__ import annotations
 
 import datetime
+import functools
 import warnings
 from collections.abc import Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
@@ -35,8 +36,12 @@ if TYPE_CHECKING:
     from ..processors import RequestLike
     from ..release import Release
     from ..syntax.blocks import SystemBlock
+    from ..syntax.context_turns import DocumentsTurn, DocumentTurnPerDocument
 
 __all__ = ["ReleaseInputProcessor"]
+
+#: How many default system texts a processor keeps (then it starts afresh).
+_SYSTEM_TEXTS_KEPT = 32
 
 _PRINTED_ROLES = frozenset({"system", "user", "assistant", "tool"})
 
@@ -62,21 +67,27 @@ def _special_token_error(token: str, field: str) -> InvalidRequestError:
     )
 
 
-def _json(value: Any, field: str) -> str:
+def _json(value: Any, field: str, indent: int | None = None) -> str:
     try:
-        return tojson(value)
+        return tojson(value, indent)
     except (JSONNestingError, RecursionError):
         raise InvalidRequestError("is nested too deeply to render", field=field) from None
     except (TypeError, ValueError) as exc:
         raise InvalidRequestError(f"cannot be written as JSON ({exc})", field=field) from None
 
 
-def _json_value(value: Any, field: str, policy: SpecialTokenPolicy, tokens: SpecialTokens) -> str:
-    text = _json(value, field)
+def _json_value(
+    value: Any,
+    field: str,
+    policy: SpecialTokenPolicy,
+    tokens: SpecialTokens,
+    indent: int | None = None,
+) -> str:
+    text = _json(value, field, indent)
     if policy == "keep" or tokens.search(text) is None:
         return text
     if policy == "strip":
-        return _json(remove_special_tokens_in_json(value, tokens, field), field)
+        return _json(remove_special_tokens_in_json(value, tokens, field), field, indent)
     found = find_special_token_in_json(value, tokens, field)
     where, token = found if found is not None else (field, tokens.search(text) or "")
     raise _special_token_error(token, where)
@@ -100,6 +111,60 @@ def _typed_text(message: Any, text: str) -> str:
     if skip and type(skip) is int and text.startswith("\n" * min(skip, len(text))):
         return text[skip:]
     return text
+
+
+def _documents(request: RequestView, raw: Mapping[str, Any] | None) -> list[Any] | None:
+    """The request's documents as the caller's mappings (key order kept) or the
+    validated documents' data; ``None`` when there are none."""
+    if not request.documents:
+        return None
+    validated = request.documents
+    documents = raw_documents(raw) if raw is not None else None
+    if not isinstance(documents, list) or len(documents) != len(validated):
+        return [document_data(doc) for doc in validated]
+    if not all(type(doc) is dict for doc in documents):
+        # Document objects or other mappings in a dict request: written as the
+        # caller's mapping (key order kept) or as the validated document's data.
+        return [
+            doc
+            if type(doc) is dict
+            else dict(doc)
+            if isinstance(doc, Mapping)
+            else document_data(validated[index])
+            for index, doc in enumerate(documents)
+        ]
+    return documents
+
+
+def _today(today: Any) -> datetime.date:
+    """The date of a dated system prompt: ``today``, or the clock's when ``None``."""
+    if today is None:
+        from ..granite3 import dates
+
+        return dates.current_date()
+    if not isinstance(today, datetime.date):
+        raise InvalidRequestError(
+            f"must be a datetime.date, not {type(today).__name__}", field="today"
+        )
+    return today
+
+
+def _document_id(value: Any, field: str) -> str:
+    """A document id as the template prints it (``doc_id | string``)."""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, int) and not isinstance(value, bool):
+        try:
+            return str(int(value))
+        except ValueError:  # more digits than Python prints (sys.set_int_max_str_digits)
+            raise InvalidRequestError(
+                f"the integer is too large to print ({value.bit_length()} bits); give the "
+                "id as a string",
+                field=field,
+            ) from None
+    raise InvalidRequestError(
+        f"must be a string or an integer, not {type(value).__name__}", field=field
+    )
 
 
 class _Writer:
@@ -173,6 +238,8 @@ class ReleaseInputProcessor(InputProcessor):
         self._headers = {
             role: release.turns.header(role) for role in ("system", "user", "assistant", "tool")
         }
+        # Default system texts of a dated system prompt by date and flags (no controls).
+        self._system_texts: dict[tuple[datetime.date, bool, bool, bool], str] = {}
         # The JSON lines of recently rendered tool and document lists (usually sent again
         # with every turn), keyed by the list's marshal bytes, the field and the policy.
         self._blocks = PlainDataMemo()
@@ -202,15 +269,19 @@ class ReleaseInputProcessor(InputProcessor):
         """Render ``chat_completion`` as the prompt string the model was trained on.
 
         The options are checked by the :class:`~granite_formatters.Formatter`;
-        ``today`` has no effect on releases whose prompts print no date.
+        ``today`` dates a release's default system prompt (``None``: the clock is read at
+        this call) and has no effect on releases whose prompts print no date.
         """
-        del today  # (no bundled release on the engine prints a date yet)
         policy: SpecialTokenPolicy = "error" if special_tokens is None else special_tokens
         problems = Problems(strict)
         release = self.release
+        render = self._render
+        if release.system_prompt is not None:
+            today = _today(today)
+            render = functools.partial(self._render_turns, today=today)
         request, raw = view(chat_completion, problems, release.family)
         try:
-            prompt = self._render(request, raw, add_generation_prompt, policy, problems)
+            prompt = render(request, raw, add_generation_prompt, policy, problems)
         except (TypeError, AttributeError):
             if raw is not None or isinstance(request, PlainRequest):
                 raise
@@ -219,7 +290,7 @@ class ReleaseInputProcessor(InputProcessor):
             # raises the error naming the field.
             problems = Problems(strict)
             request = revalidated(request)
-            prompt = self._render(request, None, add_generation_prompt, policy, problems)
+            prompt = render(request, None, add_generation_prompt, policy, problems)
         if problems.items:
             warnings.warn(
                 f"{release.name}: the prompt leaves out what the official chat "
@@ -319,23 +390,7 @@ class ReleaseInputProcessor(InputProcessor):
 
         tools, tools_field, options = self._options(request, raw, problems)
 
-        documents: Any = None
-        if request.documents:
-            validated = request.documents
-            documents = raw_documents(raw) if raw is not None else None
-            if not isinstance(documents, list) or len(documents) != len(validated):
-                documents = [document_data(doc) for doc in validated]
-            elif not all(type(doc) is dict for doc in documents):
-                # Document objects or other mappings in a dict request: written as the
-                # caller's mapping (key order kept) or as the validated document's data.
-                documents = [
-                    doc
-                    if type(doc) is dict
-                    else dict(doc)
-                    if isinstance(doc, Mapping)
-                    else document_data(validated[index])
-                    for index, doc in enumerate(documents)
-                ]
+        documents = _documents(request, raw)
 
         blocks: list[str] = []
         for items, block, field in (
@@ -461,6 +516,232 @@ class ReleaseInputProcessor(InputProcessor):
             if reasoning is not None:
                 out.append(reasoning.generation_prompt(options))
         return "".join(out)
+
+    def _render_turns(
+        self,
+        request: RequestView,
+        raw: Mapping[str, Any] | None,
+        add_generation_prompt: bool,
+        policy: SpecialTokenPolicy,
+        problems: Problems,
+        *,
+        today: datetime.date,
+    ) -> str:
+        """The prompt of a release with a dated system prompt and tools and documents
+        turns (Granite 3.x): the system turn (the caller's or the default), the tools
+        turn, the documents turns, then every other message as a turn of its own role."""
+        release = self.release
+        system_prompt = release.system_prompt
+        assert system_prompt is not None  # (the caller's condition)
+        turns = release.turns
+        end = turns.end
+        headers = self._headers
+        tokens = self._tokens
+        messages = request.messages
+        raw_messages = (
+            raw.get("messages")
+            if raw is not None and not isinstance(request, PlainRequest)
+            else None
+        )
+        tools, tools_field, options = self._options(request, raw, problems)
+        controls = options.get("controls")
+        thinking = options.get("thinking") is True
+        documents = _documents(request, raw)
+        first_role = messages[0].role
+        if policy == "strip" and type(first_role) is str:
+            # As if the request had been sanitized first: "sys<|end_of_text|>tem" is a
+            # system role.
+            first_role = tokens.remove(first_role)
+        custom_system = first_role == "system"
+        for field, why in system_prompt.unhonoured(
+            release.name,
+            custom_system=custom_system,
+            tools=bool(tools),
+            documents=bool(documents),
+            thinking=thinking,
+            controls=controls,
+        ):
+            problems.add(why, field)
+
+        out: list[str] = []
+        sentinel = tokens.sentinel if policy != "keep" else None
+        if custom_system:
+            start = 1
+            if messages[0].content is None:
+                raise self._missing_content(0)
+            text = self._text(raw_messages, messages, 0)
+            if sentinel is None or sentinel in text:
+                text = _checked(text, "messages[0].content", policy, tokens)
+            out += (headers["system"], text, end)
+            if messages[0].tool_calls:
+                problems.add(
+                    "tool_calls on a 'system' message are not rendered; only assistant "
+                    "messages carry tool calls.",
+                    "messages[0].tool_calls",
+                )
+        else:
+            start = 0
+            system = self._system_texts.get((today, bool(tools), bool(documents), thinking))
+            if system is None or controls:
+                system = system_prompt.text(
+                    today,
+                    tools=bool(tools),
+                    documents=bool(documents),
+                    thinking=thinking,
+                    controls=controls,
+                )
+                if not controls and type(today) is datetime.date:
+                    if len(self._system_texts) >= _SYSTEM_TEXTS_KEPT:
+                        self._system_texts.clear()
+                    self._system_texts[(today, bool(tools), bool(documents), thinking)] = system
+            out += (headers["system"], system, end)
+        tools_turn = release.tools_turn
+        if tools:
+            if tools_turn is None:
+                problems.add(f"the {release.name} chat template does not render tools.", "tools")
+            else:
+                out += (
+                    turns.header(tools_turn.role),
+                    self._indented(tools, tools_field, policy, tools_turn.indent),
+                    end,
+                )
+        if documents:
+            layout = release.documents_turns
+            if layout is None:
+                problems.add(
+                    f"the {release.name} chat template does not render documents.", "documents"
+                )
+            else:
+                out.append(self._document_turns(documents, layout, policy, problems))
+
+        writes_calls = release.template_writes_calls or problems.strict
+        refused = release.refused_roles
+        for index in range(start, len(messages)):
+            message = messages[index]
+            text = self._text(raw_messages, messages, index)
+            role = message.role
+            calls = message.tool_calls
+            where = f"messages[{index}]"
+            if message.content is None and not (calls and role == "assistant" and writes_calls):
+                raise self._missing_content(index)
+            if sentinel is None or sentinel in role or sentinel in text:
+                role = _checked(role, f"{where}.role", policy, tokens)
+                if role == "assistant" and policy == "error" and release.record_tokens_lead:
+                    self._check_assistant_lead(text, f"{where}.content")
+                else:
+                    text = _checked(text, f"{where}.content", policy, tokens)
+            if role in refused:
+                problems.add(
+                    f"{release.name} was not trained on the role {quote(role)}; the chat "
+                    "template prints it verbatim as an unknown role. Use 'system'.",
+                    f"{where}.role",
+                )
+            if calls:
+                if role != "assistant":
+                    problems.add(
+                        f"tool_calls on a {quote(role)} message are not rendered; only "
+                        "assistant messages carry tool calls.",
+                        f"{where}.tool_calls",
+                    )
+                elif not writes_calls:
+                    problems.add(
+                        f"the {release.name} chat template does not render tool_calls "
+                        f"({len(calls)} call(s) left out).",
+                        f"{where}.tool_calls",
+                    )
+                elif release.tool_calls is not None:
+                    writer = _Writer(tokens, policy, problems)
+                    text = release.tool_calls.write(
+                        text, _history_calls(calls, where, problems), writer
+                    )
+            out += (headers.get(role) or turns.header(role), text, end)
+        if add_generation_prompt and len(messages) > start:
+            if release.controls is None or not controls:
+                out.append(headers["assistant"])
+            else:
+                out.append(turns.header("assistant" + release.controls.role_suffix(controls)))
+        return "".join(out)
+
+    def _missing_content(self, index: int) -> InvalidRequestError:
+        return InvalidRequestError(
+            f"the content is missing (null); the {self.release.name} chat template renders "
+            "only the content of each message and fails without it. Give a string "
+            '("" for an empty turn).',
+            field=f"messages[{index}].content",
+        )
+
+    def _text(self, raw_messages: Any, messages: Sequence[Any], index: int) -> str:
+        """A message's text: its content parts joined, or its content (``""`` for none)."""
+        message = messages[index]
+        if raw_messages is not None and isinstance(raw_messages[index], Mapping):
+            value = raw_messages[index].get("content")
+            if isinstance(value, list):
+                return join_parts(value, by_template=self.release.template_joins_parts)
+        text: str | None = message.content
+        if text is None:
+            return ""
+        if text and text[0] == "\n":
+            return _typed_text(message, text)
+        return text
+
+    def _check_assistant_lead(self, text: str, field: str) -> None:
+        """Refuse a special token in a past assistant turn's text, except a record token
+        at its start (after whitespace), where the model writes it."""
+        stripped = text.lstrip()
+        for token in self.release.record_tokens:
+            if stripped.startswith(token):
+                text = stripped[len(token) :]
+                break
+        _checked(text, field, "error", self._tokens)
+
+    def _indented(self, items: Any, field: str, policy: SpecialTokenPolicy, indent: int) -> str:
+        """``items`` as indented JSON, the policy applied (from the memo when the same
+        list was rendered recently)."""
+        return self._blocks.get(
+            items,
+            (field, policy, str(indent)),
+            lambda value: _json_value(value, field, policy, self._tokens, indent),
+        )
+
+    def _document_turns(
+        self,
+        documents: Sequence[Any],
+        layout: DocumentsTurn | DocumentTurnPerDocument,
+        policy: SpecialTokenPolicy,
+        problems: Problems,
+    ) -> str:
+        tokens = self._tokens
+        sentinel = tokens.sentinel if policy != "keep" else None
+        reads_ids = layout.reads_ids
+        texts: list[str] = []
+        ids: list[str] = []
+        for index, document in enumerate(documents):
+            text = document.get("text")
+            if not isinstance(text, str):
+                raise InvalidRequestError(
+                    f"must be a string, not {type(text).__name__}", field=f"documents[{index}].text"
+                )
+            if sentinel is None or sentinel in text:
+                text = _checked(text, f"documents[{index}].text", policy, tokens)
+            texts.append(text)
+            if not reads_ids:
+                continue
+            field = f"documents[{index}].doc_id"
+            value = document.get("doc_id")
+            if value is None:
+                problems.add(
+                    f"{self.release.name} identifies each document by its doc_id in the prompt "
+                    "(and the model cites documents by it): give every document a doc_id "
+                    "(a string or an integer).",
+                    field,
+                )
+                doc_id = "None" if "doc_id" in document else ""
+            else:
+                doc_id = _document_id(value, field)
+            if sentinel is None or sentinel in doc_id:
+                doc_id = _checked(doc_id, field, policy, tokens)
+            ids.append(doc_id)
+        return layout.write(self.release.turns, texts, ids)
 
     # ------------------------------------------------------------------ pieces
 

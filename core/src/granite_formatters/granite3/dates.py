@@ -4,24 +4,9 @@ from __future__ import annotations
 
 import datetime
 
-__all__ = ["current_date", "format_date"]
+from ..syntax.system_prompt import format_date
 
-#: English month names, as ``%B`` prints them under the C locale.
-_MONTH_NAMES = (
-    "January",
-    "February",
-    "March",
-    "April",
-    "May",
-    "June",
-    "July",
-    "August",
-    "September",
-    "October",
-    "November",
-    "December",
-)
-_DAY_NUMBERS = tuple(f" {number:02d}, " for number in range(32))
+__all__ = ["current_date", "format_date"]
 
 
 def current_date() -> datetime.date:
@@ -31,11 +16,3 @@ def current_date() -> datetime.date:
     (``granite_formatters.granite3.dates.current_date``) to move the clock.
     """
     return datetime.date.today()
-
-
-def format_date(day: datetime.date) -> str:
-    """``day`` as the templates print it: ``strftime('%B %d, %Y')``, e.g. ``April 06, 2025``.
-
-    The month name is English whatever the process locale; the day is zero-padded.
-    """
-    return _MONTH_NAMES[day.month - 1] + _DAY_NUMBERS[day.day] + str(day.year)

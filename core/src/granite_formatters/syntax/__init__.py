@@ -7,6 +7,15 @@ output). A :class:`~granite_formatters.Release` composes them; see ``docs/syntax
 from __future__ import annotations
 
 from .blocks import SystemBlock, listed_function
+from .context_turns import DocumentsTurn, DocumentTurnPerDocument, ToolsTurn
+from .controls import (
+    CONTROL_VALUES,
+    CONTROLS,
+    Controls,
+    controls_problem,
+    thinking_option_error,
+    valid_control_items,
+)
 from .json_blocks import JSON_BLOCKS, JsonBlocks, decode_json_block
 from .json_list import JSON_LIST, JsonList, decode_json_list, json_list_call_name
 from .protocols import (
@@ -18,10 +27,22 @@ from .protocols import (
     TurnSyntax,
 )
 from .reasoning import OPENED_THINK, OpenedThink, effort_option_error, think_option_error
+from .system_prompt import DatedSystemPrompt, format_date
 from .turns import CHATML, GRANITE_ROLES, ToolResults, Turns
 from .xml_functions import XML_FUNCTIONS, XmlBlockReader, XmlFunctions, decode_arguments
 
 __all__ = [
+    "CONTROLS",
+    "CONTROL_VALUES",
+    "Controls",
+    "DatedSystemPrompt",
+    "DocumentTurnPerDocument",
+    "DocumentsTurn",
+    "ToolsTurn",
+    "controls_problem",
+    "format_date",
+    "thinking_option_error",
+    "valid_control_items",
     "CHATML",
     "GRANITE_ROLES",
     "JSON_BLOCKS",
