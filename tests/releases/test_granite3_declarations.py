@@ -20,7 +20,7 @@ from granite_formatters.testing import GoldenCase
 from support.release_data import release_declaration
 from support.releases import Release
 
-FAMILY = "granite3"
+APPLIES_TO = "dated-prompt"
 
 
 def test_golden_prompt_rendered_by_the_engine(release: Release, golden_case: GoldenCase) -> None:

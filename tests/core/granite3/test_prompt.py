@@ -28,7 +28,6 @@ from granite_formatters.granite3 import (
     sanitize,
 )
 from granite_formatters.granite3._turns import generation_prompt
-from granite_formatters.granite3.dates import format_date
 from granite_formatters.granite3.prompt_format import DOCUMENTS_INSTRUCTION
 from granite_formatters.jsonwriter import tojson
 from granite_formatters.special_tokens import (
@@ -36,6 +35,7 @@ from granite_formatters.special_tokens import (
     find_special_token_in_json,
     remove_special_tokens_in_json,
 )
+from granite_formatters.syntax import format_date
 
 from support import oracle
 from support.granite3_support import TOKENS, strip_tokens, valid_requests

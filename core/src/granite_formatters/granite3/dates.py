@@ -4,9 +4,7 @@ from __future__ import annotations
 
 import datetime
 
-from ..syntax.system_prompt import format_date
-
-__all__ = ["current_date", "format_date"]
+__all__ = ["current_date"]
 
 
 def current_date() -> datetime.date:

@@ -15,8 +15,8 @@ import enum
 from dataclasses import dataclass, field
 
 from ..special_tokens import SpecialTokens
+from ..syntax.system_prompt import format_date
 from ._turns import SYSTEM_OPEN, TURN_END
-from .dates import format_date
 from .tokens import END_OF_ROLE, GRANITE3_SPECIAL_TOKENS, START_OF_ROLE
 
 __all__ = [
