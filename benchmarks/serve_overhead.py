@@ -55,7 +55,21 @@ def run_backend(port: int, scripts_file: str) -> None:
     fake = FakeBackend(max_model_len=1 << 20)
     for prompt, output in json.loads(Path(scripts_file).read_text(encoding="utf-8")).items():
         fake.script(prompt, Script(output, cut="pieces"))
-    uvicorn.run(fake.app, host="127.0.0.1", port=port, log_level="warning", access_log=False)
+    # Plain asyncio and h11 whatever is installed, so "directly" is one fixed baseline.
+    uvicorn.run(
+        fake.app, host="127.0.0.1", port=port, log_level="warning", access_log=False,
+        loop="asyncio", http="h11",
+    )  # fmt: skip
+
+
+def server_impls() -> str:
+    """The event loop and HTTP parser uvicorn picks for the proxy (``loop="auto"``,
+    ``http="auto"``: uvloop and httptools where installed, the ``serve-fast`` extra)."""
+    import importlib.util
+
+    loop = "uvloop" if importlib.util.find_spec("uvloop") else "asyncio"
+    http = "httptools" if importlib.util.find_spec("httptools") else "h11"
+    return f"{loop} event loop, {http} HTTP parser"
 
 
 def wait_for(url: str, process: subprocess.Popen[bytes]) -> None:
@@ -190,7 +204,7 @@ def main(argv: list[str] | None = None) -> int:
         f"({direct_us:.1f} µs direct, {proxied_us:.1f} µs proxied)"
     )
     print(f"repeats: {repeats} (short), {long_repeats} (long); python {sys.version.split()[0]}, "
-          f"{os.cpu_count()} cores")  # fmt: skip
+          f"{os.cpu_count()} cores; proxy on uvicorn with {server_impls()}")  # fmt: skip
     return 0
 
 

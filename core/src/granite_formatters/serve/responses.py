@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import time
 import uuid
 from collections.abc import Mapping
@@ -19,6 +20,7 @@ __all__ = [
     "error_response",
     "finish_reason",
     "openai_message",
+    "sse_event",
 ]
 
 #: Message keys that stream deltas carry as they come; everything else ``to_openai()``
@@ -105,6 +107,20 @@ def completion(
     }
 
 
+def dumps(data: Any) -> str:
+    """Compact JSON, non-ASCII characters as they are (what every response body uses)."""
+    return json.dumps(data, ensure_ascii=False, separators=(",", ":"))
+
+
+def sse_event(data: Any) -> bytes:
+    """One Server-Sent Event of JSON ``data`` (a lone surrogate sent as ``?``)."""
+    return b"data: " + dumps(data).encode("utf-8", "replace") + b"\n\n"
+
+
+# The end of a chunk event without finish reason and logprobs (most of them).
+_PLAIN_TAIL = b',"finish_reason":null,"logprobs":null}]}\n\n'
+
+
 class ChunkMaker:
     """Builds the ``chat.completion.chunk`` objects of one stream (same id and time)."""
 
@@ -113,13 +129,12 @@ class ChunkMaker:
         self.created = int(time.time())
         self.model = model
         self._role_sent = False
+        # Everything of an event before its delta is the same in every chunk: once.
+        head = dumps(self._object(None, None, None))
+        head = head[: head.rindex('"delta":null') + len('"delta":')]
+        self._head = b"data: " + head.encode("utf-8", "replace")
 
-    def chunk(
-        self,
-        delta: dict[str, Any],
-        finish: str | None = None,
-        logprobs: list[dict[str, Any]] | None = None,
-    ) -> dict[str, Any]:
+    def _delta(self, delta: dict[str, Any]) -> dict[str, Any]:
         if not self._role_sent:
             delta = {"role": "assistant", **delta}
             self._role_sent = True
@@ -127,6 +142,36 @@ class ChunkMaker:
             delta = {key: value for key, value in delta.items() if key != "role"}
         if delta.get("reasoning_content") is not None:
             delta.setdefault("reasoning", delta["reasoning_content"])
+        return delta
+
+    def chunk(
+        self,
+        delta: dict[str, Any],
+        finish: str | None = None,
+        logprobs: list[dict[str, Any]] | None = None,
+    ) -> dict[str, Any]:
+        return self._object(self._delta(delta), finish, logprobs)
+
+    def event(
+        self,
+        delta: dict[str, Any],
+        finish: str | None = None,
+        logprobs: list[dict[str, Any]] | None = None,
+    ) -> bytes:
+        """``sse_event(self.chunk(...))``, byte for byte, without building the chunk."""
+        body = dumps(self._delta(delta))
+        if finish is None and logprobs is None:
+            return self._head + body.encode("utf-8", "replace") + _PLAIN_TAIL
+        lp = dumps({"content": logprobs}) if logprobs is not None else "null"
+        body += f',"finish_reason":{dumps(finish)},"logprobs":{lp}}}]}}'
+        return self._head + body.encode("utf-8", "replace") + b"\n\n"
+
+    def _object(
+        self,
+        delta: dict[str, Any] | None,
+        finish: str | None,
+        logprobs: list[dict[str, Any]] | None,
+    ) -> dict[str, Any]:
         return {
             "id": self.id,
             "object": "chat.completion.chunk",

@@ -6,9 +6,9 @@ from collections.abc import AsyncIterator
 from typing import Any
 
 import httpx
-from httpx_sse import EventSource
 
 from .base import Backend, Finish, Piece, clean_text, drain, loads_object, usage_of
+from .sse import sse_data
 
 __all__ = ["LlamaCppBackend"]
 
@@ -24,11 +24,11 @@ class LlamaCppBackend(Backend):
         return {"prompt": prompt, "stream": True, **fields}
 
     async def events(self, response: httpx.Response) -> AsyncIterator[Piece | Finish]:
-        events = EventSource(response).aiter_sse()
-        async for sse in events:
-            if not sse.data:
+        events = sse_data(response)
+        async for data in events:
+            if not data:
                 continue
-            chunk = loads_object(sse.data, "a /completion stream event")
+            chunk = loads_object(data, "a /completion stream event")
             text = chunk.get("content")
             if isinstance(text, str) and text:
                 yield Piece(clean_text(text))

@@ -8,7 +8,6 @@ from typing import Any
 
 import anyio
 import httpx
-from httpx_sse import EventSource
 
 from .base import (
     DRAIN_SECONDS,
@@ -24,6 +23,7 @@ from .base import (
     loads_object,
     usage_of,
 )
+from .sse import sse_data
 
 __all__ = ["OpenAIBackend"]
 
@@ -163,26 +163,26 @@ class OpenAIBackend(Backend):
     async def events(self, response: httpx.Response) -> AsyncIterator[Piece | Finish]:
         reason: str | None = None
         usage: Usage | None = None
-        events = EventSource(response).aiter_sse()
+        events = sse_data(response)
         while True:
-            sse = None
+            data = None
             try:
                 if reason is None:
-                    sse = await events.__anext__()
+                    data = await events.__anext__()
                 else:  # finished: wait briefly for the usage chunk and [DONE]
                     with anyio.move_on_after(DRAIN_SECONDS):
-                        sse = await events.__anext__()
+                        data = await events.__anext__()
             except StopAsyncIteration:
                 break
-            if sse is None:
+            if data is None:
                 break
-            if sse.data == "[DONE]":
+            if data == "[DONE]":
                 yield Finish("length" if reason == "length" else "stop", usage)
                 await drain(events)
                 return
-            if not sse.data:
+            if not data:
                 continue
-            chunk = loads_object(sse.data, "a completions stream event")
+            chunk = loads_object(data, "a completions stream event")
             if isinstance(chunk.get("usage"), dict):
                 u = chunk["usage"]
                 usage = usage_of(u.get("prompt_tokens"), u.get("completion_tokens"))
