@@ -60,10 +60,14 @@ def test_every_model_of_the_release_renders_the_same(release: Release) -> None:
         assert get_formatter(model).format(request) == reference.format(request)
 
 
-def test_every_model_of_the_release_renders_its_golden_prompts(release: Release) -> None:
-    for model in models_of(release):
-        for case in release_cases(release):
-            assert _format(model, case, case.today) == case.prompt, (model, case.name)
+#: (release, model) for every model of every release.
+MODELS = [(r, model) for r in releases.RELEASES for model in models_of(r)]
+
+
+@pytest.mark.parametrize(("release", "model"), MODELS, ids=[m for _, m in MODELS])
+def test_every_model_renders_its_release_golden_prompts(release: Release, model: str) -> None:
+    for case in release_cases(release):
+        assert _format(model, case, case.today) == case.prompt, case.name
 
 
 def test_the_40_and_41_goldens_have_the_same_cases_and_differ_where_expected() -> None:

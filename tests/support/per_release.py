@@ -1,7 +1,7 @@
 """Test support: one test class per bundled release, for the kit's contract classes.
 
 The testing kit's contract classes take their release as class attributes, so a module
-that runs one for every release with a feature makes one subclass per release;
+that runs one for every release it applies to makes one subclass per release;
 :func:`release_classes` does that from the release table, with a skipped stand-in (and
 the reason) for a release whose plugin is not installed.
 """
@@ -12,7 +12,7 @@ from collections.abc import Callable
 
 import pytest
 
-from support.releases import Release, with_feature
+from support.releases import RELEASES, Release, with_feature
 
 
 def not_installed(release: Release) -> str:
@@ -21,15 +21,24 @@ def not_installed(release: Release) -> str:
 
 
 def release_classes(
-    prefix: str, feature: str, make: Callable[[Release], type], module: str
+    prefix: str,
+    applies_to: str | Callable[[Release], bool],
+    make: Callable[[Release], type],
+    module: str,
 ) -> dict[str, type]:
-    """``{"<prefix><Plugin>": class}`` for each release with ``feature``, for ``globals()``.
+    """``{"<prefix>Granite<version digits>": class}`` for each release ``applies_to`` (a
+    feature the release has, or a predicate), for ``globals()``.
 
     ``make(release)`` builds the class of an installed release; ``module`` is the calling
     module's ``__name__`` (pytest collects the classes from it).
     """
     classes: dict[str, type] = {}
-    for release in with_feature(feature):
+    chosen = (
+        with_feature(applies_to)
+        if isinstance(applies_to, str)
+        else tuple(r for r in RELEASES if applies_to(r))
+    )
+    for release in chosen:
         if release.installed:
             base = make(release)
         else:
@@ -40,6 +49,6 @@ def release_classes(
                     raise AssertionError("unreachable")
 
             base = NotInstalled
-        name = prefix + release.plugin.capitalize()
+        name = prefix + "Granite" + release.version.replace(".", "")
         classes[name] = type(name, (base,), {"__module__": module})
     return classes

@@ -13,10 +13,9 @@ from granite_formatters.granite3._citetags import (
     OPEN,
     CitationTagRemover,
     NeedMore,
-    TagEvent,
-    TagMatch,
     remove_citation_tags,
 )
+from granite_formatters.granite3.citations import TagEvent, TagMatch
 
 from support.granite3_output_support import cuts_for
 

@@ -6,8 +6,14 @@ import pytest
 
 from granite_formatters.errors import InvalidRequestError
 from granite_formatters.granite3._citetags import ANCHOR
-from granite_formatters.granite3._linepatterns import BoundedPattern, Lit, PatternSet, Rep
-from granite_formatters.granite3._spans import ContextLocator, anchor_sentences
+from granite_formatters.granite3._spans import ContextLocator
+from granite_formatters.granite3.citations import (
+    BoundedPattern,
+    Lit,
+    PatternSet,
+    Rep,
+    anchor_sentences,
+)
 from granite_formatters.granite3.output import (
     CitationEntry,
     CitationFormat,

@@ -34,12 +34,11 @@ from granite_formatters.granite3._citetags import (
     CLOSE,
     OPEN,
     CitationTagRemover,
-    TagEvent,
     remove_citation_tags,
 )
-from granite_formatters.granite3._linepatterns import PatternSet
 from granite_formatters.granite3._markers import MarkerSearch
 from granite_formatters.granite3._spans import ContextLocator, _TextIndex
+from granite_formatters.granite3.citations import PatternSet, TagEvent
 from granite_formatters.granite3.cite_format import (
     CITE_GRAMMAR,
     CITE_SECTION_PATTERNS,

@@ -8,10 +8,10 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from granite_formatters.granite3._linepatterns import BoundedPattern, Lit, PatternSet, Rep
 from granite_formatters.granite3._reasoning import ReasoningSplitter
 from granite_formatters.granite3._sections import SectionSplitter
 from granite_formatters.granite3._stages import CONTENT, REASONING, ChannelSink, Outbox, Trimmer
+from granite_formatters.granite3.citations import BoundedPattern, Lit, PatternSet, Rep
 
 from support.granite3_output_support import cuts_for
 

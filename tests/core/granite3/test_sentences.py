@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from granite_formatters.granite3 import _sentences
-from granite_formatters.granite3._sentences import split_sentences
+from granite_formatters.granite3.citations import split_sentences
 
 
 def sentences(text: str) -> list[str]:

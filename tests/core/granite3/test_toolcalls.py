@@ -13,11 +13,8 @@ from hypothesis import strategies as st
 from granite_formatters import jsonscan
 from granite_formatters.granite3 import _toolcalls as toolcalls
 from granite_formatters.granite3._stages import CONTENT, TOOL_CALL, ChannelSink, Outbox
-from granite_formatters.granite3._toolcalls import (
-    JsonScanner,
-    ToolCallExtractor,
-    build_tool_calls,
-)
+from granite_formatters.granite3._toolcalls import ToolCallExtractor, build_tool_calls
+from granite_formatters.jsonscan import JsonScanner
 from granite_formatters.types import ToolCall
 
 from support.granite3_output_support import cuts_for
