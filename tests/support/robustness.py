@@ -282,13 +282,14 @@ def _best_times(runs: list[Any], rounds: int = 5) -> list[float]:
     """The best time of each run over ``rounds`` rounds that call every run once, in turn:
     on a shared machine whose speed changes for seconds at a time, every size then sees
     the same slow and fast spells, which timing each size's repeats back to back does not
-    (a slow spell over the largest size alone looked like quadratic growth)."""
+    (a slow spell over the largest size alone looked like quadratic growth). The time is
+    this thread's CPU time, so the time a loaded machine runs other processes is left out."""
     best = [float("inf")] * len(runs)
     for _ in range(rounds):
         for index, run in enumerate(runs):
-            start = time.perf_counter()
+            start = time.thread_time()
             run()
-            best[index] = min(best[index], time.perf_counter() - start)
+            best[index] = min(best[index], time.thread_time() - start)
     return best
 
 

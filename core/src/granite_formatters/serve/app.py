@@ -42,7 +42,7 @@ from .responses import (
     sse_event,
 )
 
-__all__ = ["create_app"]
+__all__ = ["MAX_BATCH", "create_app"]
 
 
 def _dumps(data: Any) -> str:

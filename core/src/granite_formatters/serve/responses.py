@@ -107,14 +107,14 @@ def completion(
     }
 
 
-def dumps(data: Any) -> str:
+def _dumps(data: Any) -> str:
     """Compact JSON, non-ASCII characters as they are (what every response body uses)."""
     return json.dumps(data, ensure_ascii=False, separators=(",", ":"))
 
 
 def sse_event(data: Any) -> bytes:
     """One Server-Sent Event of JSON ``data`` (a lone surrogate sent as ``?``)."""
-    return b"data: " + dumps(data).encode("utf-8", "replace") + b"\n\n"
+    return b"data: " + _dumps(data).encode("utf-8", "replace") + b"\n\n"
 
 
 # The end of a chunk event without finish reason and logprobs (most of them).
@@ -130,7 +130,7 @@ class ChunkMaker:
         self.model = model
         self._role_sent = False
         # Everything of an event before its delta is the same in every chunk: once.
-        head = dumps(self._object(None, None, None))
+        head = _dumps(self._object(None, None, None))
         head = head[: head.rindex('"delta":null') + len('"delta":')]
         self._head = b"data: " + head.encode("utf-8", "replace")
 
@@ -159,11 +159,11 @@ class ChunkMaker:
         logprobs: list[dict[str, Any]] | None = None,
     ) -> bytes:
         """``sse_event(self.chunk(...))``, byte for byte, without building the chunk."""
-        body = dumps(self._delta(delta))
+        body = _dumps(self._delta(delta))
         if finish is None and logprobs is None:
             return self._head + body.encode("utf-8", "replace") + _PLAIN_TAIL
-        lp = dumps({"content": logprobs}) if logprobs is not None else "null"
-        body += f',"finish_reason":{dumps(finish)},"logprobs":{lp}}}]}}'
+        lp = _dumps({"content": logprobs}) if logprobs is not None else "null"
+        body += f',"finish_reason":{_dumps(finish)},"logprobs":{lp}}}]}}'
         return self._head + body.encode("utf-8", "replace") + b"\n\n"
 
     def _object(
