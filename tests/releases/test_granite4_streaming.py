@@ -210,3 +210,35 @@ def test_work_is_linear_in_the_output(unit: str, monkeypatch: pytest.MonkeyPatch
 def test_the_release_reads_json_blocks() -> None:
     assert GRANITE41.tool_calls is JSON_BLOCKS
     assert (JSON_BLOCKS.open, JSON_BLOCKS.close) == ("<tool_call>", "</tool_call>")
+
+
+@pytest.mark.parametrize(
+    "unit",
+    [
+        "<tool_call>{}",
+        '<tool_call>{"name": "f", "arguments": {}}</tool_call>',
+        "<tool_call>" + "[" * 65 + "1]",
+        "<tool_call>" + "[" * 70 + '"' + "x" * 300 + '", ',
+        "<tool_call>" + "[1, " * 30,
+    ],
+)
+def test_the_json_decoder_reads_a_bounded_window_per_block(
+    unit: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A block's JSON that arrives whole is read by the C decoder, from a window of at
+    # most WHOLE_CHARS characters, at most once per block: bounded work per block,
+    # whatever the blocks (valid, too deep, never closed).
+    from granite_formatters import jsonscan
+
+    given: list[int] = []
+    real = jsonscan._DECODER
+
+    class Counting:
+        def raw_decode(self, text: str, index: int = 0) -> tuple[object, int]:
+            given.append(len(text) - index)
+            return real.raw_decode(text, index)
+
+    monkeypatch.setattr(jsonscan, "_DECODER", Counting())
+    PROCESSOR.transform(unit * 200 + "]" * 10)
+    assert len(given) <= 200
+    assert all(size <= jsonscan.WHOLE_CHARS for size in given)

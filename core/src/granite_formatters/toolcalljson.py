@@ -113,8 +113,12 @@ def call_arguments(
             arguments, used = body[key], key
             break
     known = read if isinstance(read, frozenset) else frozenset(read)
-    unread = [key for key in body if key != used and key not in known]
-    unread.extend(also_unread)
+    unread = []
+    for key in body:  # (a loop: a comprehension is a call, which costs more than two keys)
+        if key != used and key not in known:
+            unread.append(key)
+    if also_unread:
+        unread.extend(also_unread)
     if unread:
         listed = ", ".join(_quoted(key) for key in unread[:5])
         more = f" and {len(unread) - 5} more" if len(unread) > 5 else ""

@@ -2,7 +2,8 @@
 
 One left-to-right pass that works the same on a whole text and on chunks (a batch parse
 feeds the stream parser once), so streaming equals the batch parse for every chunking by
-construction. Text outside tool-call blocks is content (the whole content's leading and
+construction. A batch parse asks for no deltas, so its parser builds none (only the
+message). Text outside tool-call blocks is content (the whole content's leading and
 trailing whitespace removed); a possible partial open marker at the end of a chunk is
 held back only while it can still become the marker; a block's body is read by the
 release's tool-call syntax, which decodes it once the close marker is complete. A block
@@ -25,10 +26,10 @@ from ..streaming import (
     ChunkText,
     Delta,
     StreamParser,
-    ToolCallDelta,
     content_delta,
     finish_deltas,
     reasoning_delta,
+    tool_call_delta,
 )
 from ..types import AssistantMessage, ToolCall, ToolCallIds
 from .request import output_options
@@ -75,7 +76,55 @@ def _request_tools(request: object) -> list[Mapping[str, Any]] | None:
 class ReleaseStreamParser(StreamParser):
     """The incremental parser of one output of a release (see the module docstring)."""
 
-    def __init__(self, release: Release, request: RequestLike | None = None) -> None:
+    # Slots: read and written for each chunk, and more than CPython's shared instance
+    # dictionaries hold (past 30 names every attribute access takes the slow path).
+    __slots__ = (
+        "_block",
+        "_block_len",
+        "_calls",
+        "_chunks",
+        "_close",
+        "_content",
+        "_deltas",
+        "_held",
+        "_ids",
+        "_json_end",
+        "_json_start",
+        "_lanes",
+        "_lt",
+        "_message",
+        "_mode",
+        "_notes",
+        "_offset",
+        "_open",
+        "_out",
+        "_out_text",
+        "_pending",
+        "_r_spaces",
+        "_r_started",
+        "_reasoning",
+        "_reasoning_syntax",
+        "_removed",
+        "_request",
+        "_role_sent",
+        "_scanner",
+        "_spaces",
+        "_started",
+        "_steady",
+        "_syntax",
+        "_text_of",
+        "_think",
+        "_tools",
+        "_tools_read",
+    )
+
+    def __init__(
+        self, release: Release, request: RequestLike | None = None, *, deltas: bool = True
+    ) -> None:
+        """A parser of one output of ``release`` for ``request``; with ``deltas=False``
+        (a batch parse, which wants only :attr:`message`) ``feed`` and ``close`` build
+        and return no deltas."""
+        self._deltas = deltas
         syntax = release.tool_calls
         self._syntax = syntax
         self._request = request
@@ -101,11 +150,19 @@ class ReleaseStreamParser(StreamParser):
         self._out_text: list[str] = []
         self._message: AssistantMessage | None = None
         self._role_sent = False
-        self._ids = ToolCallIds()
-        self._text_of = ChunkText()  # (bytes are decoded as UTF-8)
+        self._ids: ToolCallIds | None = None  # (made for the first call that needs an id)
+        # The request's tools, read when a block first needs them.
+        self._tools: list[Mapping[str, Any]] | None = None
+        self._tools_read = False
+        self._text_of: ChunkText | None = None  # (made when bytes arrive: decoded as UTF-8)
         #: Whether feed's fast lanes are open (after the reasoning phase, until the
         #: stream is closed).
         self._lanes = True
+        #: Whether the next chunk with no "<" in it is content whole (feed's first lane):
+        #: the lanes are open, the content has started and its role was sent, and no
+        #: block or partial tag is pending. Set at the end of each chunk that takes the
+        #: full path (the only path that changes any of these).
+        self._steady = False
         # The reasoning phase (see _reason).
         self._reasoning_syntax = reasoning = release.reasoning
         self._think = _DONE
@@ -119,11 +176,6 @@ class ReleaseStreamParser(StreamParser):
             self._think = _INSIDE if reasoning.starts_inside(options) else _LEAD
             self._removed = reasoning.removed_when_off(options)
             self._lanes = False
-        #: Whether the next chunk with no "<" in it is content whole (feed's first lane):
-        #: the lanes are open, the content has started and its role was sent, and no
-        #: block or partial tag is pending. Set at the end of each chunk that takes the
-        #: full path (the only path that changes any of these).
-        self._steady = False
 
     # ------------------------------------------------------------------ API
 
@@ -177,11 +229,14 @@ class ReleaseStreamParser(StreamParser):
                     return []
         if self._message is not None:
             raise RuntimeError("feed() after close()")
-        if chunk.__class__ is not str or self._text_of.decoding:
+        text_of = self._text_of
+        if chunk.__class__ is not str or (text_of is not None and text_of.decoding):
             # Once bytes have arrived every chunk goes through the decoder (a str chunk
             # ends a character the bytes before it left incomplete), so the lanes close.
             self._lanes = self._steady = False
-            chunk = self._text_of(chunk)
+            if text_of is None:
+                text_of = self._text_of = ChunkText()
+            chunk = text_of(chunk)
         if chunk:
             self._chunks.append(chunk)
             if self._mode == _TEXT and not self._pending and self._lt not in chunk and self._lanes:
@@ -190,6 +245,9 @@ class ReleaseStreamParser(StreamParser):
                 self._offset += len(chunk)
             else:
                 self._consume(chunk)
+        if not self._deltas:
+            self._out_text.clear()
+            return []
         deltas: list[Delta]
         if not self._out:
             # Text only (the usual streamed chunk): at most one delta, built directly.
@@ -220,7 +278,8 @@ class ReleaseStreamParser(StreamParser):
         """End the stream; the last delta carries ``finish_reason`` (see the base class)."""
         if self._message is not None:
             return []
-        rest = self._text_of.end()  # (a character cut at the end of the bytes: U+FFFD)
+        # (A character cut at the end of the bytes: U+FFFD.)
+        rest = self._text_of.end() if self._text_of is not None else ""
         if rest:
             self._chunks.append(rest)
             self._consume(rest)
@@ -255,6 +314,8 @@ class ReleaseStreamParser(StreamParser):
             raw_content=raw,
             notes=self._notes,
         )
+        if not self._deltas:
+            return []
         return finish_deltas(
             self._flush(),
             first=not self._role_sent,
@@ -312,8 +373,9 @@ class ReleaseStreamParser(StreamParser):
         body = "".join(self._r_spaces) + stripped
         self._r_spaces = [text[len(stripped) :]] if len(stripped) < len(text) else []
         self._reasoning.append(body)
-        self._flush_text()
-        self._out.append(reasoning_delta(body))
+        if self._deltas:
+            self._flush_text()
+            self._out.append(reasoning_delta(body))
 
     def _reason(self, text: str) -> str:
         """The reasoning phase: take what belongs to reasoning from ``text`` (the start
@@ -357,7 +419,12 @@ class ReleaseStreamParser(StreamParser):
                 if not text:
                     break
                 self._think = _DONE
-        if self._think == _DONE and self._message is None and not self._text_of.decoding:
+        text_of = self._text_of
+        if (
+            self._think == _DONE
+            and self._message is None
+            and (text_of is None or not text_of.decoding)
+        ):
             self._lanes = True
         self._offset += size - len(text) - len(self._held)
         return text
@@ -464,9 +531,12 @@ class ReleaseStreamParser(StreamParser):
         block = "".join(self._block)
         json_text = block[self._json_start : self._json_end]
         assert self._syntax is not None
-        result = self._syntax.decode(
-            json_text, len(self._calls), self._notes, self._ids, _request_tools(self._request)
-        )
+        ids = self._ids
+        if ids is None:
+            ids = self._ids = ToolCallIds()
+        if not self._tools_read:
+            self._tools, self._tools_read = _request_tools(self._request), True
+        result = self._syntax.decode(json_text, len(self._calls), self._notes, ids, self._tools)
         if isinstance(result, str):
             self._notes.append(
                 f"the {self._open} block at offset {self._offset} is not a tool call: "
@@ -474,19 +544,15 @@ class ReleaseStreamParser(StreamParser):
             )
             self._emit(block)
         else:
-            deltas = []
-            for call in result:
-                deltas.append(
-                    ToolCallDelta(
-                        index=len(self._calls),
-                        id=call.id,
-                        name=call.name,
-                        arguments=call.to_openai()["function"]["arguments"],
-                    )
-                )
-                self._calls.append(call)
-            self._flush_text()
-            self._out.append(Delta(tool_calls=tuple(deltas)))
+            index = len(self._calls)
+            self._calls += result
+            if self._deltas:
+                deltas = []
+                for call in result:
+                    deltas.append(tool_call_delta(index, call))
+                    index += 1
+                self._flush_text()
+                self._out.append(Delta(tool_calls=tuple(deltas)))
         self._offset += len(block)
         self._mode = _TEXT
         self._block = []
@@ -511,7 +577,7 @@ class ReleaseOutputProcessor(OutputProcessor):
     def transform(
         self, model_output: str, chat_completion: RequestLike | None = None
     ) -> AssistantMessage:
-        parser = ReleaseStreamParser(self.release, chat_completion)
+        parser = ReleaseStreamParser(self.release, chat_completion, deltas=False)
         parser.feed(model_output)  # (UTF-8 bytes are decoded, as in a stream)
         parser.close()
         message = parser.message

@@ -8,6 +8,7 @@ the close marker. Written into history exactly as the official templates do.
 
 from __future__ import annotations
 
+import functools
 import json
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
@@ -27,6 +28,15 @@ __all__ = ["JSON_BLOCKS", "JsonBlocks", "decode_json_block"]
 _JSON_BREAKING = frozenset('"\\') | {chr(code) for code in range(0x20)}
 
 
+@functools.cache
+def _tool_call_class() -> type[ToolCall]:
+    # (Imported on first use: the syntaxes load without pydantic. Cached: an import
+    # statement in a function costs more than the rest of a small block's decoding.)
+    from ..types import ToolCall
+
+    return ToolCall
+
+
 def decode_json_block(
     json_text: str, first_index: int, notes: list[str], new_id: Callable[[], str]
 ) -> list[ToolCall] | str:
@@ -36,9 +46,7 @@ def decode_json_block(
     :meth:`~granite_formatters.types.ToolCall.to_openai` never double-encodes them);
     a string that is not JSON is kept, with a note.
     """
-    # (An absolute import: a relative one in a function costs about twice as much.)
-    from granite_formatters.types import ToolCall
-
+    tool_call = _tool_call_class()
     try:
         value = json.loads(json_text)
     except (ValueError, RecursionError) as exc:
@@ -72,7 +80,7 @@ def decode_json_block(
         call_id = given_id if isinstance(given_id, str) and given_id else ""
         if not plain:
             name, call_id, arguments = repaired_call([name, call_id, arguments], notes)
-        calls.append(ToolCall(id=call_id or new_id(), name=name, arguments=arguments))
+        calls.append(tool_call(id=call_id or new_id(), name=name, arguments=arguments))
     return calls
 
 
