@@ -799,19 +799,6 @@ CASES_GRANITE3 += [
 # --------------------------------------------------------------------------- Granite 4.0, 4.1
 # Golden set "granite4".
 
-WEATHER = {
-    "name": "get_current_weather",
-    "description": "Get the current weather for a city",
-    "parameters": {
-        "type": "object",
-        "properties": {
-            "city": {"type": "string", "description": "The city, e.g. San Francisco"},
-            "unit": {"type": "string", "enum": ["celsius", "fahrenheit"]},
-        },
-        "required": ["city"],
-    },
-}
-WEATHER_OPENAI_4 = {"type": "function", "function": WEATHER}
 STOCK_OPENAI_4 = {
     "type": "function",
     "function": {
@@ -898,17 +885,17 @@ CASES_GRANITE4: list[dict[str, Any]] = [
         ],
     ),
     case("user_null_content", [{"role": "user", "content": None}]),
-    case("tools_openai", [ASK_WEATHER], request={"tools": [WEATHER_OPENAI_4, STOCK_OPENAI_4]}),
-    case("tools_flat_unusual", [ASK_WEATHER], request={"tools": [WEATHER, UNUSUAL_TOOL]}),
+    case("tools_openai", [ASK_WEATHER], request={"tools": [WEATHER_OPENAI, STOCK_OPENAI_4]}),
+    case("tools_flat_unusual", [ASK_WEATHER], request={"tools": [WEATHER_FLAT, UNUSUAL_TOOL]}),
     case(
         "tools_with_system",
         [{"role": "system", "content": "You are a weather bot."}, ASK_WEATHER],
-        request={"tools": [WEATHER_OPENAI_4]},
+        request={"tools": [WEATHER_OPENAI]},
     ),
     case(
         "tools_with_empty_system",
         [{"role": "system", "content": ""}, ASK_WEATHER],
-        request={"tools": [WEATHER_OPENAI_4]},
+        request={"tools": [WEATHER_OPENAI]},
     ),
     case("tools_empty_list", HI, request={"tools": []}),
     case(
@@ -934,17 +921,17 @@ CASES_GRANITE4: list[dict[str, Any]] = [
     case(
         "tools_and_documents",
         [ASK_WEATHER],
-        request={"tools": [WEATHER_OPENAI_4], "documents": DOCS_4},
+        request={"tools": [WEATHER_OPENAI], "documents": DOCS_4},
     ),
     case(
         "tools_documents_system",
         [{"role": "system", "content": "Be helpful."}, ASK_WEATHER],
-        request={"tools": [WEATHER_OPENAI_4], "documents": DOCS_4},
+        request={"tools": [WEATHER_OPENAI], "documents": DOCS_4},
     ),
     case(
         "tools_documents_empty_system",
         [{"role": "system", "content": ""}, ASK_WEATHER],
-        request={"tools": [WEATHER_OPENAI_4], "documents": DOCS_4},
+        request={"tools": [WEATHER_OPENAI], "documents": DOCS_4},
     ),
     case(
         "available_tools",
@@ -954,7 +941,7 @@ CASES_GRANITE4: list[dict[str, Any]] = [
     case(
         "tool_call_string_arguments",
         [ASK_WEATHER, {"role": "assistant", "content": "", "tool_calls": [CALL_STRING]}, RESULT],
-        request={"tools": [WEATHER_OPENAI_4]},
+        request={"tools": [WEATHER_OPENAI]},
     ),
     case(
         "tool_call_object_arguments",
@@ -990,7 +977,7 @@ CASES_GRANITE4: list[dict[str, Any]] = [
             RESULT,
             {"role": "tool", "tool_call_id": "call_2", "content": "152.3"},
         ],
-        request={"tools": [WEATHER_OPENAI_4, STOCK_OPENAI_4]},
+        request={"tools": [WEATHER_OPENAI, STOCK_OPENAI_4]},
     ),
     case(
         "tool_results_separated",
@@ -1012,7 +999,7 @@ CASES_GRANITE4: list[dict[str, Any]] = [
             {"role": "assistant", "content": "It is 21 °C in Boston."},
             {"role": "user", "content": "Thanks!"},
         ],
-        request={"tools": [WEATHER_OPENAI_4]},
+        request={"tools": [WEATHER_OPENAI]},
     ),
     case(
         "later_system_message",
@@ -1092,11 +1079,11 @@ CASES_GRANITE42: list[dict[str, Any]] = [
     case("reasoning_effort_low", HI, request={"chat_template_kwargs": {"reasoning_effort": "low"}}),
     case("reasoning_effort_none_top_level", HI, request={"reasoning_effort": "none"}),
     case("reasoning_effort_low_top_level", HI, request={"reasoning_effort": "low"}),
-    case("tools_openai", [ASK_WEATHER], request={"tools": [WEATHER_OPENAI_4, BOOK_OPENAI]}),
+    case("tools_openai", [ASK_WEATHER], request={"tools": [WEATHER_OPENAI, BOOK_OPENAI]}),
     case(
         "tools_flat_deferred_and_system",
         [{"role": "system", "content": "Use tools."}, ASK_WEATHER],
-        request={"tools": [WEATHER, DEFERRED, UNUSUAL_TOOL]},
+        request={"tools": [WEATHER_FLAT, DEFERRED, UNUSUAL_TOOL]},
     ),
     case("tools_all_deferred", [ASK_WEATHER], request={"tools": [DEFERRED]}),
     case(
@@ -1132,7 +1119,7 @@ CASES_GRANITE42: list[dict[str, Any]] = [
             RESULT,
             {"role": "tool", "tool_call_id": "call_2", "content": "IBM: 250"},
         ],
-        request={"tools": [WEATHER_OPENAI_4, STOCK_OPENAI_4]},
+        request={"tools": [WEATHER_OPENAI, STOCK_OPENAI_4]},
     ),
     case(
         "tool_call_values_truncated",
