@@ -113,6 +113,14 @@ def _typed_text(message: Any, text: str) -> str:
     return text
 
 
+def _raw_messages(request: RequestView, raw: Mapping[str, Any] | None) -> Any:
+    """The caller's messages, read for content parts (``None`` for a plain request, which
+    has none)."""
+    return (
+        raw.get("messages") if raw is not None and not isinstance(request, PlainRequest) else None
+    )
+
+
 def _documents(request: RequestView, raw: Mapping[str, Any] | None) -> list[Any] | None:
     """The request's documents as the caller's mappings (key order kept) or the
     validated documents' data; ``None`` when there are none."""
@@ -373,20 +381,7 @@ class ReleaseInputProcessor(InputProcessor):
         end = turns.end
         headers = self._headers
         messages = request.messages
-        # The caller's messages, read for content parts (a plain request has none).
-        raw_messages = (
-            raw.get("messages")
-            if raw is not None and not isinstance(request, PlainRequest)
-            else None
-        )
-
-        def content_of(index: int) -> str:
-            if raw_messages is not None and isinstance(raw_messages[index], Mapping):
-                value = raw_messages[index].get("content")
-                if isinstance(value, list):
-                    return join_parts(value, by_template=release.template_joins_parts)
-            text = messages[index].content
-            return "" if text is None else _typed_text(messages[index], text)
+        raw_messages = _raw_messages(request, raw)
 
         tools, tools_field, options = self._options(request, raw, problems)
 
@@ -407,7 +402,9 @@ class ReleaseInputProcessor(InputProcessor):
         out: list[str] = []
         first_is_system = messages[0].role == "system"
         if first_is_system:
-            system = _checked(content_of(0), "messages[0].content", policy, self._tokens)
+            system = _checked(
+                self._text(raw_messages, messages, 0), "messages[0].content", policy, self._tokens
+            )
             if blocks and (system or release.empty_system_separated):
                 system = "\n\n".join([system, *blocks])
             elif blocks:
@@ -448,7 +445,7 @@ class ReleaseInputProcessor(InputProcessor):
                 elif text and text[0] == "\n":
                     text = _typed_text(message, text)
             else:
-                text = content_of(index)
+                text = self._text(raw_messages, messages, index)
             if role == "user" or (role == "system" and index > 0):
                 if sentinel is None or type(text) is not str or sentinel in text:
                     text = _checked(text, f"messages[{index}].content", policy, self._tokens)
@@ -538,11 +535,7 @@ class ReleaseInputProcessor(InputProcessor):
         headers = self._headers
         tokens = self._tokens
         messages = request.messages
-        raw_messages = (
-            raw.get("messages")
-            if raw is not None and not isinstance(request, PlainRequest)
-            else None
-        )
+        raw_messages = _raw_messages(request, raw)
         tools, tools_field, options = self._options(request, raw, problems)
         controls = options.get("controls")
         thinking = options.get("thinking") is True
