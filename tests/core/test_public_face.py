@@ -112,9 +112,6 @@ def test_each_module_publishes_one_list(name: str) -> None:
     published = _declared_all(tree)
     assert published is not None, f"{name} has no __all__"
     assert len(published) == len(set(published)), f"{name}.__all__ repeats a name"
-    module = importlib.import_module(name)
-    for item in published:
-        assert getattr(module, item, None) is not None, f"{name}.{item} does not resolve"
     defined = _defined(tree.body)
     if path.name == "__init__.py":
         # A package root also publishes names of its modules; what it defines, it lists.
@@ -128,6 +125,14 @@ def test_each_module_publishes_one_list(name: str) -> None:
             f"{sorted(set(published) - defined - faced)}; "
             f"defined, not listed: {sorted(defined - set(published))}"
         )
+    if (
+        name.startswith("granite_formatters.serve")
+        and importlib.util.find_spec("starlette") is None
+    ):
+        pytest.skip("the names resolve only with the serve extra installed")
+    module = importlib.import_module(name)
+    for item in published:
+        assert getattr(module, item, None) is not None, f"{name}.{item} does not resolve"
 
 
 def test_the_facades_are_still_modules() -> None:
