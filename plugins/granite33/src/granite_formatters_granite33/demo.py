@@ -4,37 +4,13 @@ a retrieval-augmented request with citations and hallucination flags.
 
 from __future__ import annotations
 
-import datetime
-
 from granite_formatters.records import Demo
+from granite_formatters.samples import RAG_REQUEST, SAMPLE_DAY
 
 __all__ = ["DEMO"]
 
 DEMO = Demo(
-    request={
-        "messages": [
-            {
-                "role": "user",
-                "content": "What is the capital of France, and how many people live there?",
-            }
-        ],
-        "documents": [
-            {
-                "doc_id": "1",
-                "title": "Paris",
-                "text": "Paris is the capital and largest city of France. It has an "
-                "estimated population of 2,102,650 residents as of January "
-                "2023.",
-            },
-            {
-                "doc_id": "2",
-                "title": "France",
-                "text": "France is a country in Western Europe. Its capital is Paris.",
-            },
-        ],
-        "chat_template_kwargs": {"controls": {"citations": True, "hallucinations": True}},
-        "temperature": 0,
-    },
+    request=RAG_REQUEST,
     output=(
         'The capital of France is Paris.<|start_of_cite|>{"document_id": "2"}<|'
         "end_of_cite|> About 2.1 million people live in the city.<|start_of_cit"
@@ -46,5 +22,5 @@ DEMO = Demo(
         '<|start_of_plugin|>{"id": "hallucination"}\n'
         "1. Risk low: About 2.1 million people live in the city.<|end_of_plugin|>"
     ),
-    today=datetime.date(2025, 4, 16),
+    today=SAMPLE_DAY,
 )

@@ -4,30 +4,13 @@ a request with one tool, answered by reasoning and an XML tool call.
 
 from __future__ import annotations
 
-import datetime
-
 from granite_formatters.records import Demo
+from granite_formatters.samples import SAMPLE_DAY, TOOL_REQUEST
 
 __all__ = ["DEMO"]
 
 DEMO = Demo(
-    request={
-        "messages": [{"role": "user", "content": "What is the weather like in Paris right now?"}],
-        "tools": [
-            {
-                "type": "function",
-                "function": {
-                    "name": "get_current_weather",
-                    "description": "Get the current weather for a city",
-                    "parameters": {
-                        "type": "object",
-                        "properties": {"city": {"type": "string"}},
-                        "required": ["city"],
-                    },
-                },
-            }
-        ],
-    },
+    request=TOOL_REQUEST,
     output=(
         "The user wants the current weather in Paris, so I call the weather too"
         "l with the city.\n"
@@ -41,5 +24,5 @@ DEMO = Demo(
         "</function>\n"
         "</tool_call>"
     ),
-    today=datetime.date(2025, 4, 16),
+    today=SAMPLE_DAY,
 )
