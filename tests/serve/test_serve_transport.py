@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from granite_formatters.serve.transport import BackendTransport
+from granite_formatters.serve.transport import BackendClient, BackendTransport
 
 Script = Callable[[bytes], list[bytes]]
 
@@ -276,5 +276,29 @@ def test_only_plain_http() -> None:
         async with client() as http:
             with pytest.raises(httpx.UnsupportedProtocol):
                 await http.get("https://127.0.0.1:1/x")
+
+    run(go)
+
+
+def test_backend_client_streams_http_through_the_lean_transport_and_https_through_httpx() -> None:
+    server = RawServer(lambda _: [b"HTTP/1.1 200 OK\r\ncontent-length: 4\r\n\r\nlean"])
+
+    def mock(request: httpx.Request) -> httpx.Response:
+        return httpx.Response(200, content=b"httpx")
+
+    async def go() -> None:
+        async with (
+            server as url,
+            BackendClient(
+                max_connections=4, max_keepalive=4, transport=httpx.MockTransport(mock)
+            ) as http,
+        ):
+            for base, text in ((url, "lean"), ("https://backend.test", "httpx")):
+                request = httpx.Request("POST", base + "/v1/completions", content=b"{}")
+                response = await http.open_stream(request)
+                assert response.request is request
+                assert (await response.aread(), response.status_code) == (text.encode(), 200)
+                await response.aclose()
+        assert len(server.requests) == 1
 
     run(go)

@@ -22,10 +22,11 @@ from __future__ import annotations
 import asyncio
 import re
 from collections.abc import AsyncIterator
+from typing import Any
 
 import httpx
 
-__all__ = ["BackendTransport"]
+__all__ = ["BackendClient", "BackendTransport"]
 
 #: The most bytes a response head (status line and headers) may have.
 _HEAD_LIMIT = 64 * 1024
@@ -458,3 +459,27 @@ class BackendTransport(httpx.AsyncBaseTransport):
                 conn.close()
                 self._forget()
         self._idle.clear()
+
+
+class BackendClient(httpx.AsyncClient):
+    """An :class:`httpx.AsyncClient` whose plain ``http://`` requests go through a
+    :class:`BackendTransport`; :meth:`open_stream` skips the client's per-request layers
+    (auth, redirects, cookies, timing) for the generation request."""
+
+    def __init__(self, *, max_connections: int, max_keepalive: int, **options: Any) -> None:
+        self.lean = BackendTransport(max_connections, max_keepalive)
+        super().__init__(
+            limits=httpx.Limits(
+                max_connections=max_connections, max_keepalive_connections=max_keepalive
+            ),
+            mounts={"http://": self.lean},
+            **options,
+        )
+
+    async def open_stream(self, request: httpx.Request) -> httpx.Response:
+        """``send(request, stream=True)``, straight to the transport for ``http://``."""
+        if request.url.scheme != "http":
+            return await self.send(request, stream=True)
+        response = await self.lean.handle_async_request(request)
+        response.request = request
+        return response
