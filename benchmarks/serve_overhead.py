@@ -16,7 +16,9 @@ one connection kept alive) then times, sequentially:
   streamed from the backend directly against streamed through the proxy, read to
   ``[DONE]``; the overhead per chunk is the difference divided by the number of events.
 
-The figure reported is the median over the repeats. Needs the ``serve`` extra and the
+The figure reported is the median over the repeats, with the proxy process's CPU time
+per request (from ``/proc/PID/stat``, Linux only), which the load of other jobs does not
+blur. Needs the ``serve`` extra and the
 Granite 3.3 plugin.
 """
 
@@ -87,17 +89,33 @@ def wait_for(url: str, process: subprocess.Popen[bytes]) -> None:
     raise SystemExit(f"{url} did not come up")
 
 
-def timed(fn: object, repeats: int) -> float:
-    """Median seconds per call of ``fn`` over ``repeats`` calls (after 3 warm-up calls)."""
+def cpu_seconds(pid: int) -> float | None:
+    """The CPU time (user + system) process ``pid`` has used, or ``None`` off Linux."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return None
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def timed(fn: object, repeats: int, pid: int | None = None) -> tuple[float, float | None]:
+    """Median seconds per call of ``fn`` over ``repeats`` calls (after 3 warm-up calls), and
+    the mean CPU seconds process ``pid`` used per call (wall clock is noisy on a loaded
+    machine; a server's CPU time is not)."""
     call = fn  # type: ignore[assignment]
     for _ in range(3):
         call()  # type: ignore[operator]
     samples = []
+    cpu_before = cpu_seconds(pid) if pid is not None else None
     for _ in range(repeats):
         start = time.perf_counter()
         call()  # type: ignore[operator]
         samples.append(time.perf_counter() - start)
-    return statistics.median(samples)
+    cpu_after = cpu_seconds(pid) if pid is not None else None
+    cpu = None
+    if cpu_before is not None and cpu_after is not None:
+        cpu = (cpu_after - cpu_before) / repeats
+    return statistics.median(samples), cpu
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -170,12 +188,14 @@ def main(argv: list[str] | None = None) -> int:
 
             if not args.quick:
                 time.sleep(1)  # let both servers settle
-            d_req = timed(lambda: direct(short_prompt), repeats)
-            p_req = timed(lambda: proxied(short_request, False), repeats)
-            p_req_stream = timed(lambda: proxied(short_request, True), repeats)
+            d_req, _ = timed(lambda: direct(short_prompt), repeats)
+            p_req, c_req = timed(lambda: proxied(short_request, False), repeats, proxy.pid)
+            p_req_stream, c_req_stream = timed(
+                lambda: proxied(short_request, True), repeats, proxy.pid
+            )
             long_repeats = max(5, repeats // 10)
-            d_long = timed(lambda: direct(long_prompt), long_repeats)
-            p_long = timed(lambda: proxied(long_request, True), long_repeats)
+            d_long, _ = timed(lambda: direct(long_prompt), long_repeats)
+            p_long, c_long = timed(lambda: proxied(long_request, True), long_repeats, proxy.pid)
     finally:
         for process in (proxy, backend):
             process.terminate()
@@ -185,17 +205,18 @@ def main(argv: list[str] | None = None) -> int:
     ms = 1000.0
     per_chunk_us = (p_long - d_long) / events_long * 1e6
     print(f"## granite-format serve overhead (loopback, fake backend, {MODEL})\n")
-    print("| measurement | backend directly | through the proxy | added | ratio |")
-    print("|---|---:|---:|---:|---:|")
+    print("| measurement | backend directly | through the proxy | added | ratio | proxy CPU |")
+    print("|---|---:|---:|---:|---:|---:|")
     rows = [
-        (f"short answer ({events_short} events), non-streaming", d_req, p_req),
-        (f"short answer ({events_short} events), streaming", d_req, p_req_stream),
-        (f"long stream ({events_long} events)", d_long, p_long),
+        (f"short answer ({events_short} events), non-streaming", d_req, p_req, c_req),
+        (f"short answer ({events_short} events), streaming", d_req, p_req_stream, c_req_stream),
+        (f"long stream ({events_long} events)", d_long, p_long, c_long),
     ]
-    for label, direct_s, proxy_s in rows:
+    for label, direct_s, proxy_s, cpu_s in rows:
+        cpu = "-" if cpu_s is None else f"{cpu_s * ms:.2f} ms"
         print(
             f"| {label} | {direct_s * ms:.2f} ms | {proxy_s * ms:.2f} ms | "
-            f"{(proxy_s - direct_s) * ms:.2f} ms | {proxy_s / direct_s:.2f}x |"
+            f"{(proxy_s - direct_s) * ms:.2f} ms | {proxy_s / direct_s:.2f}x | {cpu} |"
         )
     direct_us = d_long / events_long * 1e6
     proxied_us = p_long / events_long * 1e6
@@ -205,6 +226,8 @@ def main(argv: list[str] | None = None) -> int:
     )
     print(f"repeats: {repeats} (short), {long_repeats} (long); python {sys.version.split()[0]}, "
           f"{os.cpu_count()} cores; proxy on uvicorn with {server_impls()}")  # fmt: skip
+    if hasattr(os, "getloadavg"):
+        print("load average at the end: " + ", ".join(f"{x:.2f}" for x in os.getloadavg()))
     return 0
 
 

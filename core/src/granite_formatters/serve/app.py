@@ -41,6 +41,7 @@ from .responses import (
     openai_message,
     sse_event,
 )
+from .transport import BackendClient
 
 __all__ = ["MAX_BATCH", "create_app"]
 
@@ -85,11 +86,14 @@ class _Server:
     @property
     def client(self) -> httpx.AsyncClient:
         if self._client is None:
-            self._client = httpx.AsyncClient(
+            # Plain http:// backends (the usual, on the same host or network) go through
+            # the lean transport; https:// through httpx's own.
+            self._client = BackendClient(
+                max_connections=512,
+                max_keepalive=128,
                 timeout=httpx.Timeout(
                     self.config.read_timeout, connect=self.config.connect_timeout
                 ),
-                limits=httpx.Limits(max_connections=512, max_keepalive_connections=128),
                 trust_env=False,
             )
         return self._client

@@ -1,0 +1,304 @@
+"""The lean backend transport against a raw loopback server writing scripted bytes."""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+from collections.abc import Awaitable, Callable
+
+import httpx
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from granite_formatters.serve.transport import BackendClient, BackendTransport
+
+Script = Callable[[bytes], list[bytes]]
+
+
+class RawServer:
+    """Answers each request on a connection with ``script(request bytes)``: the response
+    bytes, one write per item (with a pause between, so they arrive apart)."""
+
+    def __init__(self, script: Script, close_after: bool = False) -> None:
+        self.script = script
+        self.close_after = close_after
+        self.connections = 0
+        self.requests: list[bytes] = []
+        self.first_reads: list[bytes] = []
+        self.closed_by_client = 0
+        self.server: asyncio.AbstractServer | None = None
+
+    async def __aenter__(self) -> str:
+        self.server = await asyncio.start_server(self._handle, "127.0.0.1", 0)
+        port = self.server.sockets[0].getsockname()[1]
+        return f"http://127.0.0.1:{port}"
+
+    async def __aexit__(self, *exc: object) -> None:
+        assert self.server is not None
+        self.server.close()
+
+    async def _request(self, reader: asyncio.StreamReader) -> bytes | None:
+        first = await reader.read(65536)
+        if not first:
+            return None
+        self.first_reads.append(first)
+        data = first
+        while b"\r\n\r\n" not in data:
+            more = await reader.read(65536)
+            if not more:
+                return None
+            data += more
+        head, _, body = data.partition(b"\r\n\r\n")
+        length = 0
+        for line in head.split(b"\r\n")[1:]:
+            name, _, value = line.partition(b":")
+            if name.lower() == b"content-length":
+                length = int(value)
+        while len(body) < length:
+            body += await reader.read(65536)
+        return head + b"\r\n\r\n" + body
+
+    async def _handle(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        self.connections += 1
+        try:
+            while True:
+                request = await self._request(reader)
+                if request is None:
+                    self.closed_by_client += 1
+                    break
+                self.requests.append(request)
+                for part in self.script(request):
+                    writer.write(part)
+                    await writer.drain()
+                    await asyncio.sleep(0.002)
+                if self.close_after:
+                    break
+        except ConnectionError:
+            self.closed_by_client += 1
+        finally:
+            writer.close()
+
+
+def chunked(payload: bytes, sizes: list[int]) -> bytes:
+    out = b""
+    start = 0
+    for size in sizes:
+        piece = payload[start : start + size]
+        if not piece:
+            break
+        out += b"%x\r\n%s\r\n" % (len(piece), piece)
+        start += size
+    rest = payload[start:]
+    if rest:
+        out += b"%x\r\n%s\r\n" % (len(rest), rest)
+    return out + b"0\r\n\r\n"
+
+
+def cut(data: bytes, cuts: list[int]) -> list[bytes]:
+    bounds = sorted({0, len(data), *(c % (len(data) + 1) for c in cuts)})
+    return [data[a:b] for a, b in itertools.pairwise(bounds)]
+
+
+def run(go: Callable[[], Awaitable[object]]) -> object:
+    return asyncio.run(go())  # type: ignore[arg-type]
+
+
+def client() -> httpx.AsyncClient:
+    return httpx.AsyncClient(transport=BackendTransport(), timeout=5)
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    payload=st.binary(max_size=300),
+    sizes=st.lists(st.integers(1, 40), max_size=10),
+    cuts=st.lists(st.integers(0, 5000), max_size=8),
+    framing=st.sampled_from(["chunked", "length", "close"]),
+)
+def test_body_arrives_whole_however_framed_and_cut(
+    payload: bytes, sizes: list[int], cuts: list[int], framing: str
+) -> None:
+    if framing == "chunked":
+        head = b"HTTP/1.1 200 OK\r\ntransfer-encoding: chunked\r\n\r\n"
+        wire = head + chunked(payload, sizes)
+    elif framing == "length":
+        wire = b"HTTP/1.1 200 OK\r\ncontent-length: %d\r\n\r\n%s" % (len(payload), payload)
+    else:
+        wire = b"HTTP/1.1 200 OK\r\nconnection: close\r\n\r\n" + payload
+    server = RawServer(lambda _: cut(wire, cuts), close_after=framing == "close")
+
+    async def go() -> None:
+        async with server as url, client() as http:
+            for _ in range(2):  # the second request: a kept-alive or a new connection
+                async with http.stream("POST", url + "/v1/completions", content=b"{}") as r:
+                    assert r.status_code == 200
+                    assert await r.aread() == payload
+        assert server.connections == (2 if framing == "close" else 1)
+
+    run(go)
+
+
+def test_the_request_goes_out_in_one_write_with_its_body() -> None:
+    answer = b"HTTP/1.1 200 OK\r\ncontent-length: 2\r\n\r\nok"
+    server = RawServer(lambda _: [answer])
+    body = b'{"prompt": "' + b"x" * 2000 + b'"}'
+
+    async def go() -> None:
+        async with server as url, client() as http:
+            response = await http.post(url + "/v1/completions?a=1", content=body)
+            assert response.text == "ok"
+        (request,) = server.requests
+        assert request.startswith(b"POST /v1/completions?a=1 HTTP/1.1\r\n")
+        assert b"\r\ncontent-length: %d\r\n" % len(body) in request.lower()
+        assert request.endswith(b"\r\n\r\n" + body)
+        assert server.first_reads == [request]  # head and body arrived together
+
+    run(go)
+
+
+def test_informational_answers_are_skipped_and_head_requests_have_no_body() -> None:
+    def script(request: bytes) -> list[bytes]:
+        if request.startswith(b"HEAD"):
+            return [b"HTTP/1.1 200 OK\r\ncontent-length: 99\r\n\r\n"]
+        return [
+            b"HTTP/1.1 100 Continue\r\n\r\n",
+            b"HTTP/1.1 201 Made\r\ncontent-length: 1\r\n\r\n!",
+        ]
+
+    server = RawServer(script)
+
+    async def go() -> None:
+        async with server as url, client() as http:
+            head = await http.head(url + "/x")
+            assert (head.status_code, head.content) == (200, b"")
+            made = await http.post(url + "/x", content=b"a")
+            assert (made.status_code, made.content, made.reason_phrase) == (201, b"!", "Made")
+        assert server.connections == 1
+
+    run(go)
+
+
+@pytest.mark.parametrize(
+    "wire",
+    [
+        [b"HTP/1.1 200 OK\r\n\r\n"],
+        [b"HTTP/1.1 200 OK\r\nno colon here\r\n\r\n"],
+        [b"HTTP/1.1 200 OK\r\ncontent-length: x\r\n\r\n"],
+        [b"HTTP/1.1 200 OK\r\ntransfer-encoding: chunked\r\n\r\nzz\r\n"],
+        [b"HTTP/1.1 200 OK\r\ntransfer-encoding: chunked\r\n\r\n2\r\nabc\r\n0\r\n\r\n"],
+        [b"HTTP/1.1 200 OK\r\ncontent-length: 10\r\n\r\nabc"],  # then the server closes
+        [b"HTTP/1.1 200 OK\r\ntransfer-encoding: chunked\r\n\r\n5\r\nab"],
+        [b"HTTP/1.1 200 OK\r\n"],  # closed mid-head
+        [],  # closed without an answer
+    ],
+)
+def test_malformed_or_cut_answers_are_protocol_errors(wire: list[bytes]) -> None:
+    server = RawServer(lambda _: wire, close_after=True)
+
+    async def go() -> None:
+        async with server as url, client() as http:
+            with pytest.raises(httpx.RemoteProtocolError):
+                await http.post(url + "/x", content=b"a")
+
+    run(go)
+
+
+def test_a_silent_server_is_a_read_timeout_and_a_closed_port_a_connect_error() -> None:
+    server = RawServer(lambda _: [b"HTTP/1.1 200 OK\r\ncontent-length: 5\r\n\r\nab"])
+
+    async def go() -> None:
+        async with server as url:
+            async with httpx.AsyncClient(transport=BackendTransport(), timeout=0.3) as http:
+                with pytest.raises(httpx.ReadTimeout):
+                    await http.post(url + "/x", content=b"a")
+            port = url.rsplit(":", 1)[1]
+        async with client() as http:
+            with pytest.raises(httpx.ConnectError):
+                await http.get(f"http://127.0.0.1:{port}/x")
+
+    run(go)
+
+
+def test_a_response_closed_before_its_end_closes_its_connection() -> None:
+    body = chunked(b"x" * 100, [10] * 10)
+    head = b"HTTP/1.1 200 OK\r\ntransfer-encoding: chunked\r\n\r\n"
+    server = RawServer(lambda _: [head + body[:30], body[30:]])
+
+    async def go() -> None:
+        async with server as url, client() as http:
+            async with http.stream("POST", url + "/x", content=b"a") as response:
+                async for _ in response.aiter_bytes():
+                    break
+            for _ in range(100):
+                if server.closed_by_client:
+                    break
+                await asyncio.sleep(0.01)
+            assert server.closed_by_client == 1
+            # the next request opens a new connection
+            assert (await http.post(url + "/x", content=b"a")).content == b"x" * 100
+        assert server.connections == 2
+
+    run(go)
+
+
+def test_a_kept_alive_connection_the_server_closed_is_not_reused() -> None:
+    # The answer allows keep-alive, then the server closes the connection anyway.
+    server = RawServer(
+        lambda _: [b"HTTP/1.1 200 OK\r\ncontent-length: 2\r\n\r\nok"], close_after=True
+    )
+
+    async def go() -> None:
+        async with server as url, client() as http:
+            assert (await http.get(url + "/x")).text == "ok"
+            await asyncio.sleep(0.05)  # the end of the idle connection arrives
+            assert (await http.get(url + "/x")).text == "ok"
+        assert server.connections == 2
+
+    run(go)
+
+
+def test_at_most_max_connections_are_open_and_others_wait() -> None:
+    server = RawServer(lambda _: [b"HTTP/1.1 200 OK\r\ncontent-length: 2\r\n\r\nok"])
+
+    async def go() -> None:
+        async with server as url:
+            transport = BackendTransport(max_connections=2, max_keepalive=2)
+            async with httpx.AsyncClient(transport=transport, timeout=5) as http:
+                answers = await asyncio.gather(*(http.get(url + "/x") for _ in range(6)))
+        assert [a.text for a in answers] == ["ok"] * 6
+        assert server.connections <= 2
+
+    run(go)
+
+
+def test_only_plain_http() -> None:
+    async def go() -> None:
+        async with client() as http:
+            with pytest.raises(httpx.UnsupportedProtocol):
+                await http.get("https://127.0.0.1:1/x")
+
+    run(go)
+
+
+def test_backend_client_streams_http_through_the_lean_transport_and_https_through_httpx() -> None:
+    server = RawServer(lambda _: [b"HTTP/1.1 200 OK\r\ncontent-length: 4\r\n\r\nlean"])
+
+    def mock(request: httpx.Request) -> httpx.Response:
+        return httpx.Response(200, content=b"httpx")
+
+    async def go() -> None:
+        async with (
+            server as url,
+            BackendClient(
+                max_connections=4, max_keepalive=4, transport=httpx.MockTransport(mock)
+            ) as http,
+        ):
+            for base, text in ((url, "lean"), ("https://backend.test", "httpx")):
+                request = httpx.Request("POST", base + "/v1/completions", content=b"{}")
+                response = await http.open_stream(request)
+                assert response.request is request
+                assert (await response.aread(), response.status_code) == (text.encode(), 200)
+                await response.aclose()
+        assert len(server.requests) == 1
+
+    run(go)
