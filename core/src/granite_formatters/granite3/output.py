@@ -42,7 +42,7 @@ import logging
 import re
 from collections.abc import Callable, Sequence
 from operator import itemgetter
-from typing import Any, ClassVar, NamedTuple
+from typing import TYPE_CHECKING, Any, ClassVar, NamedTuple
 
 import attrs
 from pydantic import TypeAdapter
@@ -57,6 +57,7 @@ from ..streaming import (
     reasoning_delta,
     tool_call_delta,
 )
+from ..syntax.marked_reasoning import MarkedReasoning
 from ..toolcalljson import text_safe
 from ..types import Document, ToolCall, coerce_request
 from ._citetags import CitationTagRemover, TagEvent, TagGrammar, remove_citation_tags
@@ -104,6 +105,9 @@ __all__ = [
     "parse_hallucinations_text",
     "split_section_blocks",
 ]
+
+if TYPE_CHECKING:
+    from ..release import Release
 
 _logger = logging.getLogger(__name__)
 
@@ -572,6 +576,31 @@ class OutputFormat:
     response_tags: tuple[str, ...] = ()
     drop_stray_thought_ends: bool = False
     tool_call_markers: tuple[str, ...] = TOOL_CALL_MARKERS
+
+    @classmethod
+    def of(cls, release: Release) -> OutputFormat:
+        """The output format a :class:`~granite_formatters.Release` declares: its
+        citations, its reasoning markers (a
+        :class:`~granite_formatters.syntax.MarkedReasoning`'s, or another reasoning
+        syntax's ``open`` and ``close``) and its tool-call markers."""
+        reasoning = release.reasoning
+        markers: dict[str, Any] = {}
+        if isinstance(reasoning, MarkedReasoning):
+            markers = {
+                "thought_starts": reasoning.starts,
+                "thought_ends": reasoning.ends,
+                "response_tags": reasoning.response_tags,
+                "drop_stray_thought_ends": reasoning.drop_stray_ends,
+            }
+        elif reasoning is not None:
+            markers = {"thought_starts": (reasoning.open,), "thought_ends": (reasoning.close,)}
+        opens = (release.tool_calls.open,) if release.tool_calls is not None else ()
+        return cls(
+            release=release.name,
+            citations=release.citations,
+            tool_call_markers=opens + release.tool_call_markers,
+            **markers,
+        )
 
 
 _LEGACY = ("release", "thought_starts", "thought_ends", "response_tags", "drop_stray_thought_ends")
