@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 import attrs
 
 if TYPE_CHECKING:
-    from .granite3.output import CitationFormat
+    from .granite3.citations import CitationFormat
     from .processors import InputProcessor, OutputProcessor
     from .special_tokens import SpecialTokens
     from .syntax.blocks import SystemBlock
