@@ -1,21 +1,28 @@
-"""Each Granite 3 release's declaration parses every output as its processor class does.
+"""Each Granite 3 release's declaration parses every output as its output format did.
 
 ``GRANITE32.output_processor()`` / ``GRANITE33.output_processor()`` (the output side
-chosen by the release's declarations) against the plugin's registered output processor,
-on random outputs made of the release's markers, with and without a request, in batch
-and streamed in random chunks.
+chosen by the release's declarations, which the plugins register) against the Granite 3
+parser given the output format each plugin declared before its output processor class
+was removed (below, as data), on random outputs made of the release's markers, with and
+without a request, in batch and streamed in random chunks.
 """
 
 from __future__ import annotations
 
 import functools
-import importlib
 from typing import Any
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from granite_formatters.granite3 import Granite3AssistantMessage
+from granite_formatters import get_formatter
+from granite_formatters.granite3 import (
+    CITE_TOKEN_CITATIONS,
+    CO_CITATIONS,
+    Granite3AssistantMessage,
+    Granite3OutputProcessor,
+    OutputFormat,
+)
 from granite_formatters.processors import declared_message_type
 
 from support.granite3_output_support import comparable, cuts_for, marker_soup, stream
@@ -81,14 +88,32 @@ def _requests() -> st.SearchStrategy[dict[str, Any] | None]:
     )
 
 
+_HERE = ("Here is", "Here's", "Here\u2019s")
+
+#: What the plugins' output processor classes declared (``output_format``).
+_FORMATS = {
+    "3.2": OutputFormat(
+        release="Granite 3.2",
+        citations=CO_CITATIONS,
+        thought_starts=tuple(f"{here} my thought process:" for here in _HERE),
+        thought_ends=tuple(f"{here} my response:" for here in _HERE),
+    ),
+    "3.3": OutputFormat(
+        release="Granite 3.3",
+        citations=CITE_TOKEN_CITATIONS,
+        thought_starts=("<think>",),
+        thought_ends=("</think>",),
+        response_tags=("<response>", "</response>"),
+        drop_stray_thought_ends=True,
+    ),
+}
+
+
 @functools.cache
 def _pair(version: str) -> tuple[Any, Any]:
-    """(the declaration's output processor, the plugin class's)."""
-    module = importlib.import_module(f"granite_formatters_granite{version.replace('.', '')}.output")
-    registered = next(
-        getattr(module, name) for name in module.__all__ if name.endswith("OutputProcessor")
-    )
-    return release_declaration(version).output_processor(), registered()
+    """(the declaration's output processor, the Granite 3 parser of the former format)."""
+    former = Granite3OutputProcessor(output_format=_FORMATS[version])
+    return release_declaration(version).output_processor(), former
 
 
 @settings(DIFFERENTIAL, max_examples=400)
@@ -96,13 +121,13 @@ def _pair(version: str) -> tuple[Any, Any]:
 def test_declaration_parses_as_the_processor_class(
     release: Release, data: st.DataObject, request: dict[str, Any] | None
 ) -> None:
-    declared, registered = _pair(release.version)
+    declared, former = _pair(release.version)
     output = data.draw(marker_soup(_MARKERS), label="output")
     assert comparable(declared.transform(output, request)) == comparable(
-        registered.transform(output, request)
+        former.transform(output, request)
     )
     cuts = data.draw(cuts_for(output), label="cuts")
-    parsers = (declared.stream_parser(request), registered.stream_parser(request))
+    parsers = (declared.stream_parser(request), former.stream_parser(request))
     deltas = [stream(parser, output, cuts) for parser in parsers]
     messages = [comparable(parser.message) for parser in parsers]
     assert messages[0] == messages[1]
@@ -124,6 +149,11 @@ def _without_ids(deltas: list[Any]) -> list[Any]:
 
 
 def test_declaration_declares_the_granite3_message(release: Release) -> None:
-    declared, registered = _pair(release.version)
+    declared, _ = _pair(release.version)
     assert declared_message_type(declared) is Granite3AssistantMessage
-    assert declared_message_type(registered) is Granite3AssistantMessage
+
+
+def test_the_registered_output_processor_is_the_declarations(release: Release) -> None:
+    processor = get_formatter(release.model).output_processor
+    assert isinstance(processor, Granite3OutputProcessor)
+    assert processor.output_format == _FORMATS[release.version]
