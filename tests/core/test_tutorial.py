@@ -70,7 +70,7 @@ def test_the_tutorial_covers_every_step() -> None:
         'granite-formatters-granite31 = "granite_formatters_granite31"',
         "@hookimpl",
         "Granite3InputProcessor",
-        "CoCitationOutputProcessor",
+        "GRANITE31.output_processor",
         "python3 tests/make_goldens.py",
         'pytest_plugins = ["granite_formatters.testing"]',
         "FormatterContractTests",

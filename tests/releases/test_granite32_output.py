@@ -2,16 +2,19 @@
 
 from __future__ import annotations
 
+from typing import cast
+
 import pytest
 
-from granite_formatters_granite32.output import Granite32OutputProcessor
+from granite_formatters.granite3 import Granite3OutputProcessor
+from granite_formatters_granite32.releases import GRANITE32
 
 from support.granite3_output_support import (
     check_spans,
     span_of,
 )
 
-PARSER = Granite32OutputProcessor()
+PARSER = cast("Granite3OutputProcessor", GRANITE32.output_processor())
 USER = [{"role": "user", "content": "Tell me about Granite."}]
 THINKING = {"messages": USER, "chat_template_kwargs": {"thinking": True}}
 NOT_THINKING = {"messages": USER, "chat_template_kwargs": {"thinking": False}}

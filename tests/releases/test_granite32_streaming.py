@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+from typing import cast
+
 from hypothesis import strategies as st
 
+from granite_formatters.granite3 import Granite3OutputProcessor
 from granite_formatters.streaming import Delta
-from granite_formatters_granite32.output import Granite32OutputProcessor
+from granite_formatters_granite32.releases import GRANITE32
 
 from .test_granite32_output import (
     DOCS,
@@ -20,7 +23,7 @@ from support.granite3_output_support import (
     stream,
 )
 
-PARSER = Granite32OutputProcessor()
+PARSER = cast("Granite3OutputProcessor", GRANITE32.output_processor())
 REQUESTS = [None, RAG, THINKING, TOOLS, NOT_THINKING]
 
 

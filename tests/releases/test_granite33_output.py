@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
 import pytest
 
+from granite_formatters.granite3 import Granite3OutputProcessor
 from granite_formatters.granite3.cite_format import TOKENS_SKIPPED_NOTE
-from granite_formatters_granite33.output import Granite33OutputProcessor
+from granite_formatters_granite33.releases import GRANITE33
 
 from support.granite3_output_support import (
     check_consistent,
@@ -15,7 +16,7 @@ from support.granite3_output_support import (
     span_of,
 )
 
-PARSER = Granite33OutputProcessor()
+PARSER = cast("Granite3OutputProcessor", GRANITE33.output_processor())
 USER = [{"role": "user", "content": "Tell me about Granite."}]
 THINKING = {"messages": USER, "chat_template_kwargs": {"thinking": True}}
 NOT_THINKING = {"messages": USER, "chat_template_kwargs": {"thinking": False}}

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+from typing import cast
+
 from hypothesis import strategies as st
 
+from granite_formatters.granite3 import Granite3OutputProcessor
 from granite_formatters.streaming import Delta
-from granite_formatters_granite33.output import Granite33OutputProcessor
+from granite_formatters_granite33.releases import GRANITE33
 
 from .test_granite33_output import (
     DOCS,
@@ -21,7 +24,7 @@ from support.granite3_output_support import (
     stream,
 )
 
-PARSER = Granite33OutputProcessor()
+PARSER = cast("Granite3OutputProcessor", GRANITE33.output_processor())
 REQUESTS = [None, RAG, THINKING, TOOLS, NOT_THINKING]
 DOC_IDS = [str(d["doc_id"]) for d in DOCS]
 

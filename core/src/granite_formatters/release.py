@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 import attrs
 
 if TYPE_CHECKING:
+    from .granite3.citations import CitationFormat
     from .processors import InputProcessor, OutputProcessor
     from .special_tokens import SpecialTokens
     from .syntax.blocks import SystemBlock
@@ -70,6 +71,12 @@ class Release:
     ``template_writes_calls`` is false when the template drops assistant ``tool_calls``:
     they are written in strict mode (a documented deviation) and left out with a
     warning with ``strict=False``.
+
+    ``citations`` is the release's citation syntax (Granite 3.x: ``CO_CITATIONS``,
+    ``CITE_TOKEN_CITATIONS``); a release that declares one is parsed by the Granite 3
+    pipeline (citations, sections, hallucinations; its messages are
+    ``Granite3AssistantMessage``). ``tool_call_markers`` are further markers that open a
+    tool call in output besides ``tool_calls.open`` (Granite 3.x: ``<tool_call>``).
     """
 
     name: str
@@ -96,6 +103,8 @@ class Release:
     refused_roles: tuple[str, ...] = ()
     record_tokens_lead: bool = False
     template_writes_calls: bool = True
+    citations: CitationFormat | None = None
+    tool_call_markers: tuple[str, ...] = ()
 
     def option(self, name: str) -> Option | None:
         """The declared option ``name``, or ``None``."""
@@ -112,6 +121,10 @@ class Release:
 
     def output_processor(self) -> OutputProcessor:
         """A new output processor parsing this release's output."""
+        if self.citations is not None:
+            from .granite3.output import Granite3OutputProcessor, OutputFormat
+
+            return Granite3OutputProcessor(output_format=OutputFormat.of(self))
         from ._engine.parse import ReleaseOutputProcessor
 
         return ReleaseOutputProcessor(self)

@@ -86,7 +86,7 @@ import sys
 import granite_formatters
 granite_formatters.list_models()
 assert "granite_formatters_granite31" in sys.modules
-loaded = [m for m in ("granite_formatters_granite31.input", "granite_formatters_granite31.output")
+loaded = [m for m in ("granite_formatters_granite31.input", "granite_formatters_granite31.releases")
           if m in sys.modules]
 assert not loaded, loaded
 granite_formatters.get_formatter("granite3.1-moe:3b").format(

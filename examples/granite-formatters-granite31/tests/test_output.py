@@ -9,11 +9,16 @@ from typing import Any
 
 import pytest
 from granite_formatters import get_formatter
-from granite_formatters.granite3 import Granite3AssistantMessage
+from granite_formatters.granite3 import (
+    CO_CITATIONS,
+    Granite3AssistantMessage,
+    Granite3OutputProcessor,
+    OutputFormat,
+)
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from granite_formatters_granite31.output import Granite31OutputProcessor
+from granite_formatters_granite31.releases import GRANITE31
 
 DOCUMENTS = [
     {"doc_id": "france", "text": "France is in Europe. Paris is the capital of France."},
@@ -36,17 +41,19 @@ RAG_OUTPUT = (
 
 
 @pytest.fixture(scope="module")
-def processor() -> Granite31OutputProcessor:
-    return Granite31OutputProcessor()
+def processor() -> Granite3OutputProcessor:
+    made = GRANITE31.output_processor()
+    assert isinstance(made, Granite3OutputProcessor)
+    return made
 
 
-def parse(processor: Granite31OutputProcessor, output: str, request: Any = None) -> Any:
+def parse(processor: Granite3OutputProcessor, output: str, request: Any = None) -> Any:
     message = processor.transform(output, request)
     assert isinstance(message, Granite3AssistantMessage)
     return message
 
 
-def test_citations_and_hallucinations_with_spans(processor: Granite31OutputProcessor) -> None:
+def test_citations_and_hallucinations_with_spans(processor: Granite3OutputProcessor) -> None:
     message = parse(processor, RAG_OUTPUT, RAG_REQUEST)
     content = message.content
     assert content == (
@@ -76,15 +83,19 @@ def test_citations_and_hallucinations_with_spans(processor: Granite31OutputProce
 
 def test_formatter_parse_is_the_output_processor() -> None:
     formatter = get_formatter("granite3.1-dense:8b")
-    assert isinstance(formatter.output_processor, Granite31OutputProcessor)
+    processor = formatter.output_processor
+    assert isinstance(processor, Granite3OutputProcessor)
+    assert processor.output_format == OutputFormat(
+        release="Granite 3.1", citations=CO_CITATIONS
+    )  # (no reasoning markers; <|tool_call|> and <tool_call>, the default markers)
     message = formatter.parse(RAG_OUTPUT, RAG_REQUEST)
     assert (
         message.model_dump()
-        == Granite31OutputProcessor().transform(RAG_OUTPUT, RAG_REQUEST).model_dump()
+        == GRANITE31.output_processor().transform(RAG_OUTPUT, RAG_REQUEST).model_dump()
     )
 
 
-def test_a_context_not_in_the_document_has_no_span(processor: Granite31OutputProcessor) -> None:
+def test_a_context_not_in_the_document_has_no_span(processor: Granite3OutputProcessor) -> None:
     output = 'Paris.<co>1</co>\n\n# Citations:\n<co>1</co> Document 0: "Lyon is big."'
     [citation] = parse(processor, output, RAG_REQUEST).citations
     assert citation.context_text == "Lyon is big."
@@ -92,7 +103,7 @@ def test_a_context_not_in_the_document_has_no_span(processor: Granite31OutputPro
     assert citation.response_text == "Paris."
 
 
-def test_a_tag_without_a_listed_citation_is_noted(processor: Granite31OutputProcessor) -> None:
+def test_a_tag_without_a_listed_citation_is_noted(processor: Granite3OutputProcessor) -> None:
     message = parse(processor, "Paris.<co>3</co>", RAG_REQUEST)
     assert message.content == "Paris."
     assert message.citations == []
@@ -119,7 +130,7 @@ CALLS = (
     ],
     ids=["special_token", "plain_marker", "with_request", "bare_list_tools_offered"],
 )
-def test_tool_calls(processor: Granite31OutputProcessor, output: str, request_: Any) -> None:
+def test_tool_calls(processor: Granite3OutputProcessor, output: str, request_: Any) -> None:
     message = parse(processor, output, request_)
     assert message.content == ""
     assert [(call.name, call.arguments) for call in message.tool_calls] == [
@@ -135,21 +146,21 @@ def test_tool_calls(processor: Granite31OutputProcessor, output: str, request_: 
 
 
 def test_a_bare_list_is_an_answer_when_no_tools_were_offered(
-    processor: Granite31OutputProcessor,
+    processor: Granite3OutputProcessor,
 ) -> None:
     message = parse(processor, CALLS, {"messages": [{"role": "user", "content": "A list?"}]})
     assert message.tool_calls == []
     assert message.content == CALLS
 
 
-def test_invalid_tool_call_json_stays_content(processor: Granite31OutputProcessor) -> None:
+def test_invalid_tool_call_json_stays_content(processor: Granite3OutputProcessor) -> None:
     output = '<|tool_call|>[{"name": "get_time", "arguments": {'
     message = parse(processor, output)
     assert message.tool_calls == []
     assert message.content == output
 
 
-def test_there_is_no_reasoning(processor: Granite31OutputProcessor) -> None:
+def test_there_is_no_reasoning(processor: Granite3OutputProcessor) -> None:
     output = "Here is my thought process:\nI think.\nHere is my response:\nHello."
     request = {"messages": [{"role": "user", "content": "Hi"}]}
     message = parse(processor, output, request)
@@ -188,7 +199,7 @@ def test_every_cited_sentence_gets_its_span(sentences: list[str], data: st.DataO
         "documents": documents,
         "chat_template_kwargs": {"controls": {"citations": True}},
     }
-    message = Granite31OutputProcessor().transform(output, request)
+    message = GRANITE31.output_processor().transform(output, request)
     assert isinstance(message, Granite3AssistantMessage)
     assert message.content == " ".join(sentences)
     expected = [(str(i + 1), i) for i, tag in enumerate(cited) if tag]
@@ -203,7 +214,7 @@ def test_every_cited_sentence_gets_its_span(sentences: list[str], data: st.DataO
 @settings(max_examples=100)
 @given(st.integers(1, 40))
 def test_streaming_in_chunks_gives_the_same_message(size: int) -> None:
-    processor = Granite31OutputProcessor()
+    processor = GRANITE31.output_processor()
     parser = processor.stream_parser(RAG_REQUEST)
     content: list[str] = []
     for start in range(0, len(RAG_OUTPUT), size):

@@ -6,16 +6,16 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from granite_formatters.granite3._citetags import (
+from granite_formatters.granite3._citetags import CitationTagRemover, remove_citation_tags
+from granite_formatters.granite3.citations import (
     ANCHOR,
     CLOSE,
     NEED_MORE,
     OPEN,
-    CitationTagRemover,
     NeedMore,
-    remove_citation_tags,
+    TagEvent,
+    TagMatch,
 )
-from granite_formatters.granite3.citations import TagEvent, TagMatch
 
 from support.granite3_output_support import cuts_for
 

@@ -5,29 +5,26 @@ from __future__ import annotations
 import pytest
 
 from granite_formatters.errors import InvalidRequestError
-from granite_formatters.granite3._citetags import ANCHOR
 from granite_formatters.granite3._spans import ContextLocator
 from granite_formatters.granite3.citations import (
+    ANCHOR,
     BoundedPattern,
-    Lit,
-    PatternSet,
-    Rep,
-    anchor_sentences,
-)
-from granite_formatters.granite3.output import (
     CitationEntry,
     CitationFormat,
     CitationInput,
     DocumentIndex,
-    Granite3OutputProcessor,
-    OutputFormat,
+    Lit,
+    PatternSet,
+    Rep,
     SectionBlock,
     add_hallucination_response_spans,
+    anchor_sentences,
     make_citation,
     parse_citation_lines,
     parse_hallucinations_text,
     split_section_blocks,
 )
+from granite_formatters.granite3.output import Granite3OutputProcessor, OutputFormat
 from granite_formatters.granite3.types import Citation, Hallucination
 from granite_formatters.streaming import Delta, ToolCallDelta
 from granite_formatters.types import Document

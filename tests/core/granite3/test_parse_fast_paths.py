@@ -29,16 +29,21 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from granite_formatters.granite3 import _citetags, cite_format, co_format
-from granite_formatters.granite3._citetags import (
+from granite_formatters.granite3._citetags import CitationTagRemover, remove_citation_tags
+from granite_formatters.granite3._markers import MarkerSearch
+from granite_formatters.granite3._spans import ContextLocator, _TextIndex
+from granite_formatters.granite3.citations import (
     ANCHOR,
     CLOSE,
     OPEN,
-    CitationTagRemover,
-    remove_citation_tags,
+    CitationEntry,
+    PatternSet,
+    SectionBlock,
+    TagEvent,
+    citations_from_fields,
+    parse_citation_lines,
+    split_section_blocks,
 )
-from granite_formatters.granite3._markers import MarkerSearch
-from granite_formatters.granite3._spans import ContextLocator, _TextIndex
-from granite_formatters.granite3.citations import PatternSet, TagEvent
 from granite_formatters.granite3.cite_format import (
     CITE_GRAMMAR,
     CITE_SECTION_PATTERNS,
@@ -48,13 +53,6 @@ from granite_formatters.granite3.cite_format import (
     START_OF_PLUGIN,
 )
 from granite_formatters.granite3.co_format import CO_SECTION_PATTERNS
-from granite_formatters.granite3.output import (
-    CitationEntry,
-    SectionBlock,
-    citations_from_fields,
-    parse_citation_lines,
-    split_section_blocks,
-)
 from granite_formatters.granite3.types import Citation
 
 from .test_citetags import POINT, TAGGED, WrapTags, _chunked

@@ -4,9 +4,10 @@ One left-to-right pass that works the same on a whole text and on chunks (a batc
 feeds the stream parser once), so streaming equals the batch parse for every chunking by
 construction. A batch parse asks for no deltas, so its parser builds none (only the
 message). Text outside tool-call blocks is content (the whole content's leading and
-trailing whitespace removed); a possible partial open marker at the end of a chunk is
-held back only while it can still become the marker; a block's body is read by the
-release's tool-call syntax, which decodes it once the close marker is complete. A block
+trailing Unicode whitespace removed, as :meth:`str.strip` removes it); a possible partial
+open marker at the end of a chunk is held back only while it can still become the
+marker; a block's body is read by the release's tool-call syntax, which decodes it once
+the close marker is complete. A block
 that is malformed or unclosed stays in the content, with a note. Parsing never raises
 and each character is looked at a bounded number of times. The steady cases (a chunk
 that cannot touch a marker, or that only extends a block's body) are finished at the top
@@ -41,6 +42,7 @@ if TYPE_CHECKING:
 
 __all__ = ["ReleaseOutputProcessor", "ReleaseStreamParser"]
 
+# Whitespace between a block's JSON and its close marker (JSON's).
 _WHITESPACE = " \t\r\n"
 
 _TEXT, _OPEN, _JSON, _CLOSE = range(4)
@@ -187,7 +189,7 @@ class ReleaseStreamParser(StreamParser):
             # (_emit, inlined: this runs for each streamed chunk.)
             self._chunks.append(chunk)
             self._offset += len(chunk)
-            stripped = chunk.rstrip(_WHITESPACE)
+            stripped = chunk.rstrip()
             spaces = self._spaces
             if not stripped:
                 spaces.append(chunk)
@@ -344,11 +346,11 @@ class ReleaseStreamParser(StreamParser):
         if not text:
             return
         if not self._started:
-            text = text.lstrip(_WHITESPACE)
+            text = text.lstrip()
             if not text:
                 return
             self._started = True
-        stripped = text.rstrip(_WHITESPACE)
+        stripped = text.rstrip()
         if not stripped:
             self._spaces.append(text)
             return
@@ -362,11 +364,11 @@ class ReleaseStreamParser(StreamParser):
         if not text:
             return
         if not self._r_started:
-            text = text.lstrip(_WHITESPACE)
+            text = text.lstrip()
             if not text:
                 return
             self._r_started = True
-        stripped = text.rstrip(_WHITESPACE)
+        stripped = text.rstrip()
         if not stripped:
             self._r_spaces.append(text)
             return
@@ -390,7 +392,7 @@ class ReleaseStreamParser(StreamParser):
         while self._think != _DONE:
             if self._think == _LEAD:
                 # Leading whitespace is dropped (the content's would be too).
-                rest = text.lstrip(_WHITESPACE)
+                rest = text.lstrip()
                 removed, opened = self._removed, syntax.open
                 if removed and rest.startswith(removed):
                     text, self._think = rest[len(removed) :], _AFTER

@@ -30,11 +30,12 @@ from .tokens import (
 )
 
 if TYPE_CHECKING:
+    from ._citation_format import CitationFormat
     from ._sanitize import sanitize
     from .cite_format import CITE_TOKEN_CITATIONS
-    from .co_format import CO_CITATIONS, CoCitationOutputProcessor
+    from .co_format import CO_CITATIONS
     from .output import (
-        CitationFormat,
+        CoCitationOutputProcessor,
         Granite3OutputProcessor,
         Granite3StreamParser,
         OutputFormat,
@@ -59,8 +60,8 @@ _LAZY = {
     "Hallucination": "types",
     "CITE_TOKEN_CITATIONS": "cite_format",
     "CO_CITATIONS": "co_format",
-    "CoCitationOutputProcessor": "co_format",
-    "CitationFormat": "output",
+    "CoCitationOutputProcessor": "output",
+    "CitationFormat": "_citation_format",
     "Granite3OutputProcessor": "output",
     "Granite3StreamParser": "output",
     "OutputFormat": "output",

@@ -4,7 +4,8 @@ With the ``citations`` or ``hallucinations`` controls, a Granite 3 answer is fol
 by sections: ``# Citations:`` / ``# Hallucinations:`` headers in 3.2,
 ``<|start_of_plugin|>{"id": "citation"}`` ... ``<|end_of_plugin|>`` blocks in 3.3.
 :class:`SectionSplitter` passes the answer on and collects everything from the first
-section header on, for parsing once the output is complete.
+section header on, for parsing once the output is complete;
+:func:`split_section_blocks` then splits what it collected into :class:`SectionBlock` s.
 
 A header is recognised either at the start of a line (``line_patterns``, tolerant
 :class:`~.linepatterns.BoundedPattern` s) or anywhere (``starters``, literal markers
@@ -16,12 +17,13 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Sequence
+from typing import NamedTuple
 
 from ._linepatterns import PatternSet
 from ._markers import MarkerSearch, marker_first_chars, marker_prefixes, partial_marker_length
 from ._stages import NOTHING, Outbox, ScanningSink, TextSink
 
-__all__ = ["SectionSplitter"]
+__all__ = ["SectionBlock", "SectionSplitter", "split_section_blocks"]
 
 
 class SectionSplitter(ScanningSink):
@@ -150,3 +152,95 @@ class SectionSplitter(ScanningSink):
             out.append(buffer[position:stop])
             position = stop
             self._at_line_start = True
+
+
+class SectionBlock(NamedTuple):
+    """One citation or hallucination section: its kind (``None`` if unknown) and body."""
+
+    kind: str | None
+    body: str
+    #: Whether the section was opened by a special token (3.3 ``<|start_of_plugin|>``).
+    token: bool
+    #: The header line's text before ``body`` ("" when the block has no header).
+    header: str = ""
+
+
+def _lines(text: str) -> list[str]:
+    """``text`` split after each ``\\n`` (the separators kept)."""
+    lines = text.split("\n")
+    return [line + "\n" for line in lines[:-1]] + ([lines[-1]] if lines[-1] else [])
+
+
+def split_section_blocks(
+    text: str, patterns: PatternSet, *, open_token: str = "", close_token: str = ""
+) -> tuple[list[SectionBlock], list[str]]:
+    """Split collected section text into blocks, in one pass.
+
+    A block starts at a header (a ``patterns`` match at the start of a line, or the
+    first line after ``open_token``, whose kind is then ``None`` if it is not a known
+    header) and runs to the next header, ``close_token`` or the end. Returns the
+    blocks and the text that belongs to no block (between a ``close_token`` and the
+    next block), as it was written.
+    """
+    blocks: list[SectionBlock] = []
+    strays: list[str] = []
+    kind: str | None = None
+    header = ""
+    body: list[str] | None = None
+    token = False
+
+    def finish() -> None:
+        nonlocal body
+        if body is not None:
+            blocks.append(SectionBlock(kind, "".join(body), token, header))
+            body = None
+
+    search = MarkerSearch(text, [t for t in (open_token, close_token) if t])
+    line_starts = patterns.line_starts
+    position = 0
+    opened = False
+    while True:
+        found = search.next(position)
+        stop = len(text) if found is None else found.start
+        at_line_start = opened or position == 0 or text[position - 1] == "\n"
+        chunk = text[position:stop]
+        size = len(chunk)
+        begin = 0
+        while begin < size:
+            newline = chunk.find("\n", begin)
+            end = size if newline == -1 else newline + 1
+            line = chunk[begin:end]
+            hit = patterns.match(line) if at_line_start else None
+            if hit is not None:
+                finish()
+                kind, header, body, token = hit[0].name, line[: hit[1]], [line[hit[1] :]], opened
+            elif opened:
+                finish()
+                kind, header, body, token = None, "", [line], True
+            elif body is not None:
+                body.append(line)
+            else:
+                strays.append(line)
+            opened = False
+            at_line_start = True  # every later line of the chunk starts after a "\n"
+            # The lines up to the next one that could start a header, in one piece
+            # (strays stay one per line: each is noted).
+            begin = end
+            if begin < size:
+                candidate = line_starts.search(chunk, begin - 1)
+                skip_to = size if candidate is None else candidate.end()
+                if skip_to > begin:
+                    if body is not None:
+                        body.append(chunk[begin:skip_to])
+                    else:
+                        strays.extend(_lines(chunk[begin:skip_to]))
+                    begin = skip_to
+        if opened:  # an open token with nothing after it
+            finish()
+            kind, header, body, token = None, "", [], True
+        finish()
+        if found is None:
+            break
+        opened = found.marker == open_token
+        position = found.end
+    return blocks, strays

@@ -7,9 +7,14 @@ a plugin whose release cites another way declares its own the same way, and neve
 imports another plugin. See docs/output-formats.md.
 
 - the format and its input: :class:`CitationFormat`, :class:`CitationInput`;
-- citation lines and sections: :class:`CitationEntry`, :class:`DocumentIndex`,
-  :class:`SectionBlock`, :func:`parse_citation_lines`, :func:`make_citation`;
-- inline tags: :class:`TagGrammar`, :class:`TagMatch`, :class:`TagEvent`;
+- citation lines and sections: :class:`CitationEntry`, :class:`SectionBlock`,
+  :func:`parse_citation_lines`, :func:`split_section_blocks`;
+- documents and citations: :class:`DocumentIndex`, :func:`make_citation`,
+  :func:`citation_fields`, :func:`citations_from_fields`;
+- hallucination lists: :func:`parse_hallucinations_text`,
+  :func:`add_hallucination_response_spans`;
+- inline tags: :class:`TagGrammar`, :class:`TagMatch` (of kind :data:`ANCHOR`,
+  :data:`OPEN` or :data:`CLOSE`), :data:`NEED_MORE`, :class:`TagEvent`;
 - line patterns: :class:`PatternSet`, :class:`BoundedPattern`, :class:`Lit`,
   :class:`Rep`;
 - sentences and spans: :func:`split_sentences`, :class:`SentenceSplitter`,
@@ -18,31 +23,32 @@ imports another plugin. See docs/output-formats.md.
 
 from __future__ import annotations
 
-from ._citetags import TagEvent, TagGrammar, TagMatch
+from ._citation_format import CitationFormat, CitationInput
+from ._citation_lines import CitationEntry, parse_citation_lines
+from ._documents import DocumentIndex, citation_fields, citations_from_fields, make_citation
+from ._hallucinations import add_hallucination_response_spans, parse_hallucinations_text
 from ._linepatterns import BoundedPattern, Lit, PatternSet, Rep
+from ._sections import SectionBlock, split_section_blocks
 from ._sentences import SentenceSplitter, split_sentences
 from ._spans import anchor_sentences
+from ._tags import ANCHOR, CLOSE, NEED_MORE, OPEN, NeedMore, TagEvent, TagGrammar, TagMatch
 from .cite_format import CITE_TOKEN_CITATIONS
 from .co_format import CO_CITATIONS
-from .output import (
-    CitationEntry,
-    CitationFormat,
-    CitationInput,
-    DocumentIndex,
-    SectionBlock,
-    make_citation,
-    parse_citation_lines,
-)
 
 __all__ = [
+    "ANCHOR",
     "CITE_TOKEN_CITATIONS",
+    "CLOSE",
     "CO_CITATIONS",
+    "NEED_MORE",
+    "OPEN",
     "BoundedPattern",
     "CitationEntry",
     "CitationFormat",
     "CitationInput",
     "DocumentIndex",
     "Lit",
+    "NeedMore",
     "PatternSet",
     "Rep",
     "SectionBlock",
@@ -50,8 +56,13 @@ __all__ = [
     "TagEvent",
     "TagGrammar",
     "TagMatch",
+    "add_hallucination_response_spans",
     "anchor_sentences",
+    "citation_fields",
+    "citations_from_fields",
     "make_citation",
     "parse_citation_lines",
+    "parse_hallucinations_text",
+    "split_section_blocks",
     "split_sentences",
 ]

@@ -18,7 +18,7 @@ cannot be trusted then, so no citations are produced and a note says why. Decode
 ``skip_special_tokens=False``.
 
 :data:`CITE_TOKEN_CITATIONS` is the format object; any release whose model writes this
-syntax declares it in its :class:`~.output.OutputFormat`.
+syntax declares it as its ``citations`` (``Release(citations=CITE_TOKEN_CITATIONS)``).
 """
 
 from __future__ import annotations
@@ -26,20 +26,17 @@ from __future__ import annotations
 import json
 import re
 from collections import deque
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from ._citetags import ANCHOR, CLOSE, NEED_MORE, OPEN, NeedMore, TagEvent, TagMatch
+from ._citation_format import CitationFormat, CitationInput
+from ._citation_lines import CitationEntry, parse_citation_lines
+from ._documents import citation_fields, citations_from_fields
 from ._linepatterns import SPACES, BoundedPattern, Lit, PatternSet, Rep
 from ._spans import ContextLocator, Span, anchor_sentences
-from .output import (
-    CitationEntry,
-    CitationFormat,
-    CitationInput,
-    citation_fields,
-    citations_from_fields,
-    parse_citation_lines,
-)
-from .types import Citation
+from ._tags import ANCHOR, CLOSE, NEED_MORE, OPEN, NeedMore, TagEvent, TagMatch
+
+if TYPE_CHECKING:
+    from .types import Citation
 
 __all__ = [
     "CITE_GRAMMAR",

@@ -14,36 +14,29 @@ sentence gets the span of the copy that carries the tag. Listed citations that n
 refers to are returned without a response span (and noted); tags that have no listed
 citation are noted and skipped (their document is unknown).
 
-:data:`CO_CITATIONS` declares all of this as a :class:`~.output.CitationFormat`; a
-release puts it in its :class:`~.output.OutputFormat` with its reasoning markers
-(Granite 3.2) or none (Granite 3.1).
+:data:`CO_CITATIONS` declares all of this as a :class:`~.citations.CitationFormat`; a
+release declares it as its ``citations`` (``Release(citations=CO_CITATIONS)``).
 """
 
 from __future__ import annotations
 
 import re
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from ._citetags import ANCHOR, NEED_MORE, NeedMore, TagMatch
+from ._citation_format import CitationFormat, CitationInput
+from ._citation_lines import CitationEntry, parse_citation_lines
+from ._documents import citation_fields, citations_from_fields
 from ._linepatterns import SPACES, BoundedPattern, Lit, PatternSet, Rep
 from ._spans import ContextLocator, anchor_sentences
-from .output import (
-    CitationEntry,
-    CitationFormat,
-    CitationInput,
-    Granite3OutputProcessor,
-    OutputFormat,
-    citation_fields,
-    citations_from_fields,
-    parse_citation_lines,
-)
-from .types import Citation
+from ._tags import ANCHOR, NEED_MORE, NeedMore, TagMatch
+
+if TYPE_CHECKING:
+    from .types import Citation
 
 __all__ = [
     "COTAG_GRAMMAR",
     "CO_CITATIONS",
     "CO_SECTION_PATTERNS",
-    "CoCitationOutputProcessor",
 ]
 
 
@@ -141,12 +134,3 @@ CO_CITATIONS = CitationFormat(
     build_citations=_build_co_citations,
     documents_by_position=True,
 )
-
-
-class CoCitationOutputProcessor(Granite3OutputProcessor):
-    """Parses output in the ``<co>`` citation format; subclass it per release.
-
-    Equivalent to declaring ``OutputFormat(release=..., citations=CO_CITATIONS)``.
-    """
-
-    output_format = OutputFormat(release="Granite 3", citations=CO_CITATIONS)

@@ -30,9 +30,11 @@ Policies (shared by the releases):
   output whenever it differs from ``content``; ``notes`` says what could not be
   interpreted. Nothing here raises on model output.
 
-The module also offers typed, linear re-implementations of the prior
-implementation's helpers: :func:`parse_hallucinations_text` and
-:func:`add_hallucination_response_spans`.
+The pieces live in modules named for what they are: sections (``_sections``),
+citation lines (``_citation_lines``), document lookup and citation building
+(``_documents``), hallucination lists (``_hallucinations``), the citation syntax type
+(``_citation_format``); a release's citation syntax (:mod:`.co_format`,
+:mod:`.cite_format`) is built from them and never imports this module.
 """
 
 from __future__ import annotations
@@ -40,12 +42,11 @@ from __future__ import annotations
 import functools
 import logging
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from operator import itemgetter
-from typing import Any, ClassVar, NamedTuple
+from typing import TYPE_CHECKING, Any, ClassVar, NamedTuple
 
 import attrs
-from pydantic import TypeAdapter
 
 from ..processors import OutputProcessor, RequestLike
 from ..streaming import (
@@ -57,10 +58,14 @@ from ..streaming import (
     reasoning_delta,
     tool_call_delta,
 )
+from ..syntax.marked_reasoning import MarkedReasoning
 from ..toolcalljson import text_safe
 from ..types import Document, ToolCall, coerce_request
-from ._citetags import CitationTagRemover, TagEvent, TagGrammar, remove_citation_tags
-from ._linepatterns import PatternSet
+from ._citation_format import CitationFormat, CitationInput
+from ._citation_lines import CitationEntry
+from ._citetags import CitationTagRemover, remove_citation_tags
+from ._documents import DocumentIndex
+from ._hallucinations import add_hallucination_response_spans, parse_hallucinations_text
 from ._markers import (
     MarkerSearch,
     marker_first_chars,
@@ -68,10 +73,10 @@ from ._markers import (
     marker_prefixes,
     partial_marker_length,
 )
+from ._notes import excerpt
 from ._reasoning import ReasoningSplitter
-from ._sections import SectionSplitter
+from ._sections import SectionBlock, SectionSplitter, split_section_blocks
 from ._sentences import SentenceSplitter, split_sentences
-from ._spans import ContextLocator, Span, TextLocator
 from ._stages import (
     CONTENT,
     REASONING,
@@ -83,476 +88,23 @@ from ._stages import (
     TextSink,
     Trimmer,
 )
+from ._tags import TagEvent
 from ._toolcalls import TOOL_CALL_MARKERS, ToolCallExtractor
+from .co_format import CO_CITATIONS
 from .tokens import END_OF_TEXT
 from .types import Citation, Granite3AssistantMessage, Granite3ChatCompletion, Hallucination
 
 __all__ = [
-    "CitationEntry",
-    "CitationFormat",
-    "CitationInput",
-    "DocumentIndex",
+    "CoCitationOutputProcessor",
     "Granite3OutputProcessor",
     "Granite3StreamParser",
     "OutputFormat",
-    "SectionBlock",
-    "add_hallucination_response_spans",
-    "citation_fields",
-    "citations_from_fields",
-    "make_citation",
-    "parse_citation_lines",
-    "parse_hallucinations_text",
-    "split_section_blocks",
 ]
 
+if TYPE_CHECKING:
+    from ..release import Release
+
 _logger = logging.getLogger(__name__)
-
-_NOTE_TEXT_LIMIT = 60
-
-
-def _excerpt(text: str) -> str:
-    text = " ".join(text.split())
-    return repr(text if len(text) <= _NOTE_TEXT_LIMIT else text[: _NOTE_TEXT_LIMIT - 3] + "...")
-
-
-# ----------------------------------------------------------------------------------------
-# The prior implementation's helpers, typed and linear.
-
-
-_HALLUCINATION_ITEM = re.compile(
-    r"[ \t]*(?:(\d{1,9})[.)]|[-*•])[ \t]*risk[ \t]*[:=-]?[ \t]*"
-    r"(low|medium|high|unanswerable|\d{1,3}(?:\.\d{1,6})?%?|[a-z]{1,20})[ \t]*:[ \t]*(.*)",
-    re.IGNORECASE,
-)
-
-
-def parse_hallucinations_text(text: str, notes: list[str] | None = None) -> list[Hallucination]:
-    """Read a hallucinations list (``1. Risk low: sentence`` items, one per line).
-
-    Tolerant of case (``risk LOW``), spacing, ``1)`` / ``-`` bullets, ``Risk: low`` and
-    any risk word or number (normalised to lower case). An item's text continues on
-    following lines until the next item. Spans are left ``None`` (see
-    :func:`add_hallucination_response_spans`). Lines that are not part of an item are
-    reported in ``notes``.
-    """
-    items: list[tuple[str, str, list[str]]] = []
-    for line in text.splitlines():
-        match = _HALLUCINATION_ITEM.fullmatch(line)
-        if match is not None:
-            number = match.group(1) or str(len(items) + 1)
-            items.append((number, match.group(2).lower(), [match.group(3)]))
-        elif items:
-            items[-1][2].append(line)
-        elif line.strip() and notes is not None:
-            notes.append(f"could not read hallucination line {_excerpt(line)}")
-    return [
-        Hallucination(hallucination_id=number, risk=risk, response_text="\n".join(lines).strip())
-        for number, risk, lines in items
-    ]
-
-
-def add_hallucination_response_spans(
-    hallucinations: Sequence[Hallucination],
-    response_text: str,
-    clean: Callable[[str], str] | None = None,
-    *,
-    sentences: Sequence[Span] = (),
-    notes: list[str] | None = None,
-) -> list[Hallucination]:
-    """Locate each flagged text in the (cleaned) response.
-
-    ``clean`` removes citation tags from a flagged text before it is searched for.
-    Returns new objects; ``response_begin``/``response_end`` are ``None`` (and a note is
-    made) when the text is not in the response. Repeated texts are matched in order.
-    The total work is linear in the response length (see :class:`~.spans.TextLocator`).
-    """
-    locator = TextLocator(response_text, sentences)
-    located: list[Hallucination] = []
-    for item in hallucinations:
-        text = (clean(item.response_text) if clean is not None else item.response_text).strip()
-        span = locator.locate(text)
-        if span is None and notes is not None:
-            notes.append(
-                f"hallucination {item.hallucination_id}: {_excerpt(text)} is not in the response"
-            )
-        located.append(
-            item.model_copy(
-                update={
-                    "response_text": text,
-                    "response_begin": span[0] if span else None,
-                    "response_end": span[1] if span else None,
-                }
-            )
-        )
-    return located
-
-
-# ----------------------------------------------------------------------------------------
-# Sections and documents.
-
-
-class SectionBlock(NamedTuple):
-    """One citation or hallucination section: its kind (``None`` if unknown) and body."""
-
-    kind: str | None
-    body: str
-    #: Whether the section was opened by a special token (3.3 ``<|start_of_plugin|>``).
-    token: bool
-    #: The header line's text before ``body`` ("" when the block has no header).
-    header: str = ""
-
-
-def _lines(text: str) -> list[str]:
-    """``text`` split after each ``\\n`` (the separators kept)."""
-    lines = text.split("\n")
-    return [line + "\n" for line in lines[:-1]] + ([lines[-1]] if lines[-1] else [])
-
-
-def split_section_blocks(
-    text: str, patterns: PatternSet, *, open_token: str = "", close_token: str = ""
-) -> tuple[list[SectionBlock], list[str]]:
-    """Split collected section text into blocks, in one pass.
-
-    A block starts at a header (a ``patterns`` match at the start of a line, or the
-    first line after ``open_token``, whose kind is then ``None`` if it is not a known
-    header) and runs to the next header, ``close_token`` or the end. Returns the
-    blocks and the text that belongs to no block (between a ``close_token`` and the
-    next block), as it was written.
-    """
-    blocks: list[SectionBlock] = []
-    strays: list[str] = []
-    kind: str | None = None
-    header = ""
-    body: list[str] | None = None
-    token = False
-
-    def finish() -> None:
-        nonlocal body
-        if body is not None:
-            blocks.append(SectionBlock(kind, "".join(body), token, header))
-            body = None
-
-    search = MarkerSearch(text, [t for t in (open_token, close_token) if t])
-    line_starts = patterns.line_starts
-    position = 0
-    opened = False
-    while True:
-        found = search.next(position)
-        stop = len(text) if found is None else found.start
-        at_line_start = opened or position == 0 or text[position - 1] == "\n"
-        chunk = text[position:stop]
-        size = len(chunk)
-        begin = 0
-        while begin < size:
-            newline = chunk.find("\n", begin)
-            end = size if newline == -1 else newline + 1
-            line = chunk[begin:end]
-            hit = patterns.match(line) if at_line_start else None
-            if hit is not None:
-                finish()
-                kind, header, body, token = hit[0].name, line[: hit[1]], [line[hit[1] :]], opened
-            elif opened:
-                finish()
-                kind, header, body, token = None, "", [line], True
-            elif body is not None:
-                body.append(line)
-            else:
-                strays.append(line)
-            opened = False
-            at_line_start = True  # every later line of the chunk starts after a "\n"
-            # The lines up to the next one that could start a header, in one piece
-            # (strays stay one per line: each is noted).
-            begin = end
-            if begin < size:
-                candidate = line_starts.search(chunk, begin - 1)
-                skip_to = size if candidate is None else candidate.end()
-                if skip_to > begin:
-                    if body is not None:
-                        body.append(chunk[begin:skip_to])
-                    else:
-                        strays.extend(_lines(chunk[begin:skip_to]))
-                    begin = skip_to
-        if opened:  # an open token with nothing after it
-            finish()
-            kind, header, body, token = None, "", [], True
-        finish()
-        if found is None:
-            break
-        opened = found.marker == open_token
-        position = found.end
-    return blocks, strays
-
-
-class CitationEntry(NamedTuple):
-    """A line of a citations section.
-
-    ``key`` is what inline tags refer to (3.2: the citation number; 3.3: the document
-    id), ``document`` names the cited document, ``context`` is the quoted text.
-    """
-
-    key: str
-    document: str
-    context: str
-
-
-def parse_citation_lines(
-    body: str, item_patterns: Sequence[re.Pattern[str]], notes: list[str]
-) -> list[CitationEntry]:
-    """Read a citations section: one item per line, quoted contexts may span lines.
-
-    A line starts an item when one of ``item_patterns`` fully matches it; the match's
-    named groups are ``key``, ``context`` and optionally ``document`` (defaults to
-    ``key``). Other lines continue the previous item's context, and so does any line
-    while a context's opening double quote is not yet closed (so a quoted line that
-    happens to look like an item does not start one). One pair of surrounding double
-    quotes is removed from each context.
-    """
-    items: list[tuple[str, str, list[str]]] = []
-    # Whether the last item's context opens a double quote it has not closed yet: it
-    # starts with '"' and does not also end with it (a lone '"' is open). Known from
-    # its first and last visible characters and whether it has only one, kept as the
-    # context grows (re-reading the joined context per line would be quadratic).
-    quote_open = False
-    first = last = ""
-    visible = 0  # visible characters of the context, counted up to 2
-    readers = [
-        (p, "key" in p.groupindex, "document" in p.groupindex, "context" in p.groupindex)
-        for p in item_patterns
-    ]
-    for line in body.splitlines():
-        match = None
-        if not quote_open:
-            for reader in readers:
-                match = reader[0].fullmatch(line)
-                if match is not None:
-                    break
-        if match is not None:
-            _, has_key, has_document, has_context = reader
-            key = ((match["key"] if has_key else None) or "").strip()
-            document = ((match["document"] if has_document else None) or key).strip()
-            piece = (match["context"] if has_context else None) or ""
-            items.append((key, document, [piece]))
-            first = last = ""
-            visible = 0
-        elif items:
-            piece = line
-            items[-1][2].append(piece)
-        else:
-            if line.strip():
-                notes.append(f"could not read citation line {_excerpt(line)}")
-            continue
-        shown = piece.strip()
-        if shown:
-            first = first or shown[0]
-            last = shown[-1]
-            visible = min(2, visible + len(shown))
-        quote_open = first == '"' and (visible == 1 or last != '"')
-    entries: list[CitationEntry] = []
-    for key, document, lines in items:
-        text = (lines[0] if len(lines) == 1 else "\n".join(lines)).strip()
-        # One pair of surrounding double quotes removed, then the spaces inside them.
-        if text[:1] == '"':
-            text = text[1:]
-        if text[-1:] == '"':
-            text = text[:-1]
-        entries.append(CitationEntry(key, document, text.strip()))
-    return entries
-
-
-class DocumentIndex:
-    """The request's documents, looked up by position (3.2) or by ``doc_id`` (3.3).
-
-    :meth:`lookup` returns the id a citation should carry and the document;
-    :meth:`cited` lists the documents looked up so far, each once, with their full text
-    and their ``doc_id`` filled in (a 3.2 document without one gets its position).
-    """
-
-    def __init__(self, documents: Sequence[Document] | None, *, by_position: bool) -> None:
-        self.documents = list(documents or ())
-        self.by_position = by_position
-        self._by_id: dict[str, int] = {}
-        if not by_position:
-            for index, document in enumerate(self.documents):
-                key = "" if document.doc_id is None else str(document.doc_id)
-                self._by_id.setdefault(key, index)
-        self._cited: dict[int, str | int] = {}
-        # Each ref's answer, once: a few documents are cited many times.
-        self._answers: dict[str, tuple[str | int, Document] | None] = {}
-
-    def lookup(self, ref: str) -> tuple[str | int, Document] | None:
-        """The citation ``doc_id`` and the document that ``ref`` names, or ``None``."""
-        try:
-            return self._answers[ref]
-        except KeyError:
-            answer = self._answers[ref] = self._lookup(ref)
-            return answer
-
-    def _lookup(self, ref: str) -> tuple[str | int, Document] | None:
-        if self.by_position:
-            ref = ref.strip()
-            # ASCII digits only: "²".isdigit() is true but int("²") raises.
-            if (
-                not (ref.isascii() and ref.isdigit())
-                or len(ref) > 9
-                or int(ref) >= len(self.documents)
-            ):
-                return None
-            index = int(ref)
-        else:
-            found = self._by_id.get(ref)
-            if found is None:
-                return None
-            index = found
-        document = self.documents[index]
-        # The caller's doc_id, with its type, so citations join documents on equality.
-        doc_id: str | int
-        if document.doc_id is not None:
-            doc_id = document.doc_id
-        else:
-            doc_id = str(index) if self.by_position else ref
-        self._cited.setdefault(index, doc_id)
-        return doc_id, document
-
-    def cited(self) -> list[Document]:
-        """The documents looked up so far, in order of first lookup."""
-        result: list[Document] = []
-        for index, doc_id in self._cited.items():
-            document = self.documents[index]
-            if document.doc_id is None:
-                document = document.model_copy(update={"doc_id": doc_id})
-            result.append(document)
-        return result
-
-
-def make_citation(
-    citation_id: str,
-    entry: CitationEntry | None,
-    doc_ref: str,
-    response: Span | None,
-    content: str,
-    documents: DocumentIndex,
-    locator: ContextLocator,
-    notes: list[str],
-) -> Citation:
-    """Build one :class:`Citation`: response span from ``response``, context span located.
-
-    ``entry`` is the listed citation (``None`` when the tag has no entry: the context
-    is then empty and unlocated). ``doc_ref`` names the document as the model did.
-    """
-    return Citation(
-        **citation_fields(citation_id, entry, doc_ref, response, content, documents, locator, notes)
-    )
-
-
-def citation_fields(
-    citation_id: str,
-    entry: CitationEntry | None,
-    doc_ref: str,
-    response: Span | None,
-    content: str,
-    documents: DocumentIndex,
-    locator: ContextLocator,
-    notes: list[str],
-) -> dict[str, Any]:
-    """The fields of the citation :func:`make_citation` builds (only those that are known,
-    as they make the model's ``fields_set``); turn many into citations at once with
-    :func:`citations_from_fields`."""
-    if not doc_ref.isascii():
-        safe_ref = text_safe(doc_ref)
-        if safe_ref is not None:
-            notes.append(f"citation {citation_id}: replaced lone surrogates in its document id")
-            doc_ref = safe_ref
-    found = documents.lookup(doc_ref)
-    context = entry.context if entry is not None else ""
-    fields: dict[str, Any] = {
-        "citation_id": citation_id,
-        "doc_id": found[0] if found is not None else doc_ref,
-        "context_text": context,
-    }
-    if response is not None:
-        begin, end = response
-        fields["response_text"] = content[begin:end]
-        fields["response_begin"] = begin
-        fields["response_end"] = end
-    if found is None:
-        if documents.documents:
-            notes.append(f"citation {citation_id}: the request has no document {doc_ref!r}")
-        return fields
-    if context.strip():
-        doc_id, document = found
-        text = document.text
-        span = locator.locate(doc_id, text, context)
-        if span is not None:
-            fields["context_text"] = text[span[0] : span[1]]
-            fields["context_begin"] = span[0]
-            fields["context_end"] = span[1]
-        else:
-            notes.append(
-                f"citation {citation_id}: {_excerpt(context)} is not in document {doc_id!r}"
-            )
-    return fields
-
-
-@functools.cache
-def _citation_list() -> TypeAdapter[list[Citation]]:
-    return TypeAdapter(list[Citation])
-
-
-def citations_from_fields(fields: list[dict[str, Any]]) -> list[Citation]:
-    """``[Citation(**item) for item in fields]``, validated as one list (about twice as fast)."""
-    return _citation_list().validate_python(fields)
-
-
-# ----------------------------------------------------------------------------------------
-# The processor and its stream parser.
-
-
-@attrs.frozen
-class CitationInput:
-    """What a citation format's ``build_citations`` receives, once per parse.
-
-    ``events`` are the inline tags in answer order (positions index ``content``),
-    ``entries`` the lines of the citations sections, ``blocks`` the sections read,
-    ``documents`` the request's documents; notes are appended to ``notes``.
-    ``sentences()`` splits ``content`` into sentences (once per parse, cached).
-    """
-
-    events: list[TagEvent]
-    entries: list[CitationEntry]
-    content: str
-    documents: DocumentIndex
-    blocks: list[SectionBlock]
-    notes: list[str]
-    sentence_splitter: SentenceSplitter
-    _sentences: list[Span] = attrs.field(factory=list, alias="_sentences")
-
-    def sentences(self) -> list[Span]:
-        """The sentences of ``content`` (split once per parse)."""
-        if not self._sentences and self.content:
-            self._sentences.extend(self.sentence_splitter(self.content))
-        return self._sentences
-
-
-@attrs.frozen
-class CitationFormat:
-    """A citation syntax: inline tags, the sections' headers and how to read them.
-
-    ``read_section(body, notes)`` reads the body of a citations section into
-    :class:`CitationEntry` items; ``build_citations(CitationInput)`` matches the tags
-    with the entries. ``section_open``/``section_close`` are the special tokens around
-    a section (3.3), "" when sections are only headers at the start of a line (3.2).
-    ``documents_by_position``: documents are named by position ("Document 0"), not by
-    ``doc_id``.
-    """
-
-    name: str
-    tag_grammar: TagGrammar
-    section_patterns: PatternSet
-    read_section: Callable[[str, list[str]], list[CitationEntry]]
-    build_citations: Callable[[CitationInput], list[Citation]]
-    section_open: str = ""
-    section_close: str = ""
-    documents_by_position: bool = True
 
 
 @attrs.frozen
@@ -572,6 +124,31 @@ class OutputFormat:
     response_tags: tuple[str, ...] = ()
     drop_stray_thought_ends: bool = False
     tool_call_markers: tuple[str, ...] = TOOL_CALL_MARKERS
+
+    @classmethod
+    def of(cls, release: Release) -> OutputFormat:
+        """The output format a :class:`~granite_formatters.Release` declares: its
+        citations, its reasoning markers (a
+        :class:`~granite_formatters.syntax.MarkedReasoning`'s, or another reasoning
+        syntax's ``open`` and ``close``) and its tool-call markers."""
+        reasoning = release.reasoning
+        markers: dict[str, Any] = {}
+        if isinstance(reasoning, MarkedReasoning):
+            markers = {
+                "thought_starts": reasoning.starts,
+                "thought_ends": reasoning.ends,
+                "response_tags": reasoning.response_tags,
+                "drop_stray_thought_ends": reasoning.drop_stray_ends,
+            }
+        elif reasoning is not None:
+            markers = {"thought_starts": (reasoning.open,), "thought_ends": (reasoning.close,)}
+        opens = (release.tool_calls.open,) if release.tool_calls is not None else ()
+        return cls(
+            release=release.name,
+            citations=release.citations,
+            tool_call_markers=opens + release.tool_call_markers,
+            **markers,
+        )
 
 
 _LEGACY = ("release", "thought_starts", "thought_ends", "response_tags", "drop_stray_thought_ends")
@@ -632,6 +209,15 @@ class Granite3OutputProcessor(OutputProcessor):
         if chat_completion is not None:
             request = coerce_request(chat_completion, Granite3ChatCompletion)
         return Granite3StreamParser(self, request)
+
+
+class CoCitationOutputProcessor(Granite3OutputProcessor):
+    """Parses output in the ``<co>`` citation format; subclass it per release.
+
+    Equivalent to declaring ``OutputFormat(release=..., citations=CO_CITATIONS)``.
+    """
+
+    output_format = OutputFormat(release="Granite 3", citations=CO_CITATIONS)
 
 
 class _Union(NamedTuple):
@@ -1101,7 +687,7 @@ class Granite3StreamParser(StreamParser):
         for block in blocks:
             if block.kind is None:
                 outbox.note(
-                    f"a section of unknown kind is kept in the content: {_excerpt(block.body)}"
+                    f"a section of unknown kind is kept in the content: {excerpt(block.body)}"
                 )
                 recovered.append(block.body)
                 continue
@@ -1141,7 +727,7 @@ class Granite3StreamParser(StreamParser):
             self._hallucination_items.extend(items)
         for stray in strays:
             if stray.strip():
-                outbox.note(f"text after a section is kept in the content: {_excerpt(stray)}")
+                outbox.note(f"text after a section is kept in the content: {excerpt(stray)}")
         recovered.extend(strays)
         return "".join(recovered)
 

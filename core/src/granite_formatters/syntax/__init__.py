@@ -18,6 +18,7 @@ from .controls import (
 )
 from .json_blocks import JSON_BLOCKS, JsonBlocks, decode_json_block
 from .json_list import JSON_LIST, JsonList, decode_json_list, json_list_call_name
+from .marked_reasoning import THINK_RESPONSE, THOUGHT_PHRASES, MarkedReasoning
 from .protocols import (
     BlockReader,
     HistoryCall,
@@ -54,6 +55,9 @@ __all__ = [
     "HistoryWriter",
     "JsonBlocks",
     "JsonList",
+    "MarkedReasoning",
+    "THINK_RESPONSE",
+    "THOUGHT_PHRASES",
     "OpenedThink",
     "ReasoningSyntax",
     "SystemBlock",

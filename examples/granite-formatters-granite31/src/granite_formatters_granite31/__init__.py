@@ -2,7 +2,8 @@
 
 The ``granite_formatters`` entry point of this distribution names this module, so it
 is what the core imports when it discovers plugins. It only registers model names:
-the processors live in :mod:`.input` and :mod:`.output` and are named by
+the input processor lives in :mod:`.input` and the release declaration, whose
+``output_processor`` parses the output, in :mod:`.releases`; both are named by
 ``"module:attribute"`` strings, which the core imports the first time a Granite 3.1
 model is actually used. Importing this module costs one import of the core's
 ``hookimpl`` marker and nothing else.
@@ -22,7 +23,7 @@ __all__ = ["MODELS", "register_formatters"]
 __version__ = "0.1.0"
 
 _INPUT = "granite_formatters_granite31.input:Granite31InputProcessor"
-_OUTPUT = "granite_formatters_granite31.output:Granite31OutputProcessor"
+_OUTPUT = "granite_formatters_granite31.releases:GRANITE31.output_processor"
 
 #: ``model id -> (Ollama library name, Ollama size tag, description)``. The four
 #: instruct models of Granite 3.1 share one chat template.

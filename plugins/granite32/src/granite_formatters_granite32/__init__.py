@@ -2,8 +2,9 @@
 
 This module is what the ``granite_formatters`` entry point loads: it registers model
 names (with the demo of :mod:`.demo`) and the hint for Granite 3.0 and 3.1 names. The
-processors live in :mod:`.input` and :mod:`.output` and are imported the first time a
-Granite 3.2 model is used.
+input processor lives in :mod:`.input`, the release declaration (whose output processor
+parses the output) in :mod:`.releases`; both are imported the first time a Granite 3.2
+model is used.
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ if TYPE_CHECKING:
 __all__ = ["register_formatters"]
 
 _INPUT = "granite_formatters_granite32.input:Granite32InputProcessor"
-_OUTPUT = "granite_formatters_granite32.output:Granite32OutputProcessor"
+_OUTPUT = "granite_formatters_granite32.releases:GRANITE32.output_processor"
 
 
 @hookimpl

@@ -8,6 +8,7 @@ lists, and the ``thinking`` and ``controls`` options. See ``docs/syntaxes.md``.
 from __future__ import annotations
 
 from granite_formatters import Release
+from granite_formatters.granite3.co_format import CO_CITATIONS
 from granite_formatters.granite3.prompt_format import (
     CO_CITATIONS_INSTRUCTION,
     DOCUMENTS_INSTRUCTION,
@@ -24,6 +25,7 @@ from granite_formatters.syntax import (
     CONTROLS,
     GRANITE_ROLES,
     JSON_LIST,
+    THOUGHT_PHRASES,
     DatedSystemPrompt,
     DocumentsTurn,
     ToolsTurn,
@@ -67,4 +69,7 @@ GRANITE32 = Release(
     template_joins_parts=False,
     refused_roles=("developer",),
     template_writes_calls=False,
+    reasoning=THOUGHT_PHRASES,
+    citations=CO_CITATIONS,
+    tool_call_markers=("<tool_call>",),
 )

@@ -1,8 +1,9 @@
 """Granite 3.3 formatter plugin for granite-formatters.
 
 This module is what the ``granite_formatters`` entry point loads: it only registers
-model names. The processors live in :mod:`.input` and :mod:`.output` and are imported
-the first time a Granite 3.3 model is used.
+model names. The input processor lives in :mod:`.input`, the release declaration (whose
+output processor parses the output) in :mod:`.releases`; both are imported the first
+time a Granite 3.3 model is used.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ if TYPE_CHECKING:
 __all__ = ["register_formatters"]
 
 _INPUT = "granite_formatters_granite33.input:Granite33InputProcessor"
-_OUTPUT = "granite_formatters_granite33.output:Granite33OutputProcessor"
+_OUTPUT = "granite_formatters_granite33.releases:GRANITE33.output_processor"
 
 
 @hookimpl

@@ -8,6 +8,7 @@ Granite 3.2's layout with the 3.3 wording: the tools in an ``available_tools`` t
 from __future__ import annotations
 
 from granite_formatters import Release
+from granite_formatters.granite3.cite_format import CITE_TOKEN_CITATIONS
 from granite_formatters.granite3.prompt_format import (
     DOCUMENTS_INSTRUCTION,
     PLAIN_INSTRUCTION,
@@ -20,6 +21,7 @@ from granite_formatters.syntax import (
     CONTROLS,
     GRANITE_ROLES,
     JSON_LIST,
+    THINK_RESPONSE,
     DatedSystemPrompt,
     DocumentTurnPerDocument,
     ToolsTurn,
@@ -81,4 +83,7 @@ GRANITE33 = Release(
     template_joins_parts=False,
     refused_roles=("developer",),
     template_writes_calls=False,
+    reasoning=THINK_RESPONSE,
+    citations=CITE_TOKEN_CITATIONS,
+    tool_call_markers=("<tool_call>",),
 )
