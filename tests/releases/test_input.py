@@ -170,11 +170,8 @@ def test_a_release_with_another_system_message_is_a_new_value(release: Release) 
     )
 
 
-@pytest.mark.parametrize(
-    "release",
-    [pytest.param(r, id=r.version) for r in RELEASES if r.goldens == "granite4"],
-)
-def test_typed_requests_render_like_dicts(release: Release) -> None:
+@pytest.mark.parametrize("release", [pytest.param(r, id=r.version) for r in RELEASES])
+def test_typed_requests_render_like_their_golden_dicts(release: Release) -> None:
     formatter = get_formatter(release.model)
     for case in release_cases(release):
         if case.special_tokens or "documents" in json.dumps(case.request):
@@ -187,6 +184,16 @@ def test_typed_requests_render_like_dicts(release: Release) -> None:
             for m in case.request["messages"]
         ):
             continue  # the typed request joined the parts before the template's rule
+        if set(case.request) - set(ChatCompletion.model_fields):
+            continue  # a typed request keeps no body parameters (reasoning_effort, ...)
         typed = ChatCompletion.model_validate(case.request)
-        prompt = formatter.format(typed, add_generation_prompt=case.add_generation_prompt)
+        with warnings.catch_warnings():
+            # a template-compatible case warns of what it drops (test_goldens counts it)
+            warnings.simplefilter("ignore", DroppedInputWarning)
+            prompt = formatter.format(
+                typed,
+                add_generation_prompt=case.add_generation_prompt,
+                today=case.today,
+                strict=case.strict,
+            )
         assert prompt == case.prompt, case.name
