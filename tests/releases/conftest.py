@@ -14,7 +14,7 @@ Fixtures and collection rules (additive: modules of other branches may rely on t
   ``tests/golden/<release.goldens>/`` (see :mod:`support.golden`).
 - A test that parametrizes ``release`` itself, or ``model`` with a release's model name, is
   SKIPPED with the reason where that release's plugin is not installed.
-- A module named ``test_<plugin>_<topic>.py`` (``test_granite33_output.py``) is about one
+- A module named ``test_<plugin>_<topic>.py`` (``test_granite4_<topic>.py``) is about one
   plugin; it is SKIPPED as a whole, with the reason, when that plugin is not installed.
 """
 

@@ -6,8 +6,8 @@ third-party Granite 3 plugin subclasses; here one subclass is made per bundled G
 release of the release table. The golden prompts (``tests/golden/granite3/``) were
 rendered from the official templates by ``tests/make_goldens.py``, and the reference
 template is read through :mod:`support.oracle` (skipped without ``shared/``, failed in
-CI). What is specific to one release is in ``test_granite32_input.py`` and
-``test_granite33_input.py``.
+CI). What is specific to one release is in ``test_input.py`` (rows in
+``support/input_cases.py``).
 """
 
 from __future__ import annotations

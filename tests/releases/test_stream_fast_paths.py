@@ -14,10 +14,8 @@ UTF-8 bytes cut anywhere, and chunks that end in whitespace.
 
 from __future__ import annotations
 
-import importlib
 import itertools
 from collections.abc import Sequence
-from types import ModuleType
 from typing import Any
 
 import attrs
@@ -30,6 +28,7 @@ from granite_formatters.granite3.output import Granite3StreamParser
 from granite_formatters.streaming import Delta
 
 from .test_stream_fast_lane import RAG, samples
+from support.cited_outputs import CITED_OUTPUTS
 from support.granite3_output_support import comparable, marker_soup
 from support.release_data import CITED_ANSWER
 from support.releases import Release
@@ -44,10 +43,6 @@ GRANITE4_KEPT = (
 
 class _FullPath3(Granite3StreamParser):
     _fast_lanes = False
-
-
-def _data(release: Release, topic: str) -> ModuleType:
-    return importlib.import_module(f"{__package__}.test_{release.plugin}_{topic}")
 
 
 def parsers(release: Release, request: Any) -> tuple[Any, Any]:
@@ -141,13 +136,13 @@ def markers_of(release: Release) -> list[str]:
         return GRANITE4_MARKERS
     if release.has("xml-tool-calls"):
         return GRANITE42_MARKERS
-    return list(_data(release, "output").OUTPUT_MARKERS)
+    return list(CITED_OUTPUTS[release.version].markers)
 
 
 def requests_of(release: Release) -> list[Any]:
     if not release.has("citations"):
         return [None]
-    return [None, RAG, *_data(release, "streaming").REQUESTS]
+    return [None, RAG, *CITED_OUTPUTS[release.version].requests]
 
 
 def all_samples(release: Release) -> list[tuple[str, Any]]:

@@ -1,10 +1,11 @@
-"""The Granite 4 plain-dict fast path against the validated path (issue 15, item 1).
+"""The engine's plain-dict fast path against the validated path.
 
 A plain dict of exactly the expected types is rendered straight from the dict; its JSON
 text and the typed ``ChatCompletion`` always take the validated path. On random valid,
-dropping and broken requests, for 4.0 and 4.1, under every special-token policy and both
-modes, the three must give the same prompt and warnings, or the same error. The last
-tests show which path a request takes, so the comparison cannot pass by never using one.
+dropping and broken requests, for each release rendered from a ``Release`` declaration,
+under every special-token policy and both modes, the three must give the same prompt and
+warnings, or the same error. The last tests show which path a request takes, so the
+comparison cannot pass by never using one.
 """
 
 from __future__ import annotations
@@ -19,15 +20,27 @@ from hypothesis import given
 from hypothesis import strategies as st
 from pydantic import ValidationError
 
-from granite_formatters import types
+from granite_formatters import get_formatter, types
 from granite_formatters._engine import request as granite4_input
 from granite_formatters.errors import InvalidRequestError
 from granite_formatters.types import ChatCompletion
-from granite_formatters_granite4.releases import GRANITE40, GRANITE41
 
 from support.granite4_strategies import DIFFERENTIAL, dropping_requests, valid_requests
+from support.releases import RELEASES, Release
 
-PROCESSORS = [GRANITE40.input_processor(), GRANITE41.input_processor()]
+
+def APPLIES_TO(release: Release) -> bool:
+    """The releases rendered from a ``Release`` declaration (an absent one is kept: the
+    conftest skips it with the reason)."""
+    return not release.installed or get_formatter(release.model).release is not None
+
+
+@pytest.fixture(scope="module")
+def processor(release: Release) -> Any:
+    """The release's input processor, through the public lookup."""
+    return get_formatter(release.model).input_processor
+
+
 POLICIES = st.sampled_from(["error", "strip", "keep"])
 
 #: One key of the request (or of one message) changed to something the fast path must
@@ -110,7 +123,7 @@ def _outcome(processor: Any, given: Any, agp: bool, policy: str, strict: bool) -
 
 
 def _assert_same_on_every_path(
-    request: dict[str, Any], agp: bool, policy: str, strict: bool
+    processor: Any, request: dict[str, Any], agp: bool, policy: str, strict: bool
 ) -> None:
     """The dict (fast path when plain), the same data as a read-only mapping (always the
     validated path) and, when it validates, the typed request: one outcome.
@@ -122,45 +135,48 @@ def _assert_same_on_every_path(
     has_parts = any(
         isinstance(m, dict) and isinstance(m.get("content"), list) for m in request["messages"]
     )
-    for processor in PROCESSORS:
-        by_dict = _outcome(processor, request, agp, policy, strict)
-        assert by_dict == _outcome(processor, MappingProxyType(request), agp, policy, strict)
-        if has_parts:
-            continue
-        try:
-            typed = ChatCompletion.model_validate(request)
-        except ValidationError:
-            assert isinstance(by_dict[0], tuple) and by_dict[0][0] is InvalidRequestError
-            continue
-        if typed.documents:
-            continue
-        assert by_dict == _outcome(processor, typed, agp, policy, strict)
+    by_dict = _outcome(processor, request, agp, policy, strict)
+    assert by_dict == _outcome(processor, MappingProxyType(request), agp, policy, strict)
+    if has_parts:
+        return
+    try:
+        typed = ChatCompletion.model_validate(request)
+    except ValidationError:
+        assert isinstance(by_dict[0], tuple) and by_dict[0][0] is InvalidRequestError
+        return
+    if typed.documents:
+        return
+    assert by_dict == _outcome(processor, typed, agp, policy, strict)
 
 
 @DIFFERENTIAL
 @given(valid_requests(), st.booleans(), POLICIES, st.booleans())
 def test_valid_requests_give_one_outcome_on_every_path(
-    request: dict[str, Any], agp: bool, policy: str, strict: bool
+    processor: Any, request: dict[str, Any], agp: bool, policy: str, strict: bool
 ) -> None:
-    _assert_same_on_every_path(request, agp, policy, strict)
-    _assert_same_on_every_path(_plain(request), agp, policy, strict)
+    _assert_same_on_every_path(processor, request, agp, policy, strict)
+    _assert_same_on_every_path(processor, _plain(request), agp, policy, strict)
 
 
 @DIFFERENTIAL
 @given(dropping_requests(), st.booleans(), POLICIES, st.booleans())
 def test_dropping_requests_give_one_outcome_on_every_path(
-    case: tuple[dict[str, Any], str], agp: bool, policy: str, strict: bool
+    processor: Any,
+    case: tuple[dict[str, Any], str],
+    agp: bool,
+    policy: str,
+    strict: bool,
 ) -> None:
-    _assert_same_on_every_path(case[0], agp, policy, strict)
-    _assert_same_on_every_path(_plain(case[0]), agp, policy, strict)
+    _assert_same_on_every_path(processor, case[0], agp, policy, strict)
+    _assert_same_on_every_path(processor, _plain(case[0]), agp, policy, strict)
 
 
 @DIFFERENTIAL
 @given(broken_requests(), st.booleans(), POLICIES, st.booleans())
 def test_broken_requests_give_one_outcome_on_every_path(
-    request: dict[str, Any], agp: bool, policy: str, strict: bool
+    processor: Any, request: dict[str, Any], agp: bool, policy: str, strict: bool
 ) -> None:
-    _assert_same_on_every_path(request, agp, policy, strict)
+    _assert_same_on_every_path(processor, request, agp, policy, strict)
 
 
 # -- which path a request takes -----------------------------------------------------------
@@ -182,18 +198,26 @@ PLAIN: dict[str, Any] = {
 }
 
 
-@pytest.mark.parametrize("processor", PROCESSORS, ids=["4.0", "4.1"])
+def _without_documents(request: dict[str, Any], release: Release) -> dict[str, Any]:
+    """``request``, without its documents for a release that does not render them."""
+    if release.has("documents"):
+        return request
+    return {key: value for key, value in request.items() if key != "documents"}
+
+
 def test_a_plain_request_is_rendered_without_validation(
-    processor: Any, monkeypatch: pytest.MonkeyPatch
+    release: Release, processor: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    expected = processor.transform(MappingProxyType(PLAIN))
+    plain = _without_documents(PLAIN, release)
+    expected = processor.transform(MappingProxyType(plain))
 
     def forbidden(*args: Any, **kwargs: Any) -> Any:
         raise AssertionError("the plain request was validated")
 
     monkeypatch.setattr(types, "coerce_request", forbidden)
-    assert processor.transform(PLAIN) == expected
-    assert '{"doc_id": 1, "text": "T", "title": "x", "source": "web"}' in expected
+    assert processor.transform(plain) == expected
+    written = '{"doc_id": 1, "text": "T", "title": "x", "source": "web"}' in expected
+    assert written == release.has("documents")
 
 
 #: Perturbations that a plain dict may carry: the renderer judges them the same on both
@@ -270,7 +294,6 @@ class _Sneaky(str):
         return False
 
 
-@pytest.mark.parametrize("processor", PROCESSORS, ids=["4.0", "4.1"])
 @pytest.mark.parametrize("index", [0, 1, 2])
 def test_a_typed_request_changed_after_validation_is_scanned_again(
     processor: Any, index: int
@@ -294,18 +317,18 @@ def test_a_typed_request_changed_after_validation_is_scanned_again(
 
 
 @pytest.mark.parametrize(
-    "place",
+    ("release", "place"),
     [
-        "message",
-        "document",
-        "tool",
-        "kwargs",
-        "request",
+        pytest.param(r, place, id=f"{r.version}-{place}")
+        for r in RELEASES
+        if APPLIES_TO(r)
+        for place in ("message", "document", "tool", "kwargs", "request")
+        if place != "document" or r.has("documents")
     ],
+    indirect=["release"],
 )
-@pytest.mark.parametrize("processor", PROCESSORS, ids=["4.0", "4.1"])
 def test_non_dict_mappings_inside_a_request_give_the_dict_prompt(
-    processor: Any, place: str
+    release: Release, processor: Any, place: str
 ) -> None:
     base: dict[str, Any] = {
         "messages": [{"role": "user", "content": "hi"}],
@@ -313,6 +336,7 @@ def test_non_dict_mappings_inside_a_request_give_the_dict_prompt(
         "tools": [{"name": "f"}],
         "chat_template_kwargs": {},
     }
+    base = _without_documents(base, release)
     request: Any = copy.deepcopy(base)
     if place == "message":
         request["messages"][0] = MappingProxyType(request["messages"][0])

@@ -1,8 +1,11 @@
-"""The agent loop on Granite 4 (issue 14): parse → ``to_openai()`` → append → tool result → format.
+"""The agent loop: parse → ``to_openai()`` → append → tool result → format.
 
-The second prompt must be exactly what the official template renders for the conversation
-with the model's call in it (Granite 4 templates render ``tool_calls``), and it must show
-the calls the model wrote, parsed from real recorded outputs.
+For each release whose model writes ``<tool_call>`` JSON blocks (their templates render
+``tool_calls``): the second prompt must be exactly what the official template renders
+for the conversation with the model's call in it, and it must show the calls the model
+wrote, parsed from real recorded outputs (:mod:`support.json_block_samples`). The
+Granite 3 loop, whose templates drop ``tool_calls``, is in
+``tests/core/granite3/test_tool_call_loop.py``.
 """
 
 from __future__ import annotations
@@ -14,8 +17,11 @@ import pytest
 
 import granite_formatters
 
-from .test_granite4_output import AGENT_CPP_SAMPLE, LLAMA_CPP_SAMPLE, VLLM_SAMPLE
 from support import oracle
+from support.json_block_samples import AGENT_CPP_SAMPLE, LLAMA_CPP_SAMPLE, VLLM_SAMPLE
+from support.releases import Release
+
+APPLIES_TO = "json-tool-call-blocks"
 
 pytestmark = oracle.needs_shared
 
@@ -27,19 +33,19 @@ CALCULATOR = {
         "parameters": {"type": "object", "properties": {"a": {}, "b": {}, "operation": {}}},
     },
 }
-MODELS = {"4.0": "granite-4.0-h-tiny", "4.1": "granite-4.1-8b"}
 
 
-@pytest.mark.parametrize("release", sorted(MODELS))
 @pytest.mark.parametrize("output", [AGENT_CPP_SAMPLE, LLAMA_CPP_SAMPLE, VLLM_SAMPLE])
-def test_second_turn_is_the_template_render_of_the_conversation(release: str, output: str) -> None:
-    formatter = granite_formatters.get_formatter(MODELS[release])
+def test_second_turn_is_the_template_render_of_the_conversation(
+    release: Release, output: str
+) -> None:
+    formatter = granite_formatters.get_formatter(release.model)
     request: dict[str, Any] = {
         "messages": [{"role": "user", "content": "What is 3 + 4?"}],
         "tools": [CALCULATOR],
     }
     first = formatter.format(request)
-    assert first == oracle.render(release, request)
+    assert first == oracle.render(release.version, request)
 
     message = formatter.parse(output, request)
     assert message.tool_calls, "the recorded output holds tool calls"
@@ -52,7 +58,7 @@ def test_second_turn_is_the_template_render_of_the_conversation(release: str, ou
         )
 
     second = formatter.format(request)
-    assert second == oracle.render(release, request)
+    assert second == oracle.render(release.version, request)
     assert second.startswith(first[: -len("<|start_of_role|>assistant<|end_of_role|>")])
     # The model sees each call it made, with its arguments decoded once, and the results.
     for call in message.tool_calls:
