@@ -100,12 +100,31 @@ def cut(data: bytes, cuts: list[int]) -> list[bytes]:
     return [data[a:b] for a, b in itertools.pairwise(bounds)]
 
 
-def run(go: Callable[[], Awaitable[object]]) -> object:
+def run(go: Callable[[], Awaitable[object]], loop: str = "asyncio") -> object:
+    if loop == "uvloop":
+        uvloop = pytest.importorskip("uvloop")
+        return uvloop.run(go())
     return asyncio.run(go())  # type: ignore[arg-type]
 
 
 def client() -> httpx.AsyncClient:
     return httpx.AsyncClient(transport=BackendTransport(), timeout=5)
+
+
+@pytest.mark.parametrize("loop", ["asyncio", "uvloop"])
+def test_keep_alive_and_bulk_chunks_on_each_event_loop(loop: str) -> None:
+    payload = b"data: x\n\n" * 50
+    wire = b"HTTP/1.1 200 OK\r\ntransfer-encoding: chunked\r\n\r\n" + chunked(payload, [9] * 50)
+    server = RawServer(lambda _: cut(wire, [100, 200, 300]))
+
+    async def go() -> None:
+        async with server as url, client() as http:
+            for _ in range(3):
+                async with http.stream("POST", url + "/v1/completions", content=b"{}") as r:
+                    assert await r.aread() == payload
+        assert server.connections == 1
+
+    run(go, loop)
 
 
 @settings(max_examples=40, deadline=None)
