@@ -6,7 +6,6 @@ from __future__ import annotations
 import datetime
 import warnings
 from collections.abc import Iterator, Mapping, Sequence
-from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
 from ..errors import DroppedInputWarning, InvalidRequestError, quote
@@ -243,9 +242,10 @@ class ReleaseInputProcessor(InputProcessor):
         )
         # The template options' defaults, and whether the release reads the OpenAI
         # top-level reasoning_effort (both read per call).
-        self._defaults: Mapping[str, Any] = MappingProxyType(
-            {option.name: option.default for option in release.options}
-        )
+        # (shared by the calls that set no option: never written to)
+        self._defaults: Mapping[str, Any] = {
+            option.name: option.default for option in release.options
+        }
         self._reads_effort = release.option("reasoning_effort") is not None
         # The turn headers of the roles every request has (others are made when met).
         self._headers = {
