@@ -128,6 +128,8 @@ def _documents(request: RequestView, raw: Mapping[str, Any] | None) -> list[Any]
     validated documents' data; ``None`` when there are none."""
     if not request.documents:
         return None
+    if isinstance(request, PlainRequest):
+        return request.documents  # (the caller's dicts, already checked)
     validated = request.documents
     documents = raw_documents(raw) if raw is not None else None
     if not isinstance(documents, list) or len(documents) != len(validated):

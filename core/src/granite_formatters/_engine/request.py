@@ -169,6 +169,8 @@ def turns_of(request: RequestView) -> list[Turn]:
 
 #: The message keys besides role, content and tool_calls that validation reads as text.
 _OPTIONAL_MESSAGE_STRINGS = ("tool_call_id", "name", "reasoning_content")
+#: The document keys read (exact ``str`` literals: plain keys without a check).
+_DOCUMENT_KEYS = frozenset({"text", "doc_id", "title"})
 #: ``tuple.__new__``: a :class:`PlainRequest` made without a Python-level frame.
 _new = tuple.__new__
 
@@ -232,7 +234,9 @@ def _plain_request(data: dict[str, Any]) -> PlainRequest | None:
         if type(documents) is not list:
             return None
         for document in documents:
-            if type(document) is not dict or not are_plain_keys(document):
+            if type(document) is not dict or not (
+                _DOCUMENT_KEYS.issuperset(document) or are_plain_keys(document)
+            ):
                 return None
             doc_id = document.get("doc_id")
             title = document.get("title")
