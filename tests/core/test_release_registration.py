@@ -76,7 +76,6 @@ def test_a_release_differs_by_data_alone() -> None:
     ("call", "message"),
     [
         ({"release": TOY, "input_processor": "a:b"}, "either release= or input_processor="),
-        ({"release": TOY, "output_processor": "a:b"}, "either release= or input_processor="),
         ({"release": "granite-4.1"}, "release must be a granite_formatters.Release"),
         ({}, "input_processor is missing: give release= or both"),
         ({"input_processor": "a:b"}, "output_processor is missing"),
@@ -85,6 +84,21 @@ def test_a_release_differs_by_data_alone() -> None:
 def test_exactly_one_way_per_registration(call: dict[str, Any], message: str) -> None:
     with pytest.raises(TypeError, match=message):
         _Recorder("p")("m", **call)
+
+
+class _ReleaseWithParserPlugin:
+    @hookimpl
+    def register_formatters(self, register: Any) -> None:
+        register("toy-echo", release=TOY, output_processor=EchoOutput)
+
+
+def test_a_release_with_its_own_output_processor(default_host: PluginHost) -> None:
+    register_plugin(_ReleaseWithParserPlugin(), name="toy-echo")
+    formatter = get_formatter("toy-echo")
+    assert formatter.release == TOY
+    assert formatter.format(HI) == TOY.input_processor().transform(HI)
+    assert type(formatter.output_processor) is EchoOutput
+    assert not plugin_errors()
 
 
 class FirstContractInput(InputProcessor):

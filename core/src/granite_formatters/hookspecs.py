@@ -18,8 +18,10 @@ marked with :data:`hookimpl`::
 A model is registered either with a :class:`~granite_formatters.Release` (``release=``,
 the usual way: a release made of the core's syntaxes, or of a syntax the plugin
 implements) or with its own processors (``input_processor=`` and ``output_processor=``,
-the escape hatch), exactly one of the two per call. ``hint`` (optional: declare it only
-if you use it) adds advice to the error for names that nothing resolves.
+the escape hatch), exactly one of the two per call; a release may be given with its own
+``output_processor`` (the release renders the prompts, the processor parses). ``hint``
+(optional: declare it only if you use it) adds advice to the error for names that
+nothing resolves.
 
 This module holds all of it: the hook (:func:`register_formatters`), the shape of the
 callbacks it receives (:class:`Register`, :class:`RegisterHint`), and the contract's version
@@ -39,7 +41,8 @@ with ``requires_api`` and gets a clear error at load time from an older core.
 
 History: 1.0, the hook and ``register`` with processors; 1.1, ``register(release=...)``
 and the ``special_tokens``/``strict`` options of ``InputProcessor.transform``; 1.2,
-``register(demo=...)`` and the hook's ``hint`` argument.
+``register(demo=...)`` and the hook's ``hint`` argument; 1.3, ``register(release=...,
+output_processor=...)``: the release's renderer with the plugin's own output processor.
 """
 
 from __future__ import annotations
@@ -69,7 +72,7 @@ __all__ = [
 PROJECT_NAME = "granite_formatters"
 
 #: The version of the plugin contract: ``(major, minor)``.
-PLUGIN_API_VERSION = (1, 2)
+PLUGIN_API_VERSION = (1, 3)
 
 hookspec = pluggy.HookspecMarker(PROJECT_NAME)
 hookimpl = pluggy.HookimplMarker(PROJECT_NAME)
@@ -82,6 +85,8 @@ class Register(Protocol):
     :class:`~granite_formatters.Release`: the core builds the processors from it) or
     both ``input_processor`` and ``output_processor`` (classes, zero-argument factories,
     or ``"module:attribute"`` strings imported only when the model is first used).
+    ``release`` with ``output_processor`` (API 1.3) renders the release's prompts and
+    parses with the given processor (a release whose output keeps its own parser).
     ``aliases`` are other exact names of the model, ``patterns`` shell-style globs over
     normalised names, ``requires_api`` the lowest :data:`PLUGIN_API_VERSION` the plugin
     needs, ``demo`` what ``granite-format demo`` shows for the model (a

@@ -133,12 +133,14 @@ class _Recorder:
                 raise TypeError(
                     f"release must be a granite_formatters.Release, got {quote(release)}"
                 )
-            if options["input_processor"] is not None or options["output_processor"] is not None:
+            if options["input_processor"] is not None:
                 raise TypeError(
-                    "give either release= or input_processor= and output_processor=, not both"
+                    "give either release= or input_processor= (the release's renderer "
+                    "renders its prompts), not both"
                 )
             options["input_processor"] = release.input_processor
-            options["output_processor"] = release.output_processor
+            if options["output_processor"] is None:
+                options["output_processor"] = release.output_processor
         for label in ("input_processor", "output_processor"):
             source = options[label]
             if source is None:

@@ -222,6 +222,18 @@ def _check_options(
 
 _POLICIES = ("error", "strip", "keep")
 
+#: Request classes seen that are not mappings (typed requests: no body flags to read).
+_TYPED_CLASSES: set[type] = set()
+
+
+def _is_typed(request: object) -> bool:
+    """``request`` is not a mapping (its class remembered: an ABC check costs ~1 µs)."""
+    if isinstance(request, Mapping):
+        return False
+    if len(_TYPED_CLASSES) < 64:
+        _TYPED_CLASSES.add(request.__class__)
+    return True
+
 
 def _body(request: object) -> Mapping[str, Any] | None:
     """The request body a flag may be read from: a mapping, or a JSON object string that
@@ -459,10 +471,11 @@ class Formatter(Generic[M_co]):
                     and "continue_final_message" not in request
                     and "extra_body" not in request
                 )
+                or request.__class__ in _TYPED_CLASSES
                 or (
                     request.__class__ is not dict
                     and request.__class__ is not str
-                    and not isinstance(request, Mapping)
+                    and _is_typed(request)
                 )
             )
             and (add_generation_prompt is None or add_generation_prompt.__class__ is bool)

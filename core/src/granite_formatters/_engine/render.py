@@ -4,14 +4,13 @@ prompt out, byte for byte what the release's official template prints."""
 from __future__ import annotations
 
 import datetime
-import functools
 import warnings
 from collections.abc import Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from ..errors import DroppedInputWarning, InvalidRequestError, quote
 from ..jsonwriter import JSONNestingError, tojson
-from ..plaindicts import PlainDataMemo, PlainRequest
+from ..plaindicts import PlainDataMemo
 from ..processors import InputProcessor
 from ..special_tokens import (
     SpecialTokenPolicy,
@@ -21,6 +20,8 @@ from ..special_tokens import (
 )
 from ..syntax.protocols import HistoryCall
 from .request import (
+    STRICT,
+    PlainRequest,
     Problems,
     RequestView,
     body_value,
@@ -29,6 +30,7 @@ from .request import (
     raw_documents,
     revalidated,
     top_level_effort,
+    turns_of,
     view,
 )
 
@@ -126,6 +128,8 @@ def _documents(request: RequestView, raw: Mapping[str, Any] | None) -> list[Any]
     validated documents' data; ``None`` when there are none."""
     if not request.documents:
         return None
+    if isinstance(request, PlainRequest):
+        return request.documents  # (the caller's dicts, already checked)
     validated = request.documents
     documents = raw_documents(raw) if raw is not None else None
     if not isinstance(documents, list) or len(documents) != len(validated):
@@ -240,14 +244,18 @@ class ReleaseInputProcessor(InputProcessor):
         )
         # The template options' defaults, and whether the release reads the OpenAI
         # top-level reasoning_effort (both read per call).
-        self._defaults = {option.name: option.default for option in release.options}
+        # (shared by the calls that set no option: never written to)
+        self._defaults: Mapping[str, Any] = {
+            option.name: option.default for option in release.options
+        }
         self._reads_effort = release.option("reasoning_effort") is not None
         # The turn headers of the roles every request has (others are made when met).
         self._headers = {
             role: release.turns.header(role) for role in ("system", "user", "assistant", "tool")
         }
-        # Default system texts of a dated system prompt by date and flags (no controls).
-        self._system_texts: dict[tuple[datetime.date, bool, bool, bool], str] = {}
+        # Default system texts of a dated system prompt by date and flags (the controls
+        # count through their citations and hallucinations keys).
+        self._system_texts: dict[tuple[datetime.date, bool, bool, bool, bool, bool], str] = {}
         # The JSON lines of recently rendered tool and document lists (usually sent again
         # with every turn), keyed by the list's marshal bytes, the field and the policy.
         self._blocks = PlainDataMemo()
@@ -281,24 +289,27 @@ class ReleaseInputProcessor(InputProcessor):
         this call) and has no effect on releases whose prompts print no date.
         """
         policy: SpecialTokenPolicy = "error" if special_tokens is None else special_tokens
-        problems = Problems(strict)
+        problems = STRICT if strict else Problems(False)
         release = self.release
-        render = self._render
         if release.system_prompt is not None:
             today = _today(today)
-            render = functools.partial(self._render_turns, today=today)
         request, raw = view(chat_completion, problems, release.family)
         try:
-            prompt = render(request, raw, add_generation_prompt, policy, problems)
+            if today is None or release.system_prompt is None:
+                prompt = self._render(request, raw, add_generation_prompt, policy, problems)
+            else:
+                prompt = self._render_turns(
+                    request, raw, add_generation_prompt, policy, problems, today
+                )
         except (TypeError, AttributeError):
             if raw is not None or isinstance(request, PlainRequest):
                 raise
             # A typed request changed after validation (a field set to another type, a
             # plain dict appended to its messages): validated again, it renders or
             # raises the error naming the field.
-            problems = Problems(strict)
+            problems = STRICT if strict else Problems(False)
             request = revalidated(request)
-            prompt = render(request, None, add_generation_prompt, policy, problems)
+            prompt = self._render_any(request, None, add_generation_prompt, policy, problems, today)
         if problems.items:
             warnings.warn(
                 f"{release.name}: the prompt leaves out what the official chat "
@@ -310,9 +321,22 @@ class ReleaseInputProcessor(InputProcessor):
 
     # ------------------------------------------------------------------ rendering
 
+    def _render_any(
+        self,
+        request: RequestView,
+        raw: Mapping[str, Any] | None,
+        add_generation_prompt: bool,
+        policy: SpecialTokenPolicy,
+        problems: Problems,
+        today: datetime.date | None,
+    ) -> str:
+        if today is None or self.release.system_prompt is None:
+            return self._render(request, raw, add_generation_prompt, policy, problems)
+        return self._render_turns(request, raw, add_generation_prompt, policy, problems, today)
+
     def _options(
         self, request: RequestView, raw: Mapping[str, Any] | None, problems: Problems
-    ) -> tuple[Any, str, dict[str, Any]]:
+    ) -> tuple[Any, str, Mapping[str, Any]]:
         """The tools to list (``available_tools`` may replace them), the request field
         they come from, and the template options, the release's defaults filled in.
 
@@ -321,11 +345,14 @@ class ReleaseInputProcessor(InputProcessor):
         unless ``chat_template_kwargs`` sets it, and turning ``enable_thinking`` off when
         it is ``"none"`` unless ``chat_template_kwargs`` sets that.
         """
+        kwargs = request.chat_template_kwargs
+        if not kwargs and not self._reads_effort:
+            return request.tools, "tools", self._defaults  # (read only: shared)
         release = self.release
         tools: Any = request.tools
         tools_field = "tools"
         options = dict(self._defaults)
-        kwargs = request.chat_template_kwargs or {}
+        kwargs = kwargs or {}
         for key, value in kwargs.items():
             option = release.option(key) if key in options else None
             if option is not None:
@@ -381,29 +408,27 @@ class ReleaseInputProcessor(InputProcessor):
         end = turns.end
         headers = self._headers
         messages = request.messages
+        rows = turns_of(request)
         raw_messages = _raw_messages(request, raw)
 
         tools, tools_field, options = self._options(request, raw, problems)
 
-        documents = _documents(request, raw)
+        documents = _documents(request, raw) if request.documents else None
 
         blocks: list[str] = []
-        for items, block, field in (
-            (tools, release.tools_block, tools_field),
-            (documents, release.documents_block, "documents"),
-        ):
-            if not items:
-                continue
-            if block is None:
-                problems.add(f"the {release.name} chat template does not render {field}.", field)
-                continue
-            blocks.append(block.write(self._lines(items, field, policy, block)))
+        if tools:
+            self._block(blocks, tools, release.tools_block, tools_field, policy, problems)
+        if documents:
+            self._block(blocks, documents, release.documents_block, "documents", policy, problems)
 
         out: list[str] = []
-        first_is_system = messages[0].role == "system"
+        first_is_system = rows[0][0] == "system"
         if first_is_system:
             system = _checked(
-                self._text(raw_messages, messages, 0), "messages[0].content", policy, self._tokens
+                self._text(raw_messages, messages, 0, rows[0][1]),
+                "messages[0].content",
+                policy,
+                self._tokens,
             )
             if blocks and (system or release.empty_system_separated):
                 system = "\n\n".join([system, *blocks])
@@ -422,16 +447,14 @@ class ReleaseInputProcessor(InputProcessor):
         results = turns.tool_results
         last_user = -1
         if reasoning is not None:
-            for index, message in enumerate(messages):
-                if message.role == "user":
+            for index, row in enumerate(rows):
+                if row[0] == "user":
                     last_user = index
-        count = len(messages)
+        count = len(rows)
         # Text without a token set's sentinel has none of its tokens (see SpecialTokens).
         sentinel = self._tokens.sentinel if policy != "keep" else None
         assistant_sentinel = self._assistant_tokens.sentinel if policy != "keep" else None
-        for index, message in enumerate(messages):
-            role = message.role
-            calls = message.tool_calls
+        for index, (role, text, calls) in enumerate(rows):
             if calls and role != "assistant":
                 problems.add(
                     f"tool_calls on a {quote(role)} message are not rendered; only assistant "
@@ -439,13 +462,12 @@ class ReleaseInputProcessor(InputProcessor):
                     f"messages[{index}].tool_calls",
                 )
             if raw_messages is None:
-                text = message.content
                 if text is None:
                     text = ""
                 elif text and text[0] == "\n":
-                    text = _typed_text(message, text)
+                    text = _typed_text(messages[index], text)
             else:
-                text = self._text(raw_messages, messages, index)
+                text = self._text(raw_messages, messages, index, text)
             if role == "user" or (role == "system" and index > 0):
                 if sentinel is None or type(text) is not str or sentinel in text:
                     text = _checked(text, f"messages[{index}].content", policy, self._tokens)
@@ -462,7 +484,7 @@ class ReleaseInputProcessor(InputProcessor):
                         text, f"messages[{index}].content", policy, self._assistant_tokens
                     )
                 if reasoning is not None:
-                    past = self._reasoning_of(raw, index, message)
+                    past = self._reasoning_of(raw, index, messages[index])
                     if past:
                         # (caller text too: it may not forge turns)
                         past = _checked(
@@ -485,13 +507,13 @@ class ReleaseInputProcessor(InputProcessor):
                     )
                 out += (headers["assistant"], text, end)
             elif role == "tool":
-                if index == 0 or messages[index - 1].role != "tool":
+                if index == 0 or rows[index - 1][0] != "tool":
                     first = index == 0 or (index == 1 and first_is_system)
                     if results.header_when_first or not first:
                         out.append(headers.get(results.role) or turns.header(results.role))
                 text = _checked(text, f"messages[{index}].content", policy, self._tokens)
                 out += (results.item_open, text, results.item_close)
-                if index == count - 1 or messages[index + 1].role != "tool":
+                if index == count - 1 or rows[index + 1][0] != "tool":
                     out.append(end)
             elif role != "system" and release.renders_other_roles:
                 problems.add(
@@ -514,6 +536,21 @@ class ReleaseInputProcessor(InputProcessor):
                 out.append(reasoning.generation_prompt(options))
         return "".join(out)
 
+    def _block(
+        self,
+        blocks: list[str],
+        items: Sequence[Any],
+        block: SystemBlock | None,
+        field: str,
+        policy: SpecialTokenPolicy,
+        problems: Problems,
+    ) -> None:
+        """Append the system block listing ``items`` (a problem if the release has none)."""
+        if block is None:
+            problems.add(f"the {self.release.name} chat template does not render {field}.", field)
+        else:
+            blocks.append(block.write(self._lines(items, field, policy, block)))
+
     def _render_turns(
         self,
         request: RequestView,
@@ -521,7 +558,6 @@ class ReleaseInputProcessor(InputProcessor):
         add_generation_prompt: bool,
         policy: SpecialTokenPolicy,
         problems: Problems,
-        *,
         today: datetime.date,
     ) -> str:
         """The prompt of a release with a dated system prompt and tools and documents
@@ -535,38 +571,42 @@ class ReleaseInputProcessor(InputProcessor):
         headers = self._headers
         tokens = self._tokens
         messages = request.messages
-        raw_messages = _raw_messages(request, raw)
+        rows = turns_of(request)
+        raw_messages = None if raw is None else _raw_messages(request, raw)
         tools, tools_field, options = self._options(request, raw, problems)
         controls = options.get("controls")
         thinking = options.get("thinking") is True
-        documents = _documents(request, raw)
-        first_role = messages[0].role
+        documents = _documents(request, raw) if request.documents else None
+        has_tools = bool(tools)
+        has_documents = bool(documents)
+        first_role, first_text, first_calls = rows[0]
         if policy == "strip" and type(first_role) is str:
             # As if the request had been sanitized first: "sys<|end_of_text|>tem" is a
             # system role.
             first_role = tokens.remove(first_role)
         custom_system = first_role == "system"
-        for field, why in system_prompt.unhonoured(
-            release.name,
-            custom_system=custom_system,
-            tools=bool(tools),
-            documents=bool(documents),
-            thinking=thinking,
-            controls=controls,
-        ):
-            problems.add(why, field)
+        if thinking or controls:
+            for field, why in system_prompt.unhonoured(
+                release.name,
+                custom_system=custom_system,
+                tools=has_tools,
+                documents=has_documents,
+                thinking=thinking,
+                controls=controls,
+            ):
+                problems.add(why, field)
 
         out: list[str] = []
         sentinel = tokens.sentinel if policy != "keep" else None
         if custom_system:
             start = 1
-            if messages[0].content is None:
+            if first_text is None:
                 raise self._missing_content(0)
-            text = self._text(raw_messages, messages, 0)
+            text = self._text(raw_messages, messages, 0, first_text)
             if sentinel is None or sentinel in text:
                 text = _checked(text, "messages[0].content", policy, tokens)
             out += (headers["system"], text, end)
-            if messages[0].tool_calls:
+            if first_calls:
                 problems.add(
                     "tool_calls on a 'system' message are not rendered; only assistant "
                     "messages carry tool calls.",
@@ -574,19 +614,23 @@ class ReleaseInputProcessor(InputProcessor):
                 )
         else:
             start = 0
-            system = self._system_texts.get((today, bool(tools), bool(documents), thinking))
-            if system is None or controls:
+            # (the text depends on controls only through these two keys, with documents)
+            cites = has_documents and controls is not None and "citations" in controls
+            marks = has_documents and controls is not None and "hallucinations" in controls
+            key = (today, has_tools, has_documents, thinking, cites, marks)
+            system = self._system_texts.get(key)
+            if system is None:
                 system = system_prompt.text(
                     today,
-                    tools=bool(tools),
-                    documents=bool(documents),
+                    tools=has_tools,
+                    documents=has_documents,
                     thinking=thinking,
                     controls=controls,
                 )
-                if not controls and type(today) is datetime.date:
+                if type(today) is datetime.date:
                     if len(self._system_texts) >= _SYSTEM_TEXTS_KEPT:
                         self._system_texts.clear()
-                    self._system_texts[(today, bool(tools), bool(documents), thinking)] = system
+                    self._system_texts[key] = system
             out += (headers["system"], system, end)
         tools_turn = release.tools_turn
         if tools:
@@ -609,15 +653,19 @@ class ReleaseInputProcessor(InputProcessor):
 
         writes_calls = release.template_writes_calls or problems.strict
         refused = release.refused_roles
-        for index in range(start, len(messages)):
-            message = messages[index]
-            text = self._text(raw_messages, messages, index)
-            role = message.role
-            calls = message.tool_calls
-            where = f"messages[{index}]"
-            if message.content is None and not (calls and role == "assistant" and writes_calls):
-                raise self._missing_content(index)
+        for index in range(start, len(rows)):
+            role, content, calls = rows[index]
+            if content is None:
+                if not (calls and role == "assistant" and writes_calls):
+                    raise self._missing_content(index)
+                content = ""
+            text = content
+            if raw_messages is not None:
+                text = self._text(raw_messages, messages, index, text)
+            elif text and text[0] == "\n":
+                text = _typed_text(messages[index], text)
             if sentinel is None or sentinel in role or sentinel in text:
+                where = f"messages[{index}]"
                 role = _checked(role, f"{where}.role", policy, tokens)
                 if role == "assistant" and policy == "error" and release.record_tokens_lead:
                     self._check_assistant_lead(text, f"{where}.content")
@@ -627,9 +675,10 @@ class ReleaseInputProcessor(InputProcessor):
                 problems.add(
                     f"{release.name} was not trained on the role {quote(role)}; the chat "
                     "template prints it verbatim as an unknown role. Use 'system'.",
-                    f"{where}.role",
+                    f"messages[{index}].role",
                 )
             if calls:
+                where = f"messages[{index}]"
                 if role != "assistant":
                     problems.add(
                         f"tool_calls on a {quote(role)} message are not rendered; only "
@@ -648,7 +697,7 @@ class ReleaseInputProcessor(InputProcessor):
                         text, _history_calls(calls, where, problems), writer
                     )
             out += (headers.get(role) or turns.header(role), text, end)
-        if add_generation_prompt and len(messages) > start:
+        if add_generation_prompt and len(rows) > start:
             if release.controls is None or not controls:
                 out.append(headers["assistant"])
             else:
@@ -663,18 +712,19 @@ class ReleaseInputProcessor(InputProcessor):
             field=f"messages[{index}].content",
         )
 
-    def _text(self, raw_messages: Any, messages: Sequence[Any], index: int) -> str:
-        """A message's text: its content parts joined, or its content (``""`` for none)."""
-        message = messages[index]
+    def _text(
+        self, raw_messages: Any, messages: Sequence[Any], index: int, text: str | None
+    ) -> str:
+        """A message's text: its content parts joined, or its content ``text`` (``""``
+        for none)."""
         if raw_messages is not None and isinstance(raw_messages[index], Mapping):
             value = raw_messages[index].get("content")
             if isinstance(value, list):
                 return join_parts(value, by_template=self.release.template_joins_parts)
-        text: str | None = message.content
         if text is None:
             return ""
         if text and text[0] == "\n":
-            return _typed_text(message, text)
+            return _typed_text(messages[index], text)
         return text
 
     def _check_assistant_lead(self, text: str, field: str) -> None:

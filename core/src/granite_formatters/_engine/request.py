@@ -8,19 +8,28 @@ which renders the same or raises the error. This is the renderer's only fast pat
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Mapping, Sequence
-from typing import TYPE_CHECKING, Any, Protocol
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
 
 from ..errors import InvalidRequestError, quote
-from ..plaindicts import MessageView, PlainRequest, plain_fields
+from ..plaindicts import (
+    OPENAI_REQUEST_PARAMETERS,
+    REQUEST_FIELDS,
+    are_plain_keys,
+    are_plain_tools,
+)
 
 if TYPE_CHECKING:
     from ..processors import RequestLike
     from ..release import Release
+    from ..types import ChatCompletion
 
 __all__ = [
+    "STRICT",
+    "PlainRequest",
     "Problems",
     "RequestView",
+    "Turn",
     "body_value",
     "document_data",
     "join_parts",
@@ -28,6 +37,7 @@ __all__ = [
     "raw_documents",
     "revalidated",
     "top_level_effort",
+    "turns_of",
     "view",
 ]
 
@@ -50,11 +60,19 @@ class Problems:
         self.items.append(f"{field}: {message}")
 
 
+#: Problems of a strict render: raised at once, never kept, so one object serves all.
+STRICT = Problems(True)
+
+#: A message as the renderer reads it: role, content (``None``: missing), tool calls.
+Turn = tuple[str, "str | None", "list[Any] | None"]
+
+
 class RequestView(Protocol):
-    """What the renderer reads: a validated ``ChatCompletion`` or a ``PlainRequest``."""
+    """What the renderer reads: a validated ``ChatCompletion`` or a :class:`PlainRequest`
+    (the messages through :func:`turns_of`)."""
 
     @property
-    def messages(self) -> Sequence[MessageView]: ...
+    def messages(self) -> Sequence[Any]: ...
     @property
     def tools(self) -> list[dict[str, Any]] | None: ...
     @property
@@ -130,16 +148,104 @@ def document_data(document: Any) -> dict[str, Any]:
     return dumped
 
 
-def _plain_request(data: dict[str, Any]) -> PlainRequest[dict[str, Any] | None] | None:
+class PlainRequest(NamedTuple):
+    """A plain request dict read without validation: each message's :data:`Turn`, and
+    the caller's messages, tools, documents and ``chat_template_kwargs`` as they are."""
+
+    turns: list[Turn]
+    messages: list[dict[str, Any]]
+    tools: list[dict[str, Any]] | None
+    documents: list[dict[str, Any]] | None
+    chat_template_kwargs: dict[str, Any] | None
+
+
+def turns_of(request: RequestView) -> list[Turn]:
+    """Each message's role, content and tool calls (read once, as a tuple: cheaper than
+    an object per message)."""
+    if type(request) is PlainRequest:
+        return request.turns
+    return [(message.role, message.content, message.tool_calls) for message in request.messages]
+
+
+#: The message keys besides role, content and tool_calls that validation reads as text.
+_OPTIONAL_MESSAGE_STRINGS = ("tool_call_id", "name", "reasoning_content")
+#: The document keys read (exact ``str`` literals: plain keys without a check).
+_DOCUMENT_KEYS = frozenset({"text", "doc_id", "title"})
+#: ``tuple.__new__``: a :class:`PlainRequest` made without a Python-level frame.
+_new = tuple.__new__
+
+
+def _plain_request(data: dict[str, Any]) -> PlainRequest | None:
     """The request of a plain dict that validation would accept unchanged, or ``None``.
 
-    ``chat_template_kwargs`` is free-form (the renderer judges each key against the
-    release's options), so it needs only be a dict of ``str`` keys without
-    ``documents`` (which validation moves).
+    ``None`` unless every top-level key is a request field or an ignored OpenAI/vLLM
+    parameter (not ``extra_body``, whose contents validation moves), ``model`` a string
+    or null, and ``messages`` (a non-empty list), ``tools`` and ``documents`` hold
+    exactly what validation keeps unchanged: each message a dict with a ``str`` role
+    and content (not content parts) and only plain keys, ``tool_calls`` a list of dicts,
+    ``tool_call_id``/``name``/``reasoning_content`` strings or null; each tool plain
+    (:func:`~granite_formatters.plaindicts.is_plain_tool`); each document a dict of
+    plain keys with a ``str`` text, a ``str``/``int`` (not ``bool``) or missing
+    ``doc_id`` and a ``str`` or missing title. ``chat_template_kwargs`` is free-form
+    (the renderer judges each key against the release's options), so it needs only be
+    a dict of ``str`` keys without ``documents`` (which validation moves).
     """
-    fields = plain_fields(data)
-    if fields is None:
+    for key in data:
+        if key not in REQUEST_FIELDS and (
+            key == "extra_body" or key not in OPENAI_REQUEST_PARAMETERS
+        ):
+            return None
+    model = data.get("model")
+    messages = data.get("messages")
+    if (model is not None and type(model) is not str) or type(messages) is not list:
         return None
+    turns: list[Turn] = []
+    try:  # (subscripts: a message without role or content is left to validation)
+        for message in messages:
+            if type(message) is not dict:
+                return None
+            role = message["role"]
+            content = message["content"]
+            if type(role) is not str or type(content) is not str:
+                return None
+            calls = None
+            if len(message) > 2:  # (two keys: exactly role and content)
+                calls = message.get("tool_calls")
+                if calls is not None and (
+                    type(calls) is not list or any(type(call) is not dict for call in calls)
+                ):
+                    return None  # (objects such as the openai package's: validation reads them)
+                if not are_plain_keys(message):
+                    return None  # validation refuses it ("Keys should be strings")
+                for name in _OPTIONAL_MESSAGE_STRINGS:
+                    value = message.get(name)
+                    if value is not None and type(value) is not str:
+                        return None
+            turns.append((role, content, calls))
+    except KeyError:
+        return None
+    if not turns:
+        return None
+    tools = data.get("tools")
+    if tools is not None and not are_plain_tools(tools):
+        return None
+    documents = data.get("documents")
+    if documents is not None:
+        if type(documents) is not list:
+            return None
+        for document in documents:
+            if type(document) is not dict or not (
+                _DOCUMENT_KEYS.issuperset(document) or are_plain_keys(document)
+            ):
+                return None
+            doc_id = document.get("doc_id")
+            title = document.get("title")
+            if (
+                type(document.get("text")) is not str
+                or (title is not None and type(title) is not str)
+                or (doc_id is not None and type(doc_id) is not str and type(doc_id) is not int)
+            ):
+                return None
     options = data.get("chat_template_kwargs")
     if options is not None:
         if type(options) is not dict or "documents" in options:
@@ -147,8 +253,12 @@ def _plain_request(data: dict[str, Any]) -> PlainRequest[dict[str, Any] | None] 
         for key in options:
             if type(key) is not str:
                 return None
-    messages, tools, documents = fields
-    return PlainRequest(messages, tools, documents, options)
+    return _new(PlainRequest, (turns, messages, tools, documents, options))
+
+
+#: ``ChatCompletion`` and ``coerce_request``, imported on the first request that is not a
+#: plain dict (pydantic is not imported for plain dicts; an import statement costs ~1 µs).
+_VALIDATION: tuple[type[ChatCompletion], Callable[[Any, type[ChatCompletion]], Any]] | None = None
 
 
 def view(
@@ -162,9 +272,13 @@ def view(
         plain = _plain_request(chat_completion)
         if plain is not None:
             return plain, chat_completion
-    from ..types import ChatCompletion, coerce_request
+    global _VALIDATION
+    if _VALIDATION is None:
+        from ..types import ChatCompletion, coerce_request
 
-    if isinstance(chat_completion, ChatCompletion):
+        _VALIDATION = (ChatCompletion, coerce_request)
+    completion_type, coerce = _VALIDATION
+    if type(chat_completion) is completion_type or isinstance(chat_completion, completion_type):
         return chat_completion, None
     data: Any = chat_completion
     if isinstance(data, (str, bytes, bytearray)):
@@ -178,7 +292,7 @@ def view(
                 "string or a ChatCompletion"
             ) from None
     if not isinstance(data, Mapping):
-        return coerce_request(data, ChatCompletion), None
+        return coerce(data, completion_type), None
     messages = data.get("messages")
     if (
         messages is not None
@@ -214,7 +328,7 @@ def view(
             cleaned.append(message)
         if changed:
             data = {**data, "messages": cleaned}
-    return coerce_request(data, ChatCompletion), data
+    return coerce(data, completion_type), data
 
 
 def revalidated(request: Any) -> RequestView:
