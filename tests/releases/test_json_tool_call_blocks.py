@@ -336,7 +336,7 @@ def test_batch_never_raises_and_loses_no_text(processor: OutputProcessor, text: 
     assert message.raw_content == text
     # Every non-whitespace character is in the content or in a parsed call's block.
     if not message.tool_calls:
-        assert message.content == text.strip(" \t\r\n")
+        assert message.content == text.strip()
 
 
 def test_a_call_is_emitted_when_its_block_is_complete(processor: OutputProcessor) -> None:
