@@ -709,7 +709,7 @@ CASES_GRANITE3: list[dict[str, Any]] = [
 
 
 # --------------------------------------------------------------------------- input round 2
-# Cases added for issues 12 and 14 (history round trip, template-compatible mode).
+# History round trip and template-compatible mode cases.
 
 
 def _call(name: str, arguments: str, call_id: str = "call_1") -> dict[str, Any]:

@@ -1,4 +1,4 @@
-"""A plain-dict prompt never imports pydantic; a typed request or an error still works (issue 15).
+"""A plain-dict prompt never imports pydantic; a typed request or an error still works.
 
 Each check runs in a fresh interpreter, so what an earlier test imported cannot hide an
 eager import. The names are the bundled releases' models (``tests/support/releases.py``).

@@ -1,5 +1,5 @@
-"""Error messages of the registry and the plugin host quote caller values short
-(issue 12, item 7): never megabytes in a message or a field."""
+"""Error messages of the registry and the plugin host quote caller values short:
+never megabytes in a message or a field."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Formatter: precise message types, apply_chat_template, pickling (issues 14 and 15)."""
+"""Formatter: precise message types, apply_chat_template, pickling."""
 
 from __future__ import annotations
 

@@ -163,7 +163,7 @@ def test_load_allowlist_disable_list_and_empty(make_dist: MakeDist) -> None:
 def test_plugin_names_in_the_environment_are_compared_as_pip_compares_them(
     make_dist: MakeDist, spelling: str
 ) -> None:
-    # A name in another case (or with _ or . for -) was silently ignored (issue 26).
+    # A name in another case (or with _ or . for -) was silently ignored.
     make_dist("gf-one", good_plugin("one"))
     make_dist("gf-two", good_plugin("two"))
 

@@ -1,4 +1,4 @@
-"""Plugin precedence (issue 12, item 9): bundled names stay bundled unless explicitly
+"""Plugin precedence: bundled names stay bundled unless explicitly
 overridden, patterns stay in their place, impostor distributions and BaseException
 failures are isolated.
 

@@ -1,4 +1,4 @@
-"""`granite-format demo -m`: any bundled model, and the request shown names it (issue 14)."""
+"""`granite-format demo -m`: any bundled model, and the request shown names it."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The real ``granite-format`` process never prints a traceback (issue 12 items 5 and 8).
+"""The real ``granite-format`` process never prints a traceback.
 
 Each case runs ``python -m granite_formatters`` in a subprocess, because what is under
 test is the process: its encodings, its file descriptors and its exit-time flush.
@@ -229,7 +229,7 @@ DEEP = "[" * 100_000 + "]" * 100_000
 def test_a_request_nested_too_deeply_is_the_librarys_error(
     tmp_path: Path, argv: tuple[str, ...]
 ) -> None:
-    # It said "unexpected RecursionError ... (a bug: please report it)" (issue 26 item 7).
+    # It said "unexpected RecursionError ... (a bug: please report it)".
     # The other commands read no JSON (demo, models, resolve, plugins, serve), and parse
     # reads model output with its bounded JSON scanner.
     deep = (

@@ -1,4 +1,4 @@
-"""OpenAI objects in, OpenAI objects out (issue 14 item 2) and request errors (issue 12 item 6).
+"""OpenAI objects in, OpenAI objects out and request errors.
 
 The ``openai`` package is an optional test dependency: the tests that use it skip
 without it; the library itself never imports it (checked in a subprocess).
@@ -361,7 +361,7 @@ def test_openai_tool_call_message_with_null_content_formats() -> None:
     assert '<|tool_call|>[{"name": "f", "arguments": {"a": 1}}]' in prompt
 
 
-# -- request errors (issue 12 item 6) -------------------------------------------------
+# -- request errors -------------------------------------------------
 
 
 def test_a_non_string_top_level_key_is_an_invalid_request() -> None:

@@ -1,4 +1,4 @@
-"""Regression tests for the output side of issue 12 (each failed before its fix)."""
+"""Regression tests for the output side's hardening (each failed before its fix)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Stream deltas in OpenAI's shape (issue 14 item 2): role first, finish reason last."""
+"""Stream deltas in OpenAI's shape: role first, finish reason last."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Body keys vLLM's chat endpoint reads (issue 26 item 13), for every release.
+"""Body keys vLLM's chat endpoint reads, for every release.
 
 ``add_generation_prompt`` and ``continue_final_message`` in the request body count when
 the call does not pass the argument (an argument given wins); ``continue_final_message``

@@ -1,4 +1,4 @@
-"""The Granite 3 fast lanes of issue 15 against the general path they short-cut.
+"""The Granite 3 fast lanes against the general path they short-cut.
 
 Three lanes render a Granite 3 request: a plain dict of the common shapes straight from
 the dict (``_render_plain``), other plain dicts from a light view, anything else after

@@ -1,4 +1,4 @@
-"""Every bundled model's formatter, processors and parsed messages pickle (issue 15, item 5).
+"""Every bundled model's formatter, processors and parsed messages pickle.
 
 ``ProcessPoolExecutor``, Ray and Spark ship objects to workers by pickling them: a
 formatter looked up once must arrive as an equal formatter that formats and parses as

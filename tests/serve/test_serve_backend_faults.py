@@ -1,4 +1,4 @@
-"""What a backend sends never makes a 500 (issue 25 item 3, the backend side)."""
+"""What a backend sends never makes a 500."""
 
 from __future__ import annotations
 

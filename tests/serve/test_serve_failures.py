@@ -1,4 +1,4 @@
-"""Every failure of issue 16 point 5, each followed by a check that the server still answers."""
+"""Every failure a client or backend can cause, each followed by a check that the server still answers."""
 
 from __future__ import annotations
 

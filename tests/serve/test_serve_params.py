@@ -1,4 +1,4 @@
-"""Every request field forwarded, translated or refused, per backend type (issue 25 item 2).
+"""Every request field forwarded, translated or refused, per backend type.
 
 Generated from ``params.FIELDS``, the table ``docs/serving.md`` prints: each row's example
 value is sent through the proxy, and the fake backend's request shows what became of it.

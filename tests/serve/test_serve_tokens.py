@@ -1,4 +1,4 @@
-"""Whole answers when the client sets no token limit (issue 25 item 1).
+"""Whole answers when the client sets no token limit.
 
 The fake backends apply each real server's defaults: vLLM generates 16 tokens when
 ``max_tokens`` is absent and rejects (or, like 0.33, clamps) a limit past its context;

@@ -105,7 +105,7 @@ UNKNOWN_32: list[str] = [
     "ibm-granite_granite-3.3-8b-instruct-Q4_K_M.gguf",
     "granite-3.3-8b-instruct-abliterated",
     # contrived suffixes: not a known derivative of the instruct model (the patterns
-    # matched any "-instruct-*" until issue 26)
+    # once matched any "-instruct-*")
     "granite-3.2-8b-instruct-embedding",
     "granite-3.2-2b-instruct-embedding-Q4_K_M.gguf",
     "ibm-granite/granite-3.2-8b-instruct-vision",
@@ -240,7 +240,7 @@ UNKNOWN_33: list[str] = [
     "granite-8b-instruct-preview-4k",
     "granite-3.2-8b-instruct-abliterated",
     # contrived suffixes: not a known derivative of the instruct model (the patterns
-    # matched any "-instruct-*" until issue 26)
+    # once matched any "-instruct-*")
     "granite-3.3-8b-instruct-embedding",
     "granite-3.3-2b-instruct-embedding-Q4_K_M.gguf",
     "ibm-granite/granite-3.3-8b-instruct-vision",

@@ -1,7 +1,7 @@
 """Hypothesis strategies for Granite 4 requests of every shape the templates render.
 
 ``valid_requests()`` draws requests that strict mode must render exactly as the
-official template does (issue 13, point 2); ``dropping_requests()`` draws requests in
+official template does; ``dropping_requests()`` draws requests in
 which the template silently drops something, which strict mode must reject and the
 template-compatible mode must render byte for byte like the template.
 """

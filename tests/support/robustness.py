@@ -182,7 +182,7 @@ def check_hostile_outputs(model: str, request: Any) -> None:
         assert isinstance(message, AssistantMessage)
         if message.content != output:
             assert message.raw_content == output or "lone surrogates" in str(message.notes)
-        # Every parsed message serialises (issue 12 item 5).
+        # Every parsed message serialises.
         message.model_dump_json()
         json.dumps(message.to_openai(), ensure_ascii=False).encode("utf-8")
 
@@ -272,7 +272,7 @@ def check_concurrent_parsing(model: str, outputs: list[tuple[str, Any]]) -> None
 
 
 # ----------------------------------------------------------------------------------------
-# Growth: every parser path is linear in the output (issue 12 items 2, 3 and 12).
+# Growth: every parser path is linear in the output.
 
 #: Time for 4x the input may be at most this many times the time for 1x (linear: ~4).
 GROWTH_BOUND = 6.0

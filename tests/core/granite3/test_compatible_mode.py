@@ -1,6 +1,6 @@
 """The template-compatible mode (``strict=False``) of the Granite 3 input processors.
 
-The differential tests (``tests/releases/test_granite3{2,3}_input_differential.py``) show the mode
+The differential tests (``tests/releases/test_input_differential.py``) show the mode
 byte-identical to the template on random requests that strict mode rejects; these tests
 pin the warning itself.
 """

@@ -1,4 +1,4 @@
-"""Regression tests for the input-side reproductions of issue 12 (items 6, 7, 10, 11).
+"""Regression tests for the input side's hardening.
 
 Each test reproduces a request that got past the checks or raised something other than
 ``InvalidRequestError`` before the fix.

@@ -1,6 +1,6 @@
-"""The plain-dict fast path and the tools memo of the Granite 3 input processor (issue 15).
+"""The plain-dict fast path and the tools memo of the Granite 3 input processor.
 
-The differential tests (``tests/releases/test_granite3{2,3}_input_differential.py``) show both
+The differential tests (``tests/releases/test_input_differential.py``) show both
 paths give the same prompt or the same error on random requests; these tests show which
 path a request takes, so that the differential tests cannot pass by never using one.
 """

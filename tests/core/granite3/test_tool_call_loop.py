@@ -1,4 +1,4 @@
-"""The agent loop of issue 14 (Granite 3.2 and 3.3): parse a tool call, append it, format again.
+"""The agent loop (Granite 3.2 and 3.3): parse a tool call, append it, format again.
 
 ``parse`` → ``message.to_openai()`` appended to ``messages`` → tool result added →
 ``format`` must give exactly the prompt the model would have seen had it continued: the
