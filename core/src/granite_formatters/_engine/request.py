@@ -34,6 +34,7 @@ __all__ = [
     "document_data",
     "join_parts",
     "output_options",
+    "plain_request",
     "raw_documents",
     "revalidated",
     "top_level_effort",
@@ -175,7 +176,7 @@ _DOCUMENT_KEYS = frozenset({"text", "doc_id", "title"})
 _new = tuple.__new__
 
 
-def _plain_request(data: dict[str, Any]) -> PlainRequest | None:
+def plain_request(data: dict[str, Any]) -> PlainRequest | None:
     """The request of a plain dict that validation would accept unchanged, or ``None``.
 
     ``None`` unless every top-level key is a request field or an ignored OpenAI/vLLM
@@ -264,14 +265,12 @@ _VALIDATION: tuple[type[ChatCompletion], Callable[[Any, type[ChatCompletion]], A
 def view(
     chat_completion: RequestLike, problems: Problems, family: str
 ) -> tuple[RequestView, Mapping[str, Any] | None]:
-    """The request to render, and the caller's raw mapping when there is one.
+    """The request to render, and the caller's raw mapping when there is one: a
+    validated request (a plain dict that :func:`plain_request` reads is read by it
+    first, by the caller).
 
     Content parts other than text are dropped (a problem each, worded for ``family``).
     """
-    if type(chat_completion) is dict:
-        plain = _plain_request(chat_completion)
-        if plain is not None:
-            return plain, chat_completion
     global _VALIDATION
     if _VALIDATION is None:
         from ..types import ChatCompletion, coerce_request
