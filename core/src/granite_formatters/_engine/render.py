@@ -848,17 +848,26 @@ class ReleaseInputProcessor(InputProcessor):
         sentinel = self._tokens.sentinel if policy != "keep" else None
         texts: list[str] = []
         ids: list[str] = []
-        reads_ids = layout.reads_ids
-        for index, document in enumerate(documents):
-            text = document.get("text")
-            if type(text) is not str or (sentinel is not None and sentinel in text):
-                text = self._document_text(index, text, policy)
-            texts.append(text)
-            if reads_ids:
+        if layout.reads_ids:
+            for document in documents:
+                text = document.get("text")
                 doc_id = document.get("doc_id")
-                if type(doc_id) is not str or (sentinel is not None and sentinel in doc_id):
+                if (
+                    type(text) is not str
+                    or type(doc_id) is not str
+                    or (sentinel is not None and (sentinel in text or sentinel in doc_id))
+                ):
+                    index = len(texts)
+                    text = self._document_text(index, text, policy)
                     doc_id = self._document_id(index, document, policy, problems)
+                texts.append(text)
                 ids.append(doc_id)
+        else:
+            for document in documents:
+                text = document.get("text")
+                if type(text) is not str or (sentinel is not None and sentinel in text):
+                    text = self._document_text(len(texts), text, policy)
+                texts.append(text)
         out += layout.parts(self.release.turns, texts, ids)
 
     def _document_text(self, index: int, text: Any, policy: SpecialTokenPolicy) -> str:

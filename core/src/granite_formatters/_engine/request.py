@@ -172,6 +172,9 @@ def turns_of(request: RequestView) -> list[Turn]:
 _OPTIONAL_MESSAGE_STRINGS = ("tool_call_id", "name", "reasoning_content")
 #: The document keys read (exact ``str`` literals: plain keys without a check).
 _DOCUMENT_KEYS = frozenset({"text", "doc_id", "title"})
+#: The types of a plain document's ``doc_id`` (not ``bool``) and title (missing: null).
+_ID_TYPES = frozenset({str, int, type(None)})
+_TITLE_TYPES = frozenset({str, type(None)})
 #: ``tuple.__new__``: a :class:`PlainRequest` made without a Python-level frame.
 _new = tuple.__new__
 
@@ -239,12 +242,10 @@ def plain_request(data: dict[str, Any]) -> PlainRequest | None:
                 _DOCUMENT_KEYS.issuperset(document) or are_plain_keys(document)
             ):
                 return None
-            doc_id = document.get("doc_id")
-            title = document.get("title")
             if (
                 type(document.get("text")) is not str
-                or (title is not None and type(title) is not str)
-                or (doc_id is not None and type(doc_id) is not str and type(doc_id) is not int)
+                or type(document.get("doc_id")) not in _ID_TYPES
+                or type(document.get("title")) not in _TITLE_TYPES
             ):
                 return None
     options = data.get("chat_template_kwargs")
