@@ -238,19 +238,19 @@ def test_anything_unusual_takes_the_validated_path(key: Any, value: Any) -> None
         request["messages"][1] = {**request["messages"][1], key: value}
     else:
         request[key] = value
-    assert granite4_input._plain_request(request) is None
-    assert granite4_input._plain_request(PLAIN) is not None
+    assert granite4_input.plain_request(request) is None
+    assert granite4_input.plain_request(PLAIN) is not None
 
 
 @pytest.mark.parametrize(("key", "value"), _PLAIN_ENOUGH)
 def test_ignored_or_renderer_judged_keys_stay_on_the_fast_path(key: str, value: Any) -> None:
-    assert granite4_input._plain_request({**PLAIN, key: value}) is not None
+    assert granite4_input.plain_request({**PLAIN, key: value}) is not None
 
 
 def test_a_str_subclass_takes_the_validated_path() -> None:
     request = copy.deepcopy(PLAIN)
     request["messages"][1]["content"] = _Str("x")
-    assert granite4_input._plain_request(request) is None
+    assert granite4_input.plain_request(request) is None
 
 
 # -- the typed lanes ----------------------------------------------------------------------

@@ -27,6 +27,7 @@ from .request import (
     body_value,
     document_data,
     join_parts,
+    plain_request,
     raw_documents,
     revalidated,
     top_level_effort,
@@ -39,6 +40,7 @@ if TYPE_CHECKING:
     from ..release import Release
     from ..syntax.blocks import SystemBlock
     from ..syntax.context_turns import DocumentsTurn, DocumentTurnPerDocument
+    from ..syntax.protocols import TurnSyntax
 
 __all__ = ["ReleaseInputProcessor"]
 
@@ -148,12 +150,21 @@ def _documents(request: RequestView, raw: Mapping[str, Any] | None) -> list[Any]
     return documents
 
 
-def _today(today: Any) -> datetime.date:
-    """The date of a dated system prompt: ``today``, or the clock's when ``None``."""
-    if today is None:
-        from ..granite3 import dates
+#: The clock module (``granite3.dates``), imported on the first dated prompt; its
+#: ``current_date`` is looked up at each call (tests replace it).
+_CLOCK: Any = None
 
-        return dates.current_date()
+
+def _clock() -> Any:
+    global _CLOCK
+    from ..granite3 import dates
+
+    _CLOCK = dates
+    return dates
+
+
+def _checked_day(today: Any) -> datetime.date:
+    """``today`` when it is a date (the date of a dated system prompt)."""
     if not isinstance(today, datetime.date):
         raise InvalidRequestError(
             f"must be a datetime.date, not {type(today).__name__}", field="today"
@@ -177,6 +188,29 @@ def _document_id(value: Any, field: str) -> str:
     raise InvalidRequestError(
         f"must be a string or an integer, not {type(value).__name__}", field=field
     )
+
+
+class _Headers(dict[str, str]):
+    """The turn headers by role, each made when first read."""
+
+    __slots__ = ("turns",)
+
+    def __init__(self, turns: TurnSyntax) -> None:
+        super().__init__((role, turns.header(role)) for role in ("system", "user", "assistant"))
+        self.turns = turns
+
+    def __missing__(self, role: str) -> str:
+        header = self.turns.header(role)
+        if len(self) < _HEADERS_KEPT and len(role) <= 64:
+            self[role] = header
+        return header
+
+    def __reduce__(self) -> Any:
+        return (_Headers, (self.turns,))
+
+
+#: How many turn headers a processor keeps.
+_HEADERS_KEPT = 64
 
 
 class _Writer:
@@ -249,11 +283,17 @@ class ReleaseInputProcessor(InputProcessor):
             option.name: option.default for option in release.options
         }
         self._reads_effort = release.option("reasoning_effort") is not None
+        self._dated = release.system_prompt is not None
+        self._declared = {option.name: option for option in reversed(release.options)}
+        # Generation prompts with controls, by the controls' items (checked valid: exact
+        # str keys, bool/str/null values, so equal items print alike).
+        self._controlled: dict[tuple[tuple[str, Any], ...], str] = {}
         # The turn headers of the roles every request has (others are made when met).
-        self._headers = {
-            role: release.turns.header(role) for role in ("system", "user", "assistant", "tool")
-        }
-        # Default system texts of a dated system prompt by date and flags (the controls
+        self._headers = _Headers(release.turns)
+        self._tools_header = (
+            release.turns.header(release.tools_turn.role) if release.tools_turn else ""
+        )
+        # Default system turns of a dated system prompt by date and flags (the controls
         # count through their citations and hallucinations keys).
         self._system_texts: dict[tuple[datetime.date, bool, bool, bool, bool, bool], str] = {}
         # The JSON lines of recently rendered tool and document lists (usually sent again
@@ -291,11 +331,20 @@ class ReleaseInputProcessor(InputProcessor):
         policy: SpecialTokenPolicy = "error" if special_tokens is None else special_tokens
         problems = STRICT if strict else Problems(False)
         release = self.release
-        if release.system_prompt is not None:
-            today = _today(today)
-        request, raw = view(chat_completion, problems, release.family)
+        dated = self._dated
+        if dated:
+            if today is None:
+                today = (_CLOCK or _clock()).current_date()
+            elif type(today) is not datetime.date:
+                today = _checked_day(today)
+        plain = plain_request(chat_completion) if type(chat_completion) is dict else None
+        if plain is not None:
+            request: RequestView = plain
+            raw: Mapping[str, Any] | None = chat_completion  # type: ignore[assignment]
+        else:
+            request, raw = view(chat_completion, problems, release.family)
         try:
-            if today is None or release.system_prompt is None:
+            if not dated or today is None:
                 prompt = self._render(request, raw, add_generation_prompt, policy, problems)
             else:
                 prompt = self._render_turns(
@@ -353,8 +402,9 @@ class ReleaseInputProcessor(InputProcessor):
         tools_field = "tools"
         options = dict(self._defaults)
         kwargs = kwargs or {}
+        declared = self._declared
         for key, value in kwargs.items():
-            option = release.option(key) if key in options else None
+            option = declared.get(key)
             if option is not None:
                 if option.check is not None:
                     refused = option.check(value)
@@ -564,39 +614,43 @@ class ReleaseInputProcessor(InputProcessor):
         turns (Granite 3.x): the system turn (the caller's or the default), the tools
         turn, the documents turns, then every other message as a turn of its own role."""
         release = self.release
-        system_prompt = release.system_prompt
-        assert system_prompt is not None  # (the caller's condition)
-        turns = release.turns
-        end = turns.end
+        end = release.turns.end
         headers = self._headers
         tokens = self._tokens
         messages = request.messages
-        rows = turns_of(request)
-        raw_messages = None if raw is None else _raw_messages(request, raw)
-        tools, tools_field, options = self._options(request, raw, problems)
-        controls = options.get("controls")
-        thinking = options.get("thinking") is True
-        documents = _documents(request, raw) if request.documents else None
-        has_tools = bool(tools)
-        has_documents = bool(documents)
+        typed = type(request) is not PlainRequest
+        if not typed:
+            rows = request.turns  # type: ignore[attr-defined]
+            raw_messages = None
+            documents = request.documents  # (the caller's dicts, already checked)
+        else:
+            rows = turns_of(request)
+            raw_messages = None if raw is None else raw.get("messages")
+            documents = _documents(request, raw) if request.documents else None
+        if request.chat_template_kwargs or self._reads_effort:
+            tools, tools_field, options = self._options(request, raw, problems)
+            controls = options.get("controls")
+            thinking = options.get("thinking") is True
+        else:
+            tools, tools_field, controls, thinking = request.tools, "tools", None, False
         first_role, first_text, first_calls = rows[0]
         if policy == "strip" and type(first_role) is str:
             # As if the request had been sanitized first: "sys<|end_of_text|>tem" is a
             # system role.
             first_role = tokens.remove(first_role)
         custom_system = first_role == "system"
-        if thinking or controls:
-            for field, why in system_prompt.unhonoured(
+        if thinking or (controls and (custom_system or not documents)):
+            # (nothing unhonoured otherwise)
+            for field, why in release.system_prompt.unhonoured(  # type: ignore[union-attr]
                 release.name,
                 custom_system=custom_system,
-                tools=has_tools,
-                documents=has_documents,
+                tools=bool(tools),
+                documents=bool(documents),
                 thinking=thinking,
                 controls=controls,
             ):
                 problems.add(why, field)
 
-        out: list[str] = []
         sentinel = tokens.sentinel if policy != "keep" else None
         if custom_system:
             start = 1
@@ -605,7 +659,7 @@ class ReleaseInputProcessor(InputProcessor):
             text = self._text(raw_messages, messages, 0, first_text)
             if sentinel is None or sentinel in text:
                 text = _checked(text, "messages[0].content", policy, tokens)
-            out += (headers["system"], text, end)
+            out = [headers["system"], text, end]
             if first_calls:
                 problems.add(
                     "tool_calls on a 'system' message are not rendered; only assistant "
@@ -614,31 +668,14 @@ class ReleaseInputProcessor(InputProcessor):
                 )
         else:
             start = 0
-            # (the text depends on controls only through these two keys, with documents)
-            cites = has_documents and controls is not None and "citations" in controls
-            marks = has_documents and controls is not None and "hallucinations" in controls
-            key = (today, has_tools, has_documents, thinking, cites, marks)
-            system = self._system_texts.get(key)
-            if system is None:
-                system = system_prompt.text(
-                    today,
-                    tools=has_tools,
-                    documents=has_documents,
-                    thinking=thinking,
-                    controls=controls,
-                )
-                if type(today) is datetime.date:
-                    if len(self._system_texts) >= _SYSTEM_TEXTS_KEPT:
-                        self._system_texts.clear()
-                    self._system_texts[key] = system
-            out += (headers["system"], system, end)
-        tools_turn = release.tools_turn
+            out = [self._system_turn(today, bool(tools), bool(documents), thinking, controls)]
         if tools:
+            tools_turn = release.tools_turn
             if tools_turn is None:
                 problems.add(f"the {release.name} chat template does not render tools.", "tools")
             else:
                 out += (
-                    turns.header(tools_turn.role),
+                    self._tools_header,
                     self._indented(tools, tools_field, policy, tools_turn.indent),
                     end,
                 )
@@ -649,20 +686,19 @@ class ReleaseInputProcessor(InputProcessor):
                     f"the {release.name} chat template does not render documents.", "documents"
                 )
             else:
-                out.append(self._document_turns(documents, layout, policy, problems))
+                self._document_turns(out, documents, layout, policy, problems)
 
         writes_calls = release.template_writes_calls or problems.strict
         refused = release.refused_roles
         for index in range(start, len(rows)):
-            role, content, calls = rows[index]
-            if content is None:
+            role, text, calls = rows[index]
+            if text is None:
                 if not (calls and role == "assistant" and writes_calls):
                     raise self._missing_content(index)
-                content = ""
-            text = content
-            if raw_messages is not None:
+                text = ""
+            elif raw_messages is not None:
                 text = self._text(raw_messages, messages, index, text)
-            elif text and text[0] == "\n":
+            elif typed and text and text[0] == "\n":
                 text = _typed_text(messages[index], text)
             if sentinel is None or sentinel in role or sentinel in text:
                 where = f"messages[{index}]"
@@ -678,31 +714,85 @@ class ReleaseInputProcessor(InputProcessor):
                     f"messages[{index}].role",
                 )
             if calls:
-                where = f"messages[{index}]"
-                if role != "assistant":
-                    problems.add(
-                        f"tool_calls on a {quote(role)} message are not rendered; only "
-                        "assistant messages carry tool calls.",
-                        f"{where}.tool_calls",
-                    )
-                elif not writes_calls:
-                    problems.add(
-                        f"the {release.name} chat template does not render tool_calls "
-                        f"({len(calls)} call(s) left out).",
-                        f"{where}.tool_calls",
-                    )
-                elif release.tool_calls is not None:
-                    writer = _Writer(tokens, policy, problems)
-                    text = release.tool_calls.write(
-                        text, _history_calls(calls, where, problems), writer
-                    )
-            out += (headers.get(role) or turns.header(role), text, end)
+                text = self._turn_calls(role, text, calls, index, writes_calls, policy, problems)
+            out += (headers[role], text, end)
         if add_generation_prompt and len(rows) > start:
-            if release.controls is None or not controls:
+            if not controls or release.controls is None:
                 out.append(headers["assistant"])
             else:
-                out.append(turns.header("assistant" + release.controls.role_suffix(controls)))
+                out.append(self._controlled_prompt(controls))
         return "".join(out)
+
+    def _system_turn(
+        self,
+        today: datetime.date,
+        tools: bool,
+        documents: bool,
+        thinking: bool,
+        controls: Mapping[str, Any] | None,
+    ) -> str:
+        """The default system turn of a dated system prompt, from a small memo by date
+        and flags (the text depends on controls only through two keys, with documents)."""
+        cites = documents and controls is not None and "citations" in controls
+        marks = documents and controls is not None and "hallucinations" in controls
+        key = (today, tools, documents, thinking, cites, marks)
+        turn = self._system_texts.get(key)
+        if turn is None:
+            system_prompt = self.release.system_prompt
+            assert system_prompt is not None  # (the caller's condition)
+            text = system_prompt.text(
+                today, tools=tools, documents=documents, thinking=thinking, controls=controls
+            )
+            turn = self._headers["system"] + text + self.release.turns.end
+            if type(today) is datetime.date:
+                if len(self._system_texts) >= _SYSTEM_TEXTS_KEPT:
+                    self._system_texts.clear()
+                self._system_texts[key] = turn
+        return turn
+
+    def _controlled_prompt(self, controls: Mapping[str, Any]) -> str:
+        """The generation prompt with the (checked) controls after the assistant role."""
+        items = tuple(controls.items())
+        prompt = self._controlled.get(items)
+        if prompt is None:
+            assert self.release.controls is not None  # (the caller's condition)
+            suffix = self.release.controls.role_suffix(controls)
+            prompt = self.release.turns.header("assistant" + suffix)
+            if len(self._controlled) >= _SYSTEM_TEXTS_KEPT:
+                self._controlled.clear()
+            self._controlled[items] = prompt
+        return prompt
+
+    def _turn_calls(
+        self,
+        role: str,
+        text: str,
+        calls: Sequence[Any],
+        index: int,
+        writes_calls: bool,
+        policy: SpecialTokenPolicy,
+        problems: Problems,
+    ) -> str:
+        """A message's text with its tool calls written (assistant turns of a template
+        that writes them, or in strict mode), else a problem."""
+        where = f"messages[{index}]"
+        release = self.release
+        if role != "assistant":
+            problems.add(
+                f"tool_calls on a {quote(role)} message are not rendered; only "
+                "assistant messages carry tool calls.",
+                f"{where}.tool_calls",
+            )
+        elif not writes_calls:
+            problems.add(
+                f"the {release.name} chat template does not render tool_calls "
+                f"({len(calls)} call(s) left out).",
+                f"{where}.tool_calls",
+            )
+        elif release.tool_calls is not None:
+            writer = _Writer(self._tokens, policy, problems)
+            text = release.tool_calls.write(text, _history_calls(calls, where, problems), writer)
+        return text
 
     def _missing_content(self, index: int) -> InvalidRequestError:
         return InvalidRequestError(
@@ -748,43 +838,64 @@ class ReleaseInputProcessor(InputProcessor):
 
     def _document_turns(
         self,
+        out: list[str],
         documents: Sequence[Any],
         layout: DocumentsTurn | DocumentTurnPerDocument,
         policy: SpecialTokenPolicy,
         problems: Problems,
-    ) -> str:
-        tokens = self._tokens
-        sentinel = tokens.sentinel if policy != "keep" else None
-        reads_ids = layout.reads_ids
+    ) -> None:
+        """Append the documents turn(s) to ``out``."""
+        sentinel = self._tokens.sentinel if policy != "keep" else None
         texts: list[str] = []
         ids: list[str] = []
-        for index, document in enumerate(documents):
-            text = document.get("text")
-            if not isinstance(text, str):
-                raise InvalidRequestError(
-                    f"must be a string, not {type(text).__name__}", field=f"documents[{index}].text"
-                )
-            if sentinel is None or sentinel in text:
-                text = _checked(text, f"documents[{index}].text", policy, tokens)
-            texts.append(text)
-            if not reads_ids:
-                continue
-            field = f"documents[{index}].doc_id"
-            value = document.get("doc_id")
-            if value is None:
-                problems.add(
-                    f"{self.release.name} identifies each document by its doc_id in the prompt "
-                    "(and the model cites documents by it): give every document a doc_id "
-                    "(a string or an integer).",
-                    field,
-                )
-                doc_id = "None" if "doc_id" in document else ""
-            else:
-                doc_id = _document_id(value, field)
-            if sentinel is None or sentinel in doc_id:
-                doc_id = _checked(doc_id, field, policy, tokens)
-            ids.append(doc_id)
-        return layout.write(self.release.turns, texts, ids)
+        if layout.reads_ids:
+            for document in documents:
+                text = document.get("text")
+                doc_id = document.get("doc_id")
+                if (
+                    type(text) is not str
+                    or type(doc_id) is not str
+                    or (sentinel is not None and (sentinel in text or sentinel in doc_id))
+                ):
+                    index = len(texts)
+                    text = self._document_text(index, text, policy)
+                    doc_id = self._document_id(index, document, policy, problems)
+                texts.append(text)
+                ids.append(doc_id)
+        else:
+            for document in documents:
+                text = document.get("text")
+                if type(text) is not str or (sentinel is not None and sentinel in text):
+                    text = self._document_text(len(texts), text, policy)
+                texts.append(text)
+        out += layout.parts(self.release.turns, texts, ids)
+
+    def _document_text(self, index: int, text: Any, policy: SpecialTokenPolicy) -> str:
+        field = f"documents[{index}].text"
+        if not isinstance(text, str):
+            raise InvalidRequestError(f"must be a string, not {type(text).__name__}", field=field)
+        return _checked(text, field, policy, self._tokens)
+
+    def _document_id(
+        self,
+        index: int,
+        document: Mapping[str, Any],
+        policy: SpecialTokenPolicy,
+        problems: Problems,
+    ) -> str:
+        """A document's id as the template prints it (``doc_id | string``: missing is
+        ``""``, null ``"None"``), the policy applied; a problem when it has none."""
+        field = f"documents[{index}].doc_id"
+        value = document.get("doc_id")
+        if value is None:
+            problems.add(
+                f"{self.release.name} identifies each document by its doc_id in the prompt "
+                "(and the model cites documents by it): give every document a doc_id "
+                "(a string or an integer).",
+                field,
+            )
+            return "None" if "doc_id" in document else ""
+        return _checked(_document_id(value, field), field, policy, self._tokens)
 
     # ------------------------------------------------------------------ pieces
 

@@ -34,6 +34,7 @@ __all__ = [
     "document_data",
     "join_parts",
     "output_options",
+    "plain_request",
     "raw_documents",
     "revalidated",
     "top_level_effort",
@@ -171,11 +172,14 @@ def turns_of(request: RequestView) -> list[Turn]:
 _OPTIONAL_MESSAGE_STRINGS = ("tool_call_id", "name", "reasoning_content")
 #: The document keys read (exact ``str`` literals: plain keys without a check).
 _DOCUMENT_KEYS = frozenset({"text", "doc_id", "title"})
+#: The types of a plain document's ``doc_id`` (not ``bool``) and title (missing: null).
+_ID_TYPES = frozenset({str, int, type(None)})
+_TITLE_TYPES = frozenset({str, type(None)})
 #: ``tuple.__new__``: a :class:`PlainRequest` made without a Python-level frame.
 _new = tuple.__new__
 
 
-def _plain_request(data: dict[str, Any]) -> PlainRequest | None:
+def plain_request(data: dict[str, Any]) -> PlainRequest | None:
     """The request of a plain dict that validation would accept unchanged, or ``None``.
 
     ``None`` unless every top-level key is a request field or an ignored OpenAI/vLLM
@@ -238,12 +242,10 @@ def _plain_request(data: dict[str, Any]) -> PlainRequest | None:
                 _DOCUMENT_KEYS.issuperset(document) or are_plain_keys(document)
             ):
                 return None
-            doc_id = document.get("doc_id")
-            title = document.get("title")
             if (
                 type(document.get("text")) is not str
-                or (title is not None and type(title) is not str)
-                or (doc_id is not None and type(doc_id) is not str and type(doc_id) is not int)
+                or type(document.get("doc_id")) not in _ID_TYPES
+                or type(document.get("title")) not in _TITLE_TYPES
             ):
                 return None
     options = data.get("chat_template_kwargs")
@@ -264,14 +266,12 @@ _VALIDATION: tuple[type[ChatCompletion], Callable[[Any, type[ChatCompletion]], A
 def view(
     chat_completion: RequestLike, problems: Problems, family: str
 ) -> tuple[RequestView, Mapping[str, Any] | None]:
-    """The request to render, and the caller's raw mapping when there is one.
+    """The request to render, and the caller's raw mapping when there is one: a
+    validated request (a plain dict that :func:`plain_request` reads is read by it
+    first, by the caller).
 
     Content parts other than text are dropped (a problem each, worded for ``family``).
     """
-    if type(chat_completion) is dict:
-        plain = _plain_request(chat_completion)
-        if plain is not None:
-            return plain, chat_completion
     global _VALIDATION
     if _VALIDATION is None:
         from ..types import ChatCompletion, coerce_request

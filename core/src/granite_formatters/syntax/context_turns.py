@@ -33,6 +33,10 @@ def _heading(index: int) -> str:
     return f"\n\nDocument {index}\n" if index else "Document 0\n"
 
 
+_KEPT = 16
+_HEADINGS = tuple(_heading(index) for index in range(_KEPT))
+
+
 @attrs.frozen
 class DocumentsTurn:
     """One turn of role :attr:`role`: ``Document <i>\\n<text>`` per document, a blank
@@ -47,9 +51,16 @@ class DocumentsTurn:
 
     def write(self, turns: TurnSyntax, texts: Sequence[str], ids: Sequence[str]) -> str:
         """The turn (``ids`` is not read)."""
+        return "".join(self.parts(turns, texts, ids))
+
+    def parts(self, turns: TurnSyntax, texts: Sequence[str], ids: Sequence[str]) -> list[str]:
+        """The pieces :meth:`write` joins."""
         del ids
-        body = "".join(_heading(index) + text for index, text in enumerate(texts))
-        return turns.header(self.role) + body + turns.end
+        parts = [turns.header(self.role)]
+        for index, text in enumerate(texts):
+            parts += (_HEADINGS[index] if index < _KEPT else _heading(index), text)
+        parts.append(turns.end)
+        return parts
 
 
 @attrs.frozen
@@ -68,8 +79,15 @@ class DocumentTurnPerDocument:
 
     def write(self, turns: TurnSyntax, texts: Sequence[str], ids: Sequence[str]) -> str:
         """The turns, one per (id, text)."""
-        prefix, suffix, end = self.role_prefix, self.role_suffix, turns.end
-        return "".join(
-            turns.header(prefix + doc_id + suffix) + "\n" + text + end
-            for doc_id, text in zip(ids, texts, strict=True)
-        )
+        return "".join(self.parts(turns, texts, ids))
+
+    def parts(self, turns: TurnSyntax, texts: Sequence[str], ids: Sequence[str]) -> list[str]:
+        """The pieces :meth:`write` joins."""
+        # (the header of role prefix + id + suffix, split around the id)
+        before, _, after = turns.header(self.role_prefix + "\0" + self.role_suffix).partition("\0")
+        after += "\n"
+        end = turns.end
+        parts: list[str] = []
+        for doc_id, text in zip(ids, texts, strict=True):
+            parts += (before, doc_id, after, text, end)
+        return parts

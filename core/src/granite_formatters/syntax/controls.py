@@ -109,7 +109,7 @@ class Controls:
     @staticmethod
     def check(value: Any) -> str | None:
         """Why ``value`` is refused, naming the control (``None``: accepted)."""
-        if value is None:
+        if value is None or (type(value) is dict and valid_control_items(value) is not None):
             return None
         problem = controls_problem(value)
         if problem is None:
