@@ -189,7 +189,11 @@ def test_thinking_off_leaves_the_markers_in_the_content(release: Release) -> Non
     assert release.reasoning_syntax is not None
     output = THINKING_OFF[release.reasoning_syntax]
     message = parser(release).transform(output, NOT_THINKING)
-    assert (message.reasoning_content, message.content, message.raw_content) == (None, output, None)
+    assert (message.reasoning_content, message.content, message.raw_content) == (
+        None,
+        output,
+        output,
+    )
 
 
 @pytest.mark.parametrize("request_kind", ["none", "no thinking key", "thinking"])

@@ -132,7 +132,9 @@ class MessageStream(Protocol[M_co]):
 
     def feed(self, chunk: str) -> list[Delta]: ...
 
-    def close(self, *args: Any, **kwargs: Any) -> list[Delta]: ...
+    def close(
+        self, finish_reason: str | None = None, *, stop_reason: str | None = None
+    ) -> list[Delta]: ...
 
     @property
     def message(self) -> M_co | None: ...
@@ -627,8 +629,11 @@ class Formatter(Generic[M_co]):
         """A parser for one output streamed in chunks: ``feed(chunk)``, ``close()``, ``message``.
 
         The object is the output processor's
-        :class:`~granite_formatters.streaming.StreamParser`; see
-        :mod:`granite_formatters.streaming`.
+        :class:`~granite_formatters.streaming.StreamParser` (wrapped, when a plugin's
+        parser overrides ``close``, so that ``close``'s arguments are checked the same
+        for every parser); see :mod:`granite_formatters.streaming`.
         """
-        parser: StreamParser = self.output_processor.stream_parser(request)
+        from .streaming import _checked_stream
+
+        parser: StreamParser = _checked_stream(self.output_processor.stream_parser(request))
         return cast("MessageStream[M_co]", parser)

@@ -224,20 +224,38 @@ class StreamParser(ABC):
     Call :meth:`feed` with each chunk, then :meth:`close` once; after that,
     :attr:`message` is the parsed message, equal to what the output processor's
     ``transform`` returns for the whole text.
+
+    A parser implements :meth:`feed`, :attr:`message` and ``_close(finish_reason,
+    stop_reason)``, which :meth:`close` calls once it has checked its arguments (the
+    check is this class's, the same for every parser). A parser written before that
+    overrides :meth:`close` itself; ``Formatter.stream_parser`` checks the arguments
+    for it.
     """
 
     @abstractmethod
     def feed(self, chunk: str) -> list[Delta]:
         """Consume the next chunk; return the deltas that can be emitted now."""
 
-    @abstractmethod
-    def close(self, finish_reason: str | None = None) -> list[Delta]:
+    def close(
+        self, finish_reason: str | None = None, *, stop_reason: str | None = None
+    ) -> list[Delta]:
         """The output is complete: return the remaining deltas and build :attr:`message`.
 
         The last delta returned carries ``finish_reason``: the one given (pass
         ``"length"`` when the backend stopped at its token limit, or whatever it
-        reported), else ``"tool_calls"`` or ``"stop"``. A second call returns ``[]``.
+        reported), else ``"tool_calls"`` or ``"stop"``. ``stop_reason`` (the stop string
+        or token the backend matched) is copied to the message. A second call returns
+        ``[]``. Each argument must be a non-empty string or ``None``, else
+        :class:`~granite_formatters.errors.InvalidRequestError` naming it is raised
+        before the stream is closed.
         """
+        if finish_reason is not None or stop_reason is not None:
+            _check_close(finish_reason, stop_reason)
+        return self._close(finish_reason, stop_reason)
+
+    def _close(self, finish_reason: str | None, stop_reason: str | None) -> list[Delta]:
+        """:meth:`close`, its arguments checked (see the class docstring)."""
+        raise NotImplementedError(f"{type(self).__qualname__} implements neither close nor _close")
 
     @property
     @abstractmethod
@@ -302,10 +320,12 @@ class BufferedStreamParser(StreamParser):
         self._chunks.append(self._text(chunk))
         return []
 
-    def close(self, finish_reason: str | None = None) -> list[Delta]:
+    def _close(self, finish_reason: str | None, stop_reason: str | None) -> list[Delta]:
         if self._message is not None:
             return []
         message = self._transform("".join(self._chunks) + self._text.end())
+        if stop_reason is not None:
+            message = message.model_copy(update={"stop_reason": stop_reason})
         self._message = message
         delta = Delta(
             reasoning_content=message.reasoning_content or None,
@@ -319,3 +339,77 @@ class BufferedStreamParser(StreamParser):
     @property
     def message(self) -> AssistantMessage | None:
         return self._message
+
+
+def _check_close(finish_reason: object, stop_reason: object) -> None:
+    """The arguments of a stream's ``close``, checked once for every release (by the
+    formatter's stream): each a non-empty string or ``None``."""
+    for value, field in ((finish_reason, "finish_reason"), (stop_reason, "stop_reason")):
+        if value is not None and not (isinstance(value, str) and value):
+            from .errors import InvalidRequestError, quote
+
+            raise InvalidRequestError(
+                f"must be a non-empty string or None, not {quote(value)}", field=field
+            )
+
+
+#: Stream parser classes whose ``close`` takes ``stop_reason`` (see :class:`_CheckedStream`).
+_TAKES_STOP_REASON: dict[type, bool] = {}
+
+
+def _takes_stop_reason(parser: StreamParser) -> bool:
+    kind = parser.__class__
+    known = _TAKES_STOP_REASON.get(kind)
+    if known is None:
+        import inspect
+
+        try:
+            parameters = inspect.signature(parser.close).parameters
+        except (TypeError, ValueError):  # pragma: no cover - a builtin close
+            parameters = {}  # type: ignore[assignment]
+        known = "stop_reason" in parameters or any(
+            p.kind is inspect.Parameter.VAR_KEYWORD for p in parameters.values()
+        )
+        if len(_TAKES_STOP_REASON) < 64:
+            _TAKES_STOP_REASON[kind] = known
+    return known
+
+
+class _CheckedStream(StreamParser):
+    """A plugin's stream parser that overrides :meth:`close` (one written before
+    ``_close``), as ``Formatter.stream_parser`` hands it out: :meth:`close`'s arguments
+    are checked here, as :class:`StreamParser` checks them, then passed to
+    :attr:`parser`; a ``close`` without ``stop_reason`` gets it copied onto its message.
+    """
+
+    # ``feed`` is a slot holding the parser's bound method (no extra call per chunk).
+    __slots__ = ("_message", "feed", "parser")
+
+    def __init__(self, parser: StreamParser) -> None:
+        self.parser = parser
+        self.feed = parser.feed  # type: ignore[method-assign]
+        self._message: AssistantMessage | None = None
+
+    def _close(self, finish_reason: str | None, stop_reason: str | None) -> list[Delta]:
+        parser = self.parser
+        if stop_reason is None:
+            return parser.close(finish_reason)
+        if _takes_stop_reason(parser):
+            return parser.close(finish_reason, stop_reason=stop_reason)
+        deltas = parser.close(finish_reason)
+        message = parser.message
+        if self._message is None and message is not None:
+            self._message = message.model_copy(update={"stop_reason": stop_reason})
+        return deltas
+
+    @property
+    def message(self) -> AssistantMessage | None:
+        return self._message if self._message is not None else self.parser.message
+
+
+def _checked_stream(parser: StreamParser) -> StreamParser:
+    """``parser``, or a wrapper checking ``close``'s arguments when its class overrides
+    :meth:`StreamParser.close` (see :class:`_CheckedStream`)."""
+    if parser.__class__.close is StreamParser.close:
+        return parser
+    return _CheckedStream(parser)  # type: ignore[abstract]  # (feed: a slot)

@@ -373,8 +373,12 @@ class ToolCall(BaseModel):
 class AssistantMessage(BaseModel):
     """A structured assistant message, as an output processor returns it.
 
-    ``raw_content`` keeps the model's original text whenever anything was parsed out of
-    it; ``notes`` lists what the parser could not interpret (it never raises instead).
+    ``raw_content`` is the model's text as received (decoded; always set by the bundled
+    parsers); ``notes`` lists what the parser could not interpret (it never raises
+    instead). ``stop_reason`` is what the caller passed (``close(stop_reason=...)``, or
+    ``transform(..., stop_reason=...)`` of the bundled processors): the stop string or
+    token the backend matched, as vLLM reports it; the text cannot show it, so it is
+    ``None`` otherwise.
     """
 
     model_config = _RESPONSE_CONFIG
@@ -385,6 +389,7 @@ class AssistantMessage(BaseModel):
     tool_calls: list[ToolCall] = Field(default_factory=list)
     raw_content: str | None = None
     notes: list[str] = Field(default_factory=list)
+    stop_reason: str | None = None
 
     def to_openai(self) -> dict[str, Any]:
         """The OpenAI chat message dict (tool calls in OpenAI form, reasoning kept).

@@ -265,7 +265,7 @@ def test_policies_depend_on_the_request() -> None:
     message = TOY.transform(OUTPUT, plain)
     assert message.reasoning_content is None
     assert message.content == OUTPUT
-    assert message.raw_content is None and message.citations == []
+    assert message.raw_content == OUTPUT and message.citations == []
 
 
 def test_bad_requests_raise_but_bad_output_does_not() -> None:

@@ -85,7 +85,7 @@ class ReleaseStreamParser(StreamParser):
         "_block_len",
         "_calls",
         "_chunks",
-        "_close",
+        "_close_tag",
         "_content",
         "_deltas",
         "_held",
@@ -132,7 +132,7 @@ class ReleaseStreamParser(StreamParser):
         self._request = request
         # The markers (a release without tool calls has an open marker that never matches).
         self._open = syntax.open if syntax is not None else "\x00" * 2
-        self._close = syntax.close if syntax is not None else ""
+        self._close_tag = syntax.close if syntax is not None else ""
         self._lt = self._open[0]
         self._chunks: list[str] = []
         self._offset = 0  # absolute offset of the start of self._pending / the block
@@ -216,7 +216,7 @@ class ReleaseStreamParser(StreamParser):
                 # (CLOSE) begun so far, or begins one, is kept (what _text or _in_block
                 # would do).
                 pending = self._pending
-                tag = self._open if mode == _TEXT else self._close
+                tag = self._open if mode == _TEXT else self._close_tag
                 if (pending or chunk[0] == self._lt) and len(pending) + len(chunk) < len(tag):
                     extended = pending + chunk
                     if tag.startswith(extended):
@@ -276,7 +276,7 @@ class ReleaseStreamParser(StreamParser):
         )
         return deltas
 
-    def close(self, finish_reason: str | None = None) -> list[Delta]:
+    def _close(self, finish_reason: str | None, stop_reason: str | None) -> list[Delta]:
         """End the stream; the last delta carries ``finish_reason`` (see the base class)."""
         if self._message is not None:
             return []
@@ -305,7 +305,7 @@ class ReleaseStreamParser(StreamParser):
             block = "".join(self._block) + (self._pending if self._mode == _CLOSE else "")
             self._notes.append(
                 f"the {self._open} block at offset {self._offset} is not closed by "
-                f"{self._close}; kept as content"
+                f"{self._close_tag}; kept as content"
             )
             self._emit(block)
         raw = "".join(self._chunks)
@@ -315,6 +315,7 @@ class ReleaseStreamParser(StreamParser):
             tool_calls=self._calls,
             raw_content=raw,
             notes=self._notes,
+            stop_reason=stop_reason,
         )
         if not self._deltas:
             return []
@@ -519,15 +520,15 @@ class ReleaseStreamParser(StreamParser):
         start = self._skip_space(text, pos)
         if start == len(text):
             return start
-        candidate = text[start : start + len(self._close)]
-        if candidate == self._close:
+        candidate = text[start : start + len(self._close_tag)]
+        if candidate == self._close_tag:
             self._add_block(candidate)
             self._finish_block()
-            return start + len(self._close)
-        if start + len(candidate) == len(text) and self._close.startswith(candidate):
+            return start + len(self._close_tag)
+        if start + len(candidate) == len(text) and self._close_tag.startswith(candidate):
             self._pending = candidate
             return len(text)
-        return self._reject(f"is not closed by {self._close} after its JSON", start)
+        return self._reject(f"is not closed by {self._close_tag} after its JSON", start)
 
     def _finish_block(self) -> None:
         block = "".join(self._block)
@@ -577,11 +578,15 @@ class ReleaseOutputProcessor(OutputProcessor):
         return hash(self.release.name)
 
     def transform(
-        self, model_output: str, chat_completion: RequestLike | None = None
+        self,
+        model_output: str,
+        chat_completion: RequestLike | None = None,
+        *,
+        stop_reason: str | None = None,
     ) -> AssistantMessage:
         parser = ReleaseStreamParser(self.release, chat_completion, deltas=False)
         parser.feed(model_output)  # (UTF-8 bytes are decoded, as in a stream)
-        parser.close()
+        parser.close(stop_reason=stop_reason)
         message = parser.message
         assert message is not None
         return message

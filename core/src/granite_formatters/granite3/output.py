@@ -27,8 +27,8 @@ Policies (shared by the releases):
   given, or when it has documents or mentions the ``citations`` / ``hallucinations``
   controls.
 * ``content`` is stripped of surrounding whitespace; ``raw_content`` is the untouched
-  output whenever it differs from ``content``; ``notes`` says what could not be
-  interpreted. Nothing here raises on model output.
+  output; ``notes`` says what could not be interpreted. Nothing here raises on model
+  output.
 
 The pieces live in modules named for what they are: sections (``_sections``),
 citation lines (``_citation_lines``), document lookup and citation building
@@ -579,9 +579,7 @@ class Granite3StreamParser(StreamParser):
             self._steady = (union.chars, finish)
         return _Lane(union, lane, stable, busy)
 
-    def close(
-        self, finish_reason: str | None = None, *, stop_reason: str | None = None
-    ) -> list[Delta]:
+    def _close(self, finish_reason: str | None, stop_reason: str | None) -> list[Delta]:
         """End the stream: the remaining deltas, the last carrying ``finish_reason``.
 
         ``finish_reason`` is what the backend reported, when it is not a plain stop
@@ -781,7 +779,7 @@ class Granite3StreamParser(StreamParser):
             content=content,
             reasoning_content=self._reasoning.text() if self._splitter.thinking_seen else None,
             tool_calls=self._tool_calls,
-            raw_content=raw if raw != content else None,
+            raw_content=raw,
             notes=list(dict.fromkeys(notes)),
             citations=citations,
             documents=documents,

@@ -150,17 +150,11 @@ class Granite3ChatCompletion(ChatCompletion):
 
 
 class Granite3AssistantMessage(AssistantMessage):
-    """An assistant message with the Granite 3 extras parsed out of the raw text.
-
-    ``stop_reason`` is what the caller passed (``transform(..., stop_reason=...)`` or
-    ``close(stop_reason=...)``): the stop string or token the backend matched, as vLLM
-    reports it. The parser cannot see it in the text, so it is ``None`` otherwise.
-    """
+    """An assistant message with the Granite 3 extras parsed out of the raw text."""
 
     citations: list[Citation] = Field(default_factory=list)
     documents: list[Document] = Field(default_factory=list)
     hallucinations: list[Hallucination] = Field(default_factory=list)
-    stop_reason: str | None = None
 
     def to_openai(self) -> dict[str, Any]:
         """The OpenAI chat message dict, with the RAG results as extension fields.
