@@ -163,6 +163,14 @@ def _clock() -> Any:
     return dates
 
 
+def _typed_options(options: Any) -> dict[str, Any]:
+    """The options a typed ``chat_template_kwargs`` object (``Granite3Kwargs``) was given:
+    its fields set and its extra keys, read without dumping it."""
+    given = {name: getattr(options, name) for name in options.model_fields_set}
+    extra = getattr(options, "model_extra", None)
+    return {**given, **extra} if extra else given
+
+
 def _checked_day(today: Any) -> datetime.date:
     """``today`` when it is a date (the date of a dated system prompt)."""
     if not isinstance(today, datetime.date):
@@ -394,7 +402,10 @@ class ReleaseInputProcessor(InputProcessor):
         unless ``chat_template_kwargs`` sets it, and turning ``enable_thinking`` off when
         it is ``"none"`` unless ``chat_template_kwargs`` sets that.
         """
-        kwargs = request.chat_template_kwargs
+        kwargs: Any = request.chat_template_kwargs
+        if kwargs is not None and not isinstance(kwargs, Mapping):
+            # (a Granite3ChatCompletion's options object)
+            kwargs = _typed_options(kwargs)
         if not kwargs and not self._reads_effort:
             return request.tools, "tools", self._defaults  # (read only: shared)
         release = self.release
