@@ -14,7 +14,7 @@ import warnings
 import pytest
 
 from granite_formatters.errors import DroppedInputWarning, InvalidRequestError
-from granite_formatters.granite3 import dates
+from granite_formatters.granite3 import Granite3ChatCompletion, dates
 from granite_formatters.testing import GoldenCase
 
 from support.release_data import release_declaration
@@ -91,3 +91,27 @@ def test_a_null_content_is_refused_except_for_an_assistant_turn_of_calls(release
     with pytest.raises(InvalidRequestError) as caught:
         processor.transform(request, strict=False)
     assert caught.value.field == "messages[1].content"
+
+
+def test_a_granite3_typed_request_renders_as_its_dict_without_validating_again(
+    release: Release, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    processor = release_declaration(release.version).input_processor()
+    request = {
+        "messages": [{"role": "user", "content": "Hi"}],
+        "documents": [{"doc_id": "1", "text": "Paris is the capital of France."}],
+        "chat_template_kwargs": {"controls": {"citations": True, "length": "short"}},
+    }
+    day = datetime.date(2025, 4, 6)
+    typed = Granite3ChatCompletion.model_validate(request)
+    expected = processor.transform(request, today=day)
+
+    def forbidden(*args: object, **kwargs: object) -> object:
+        raise AssertionError("the typed request was validated or dumped again")
+
+    for method in ("model_validate", "model_dump"):
+        monkeypatch.setattr(Granite3ChatCompletion, method, forbidden)
+    assert processor.transform(typed, today=day) == expected
+    assert expected.endswith(
+        '<|start_of_role|>assistant {"citations": true, "length": "short"}<|end_of_role|>'
+    )

@@ -18,6 +18,7 @@ from ..special_tokens import (
     find_special_token_in_json,
     remove_special_tokens_in_json,
 )
+from ..syntax.context_turns import DocumentsTurn, DocumentTurnPerDocument
 from ..syntax.protocols import HistoryCall
 from .request import (
     STRICT,
@@ -39,7 +40,6 @@ if TYPE_CHECKING:
     from ..processors import RequestLike
     from ..release import Release
     from ..syntax.blocks import SystemBlock
-    from ..syntax.context_turns import DocumentsTurn, DocumentTurnPerDocument
     from ..syntax.protocols import TurnSyntax
 
 __all__ = ["ReleaseInputProcessor"]
@@ -161,6 +161,14 @@ def _clock() -> Any:
 
     _CLOCK = dates
     return dates
+
+
+def _typed_options(options: Any) -> dict[str, Any]:
+    """The options a typed ``chat_template_kwargs`` object (``Granite3Kwargs``) was given:
+    its fields set and its extra keys, read without dumping it."""
+    given = {name: getattr(options, name) for name in options.model_fields_set}
+    extra = getattr(options, "model_extra", None)
+    return {**given, **extra} if extra else given
 
 
 def _checked_day(today: Any) -> datetime.date:
@@ -290,6 +298,11 @@ class ReleaseInputProcessor(InputProcessor):
         self._controlled: dict[tuple[tuple[str, Any], ...], str] = {}
         # The turn headers of the roles every request has (others are made when met).
         self._headers = _Headers(release.turns)
+        layout = release.documents_turns
+        self._per_document = layout if isinstance(layout, DocumentTurnPerDocument) else None
+        self._document_frame = (
+            self._per_document.frame(release.turns) if self._per_document else ("", "", "")
+        )
         self._tools_header = (
             release.turns.header(release.tools_turn.role) if release.tools_turn else ""
         )
@@ -394,7 +407,10 @@ class ReleaseInputProcessor(InputProcessor):
         unless ``chat_template_kwargs`` sets it, and turning ``enable_thinking`` off when
         it is ``"none"`` unless ``chat_template_kwargs`` sets that.
         """
-        kwargs = request.chat_template_kwargs
+        kwargs: Any = request.chat_template_kwargs
+        if kwargs is not None and type(kwargs) is not dict and not isinstance(kwargs, Mapping):
+            # (a Granite3ChatCompletion's options object)
+            kwargs = _typed_options(kwargs)
         if not kwargs and not self._reads_effort:
             return request.tools, "tools", self._defaults  # (read only: shared)
         release = self.release
@@ -846,10 +862,10 @@ class ReleaseInputProcessor(InputProcessor):
     ) -> None:
         """Append the documents turn(s) to ``out``."""
         sentinel = self._tokens.sentinel if policy != "keep" else None
-        texts: list[str] = []
-        ids: list[str] = []
-        if layout.reads_ids:
-            for document in documents:
+        if layout is self._per_document:
+            # (one turn per document: its pieces written straight into the prompt)
+            before, after, end = self._document_frame
+            for index, document in enumerate(documents):
                 text = document.get("text")
                 doc_id = document.get("doc_id")
                 if (
@@ -857,17 +873,21 @@ class ReleaseInputProcessor(InputProcessor):
                     or type(doc_id) is not str
                     or (sentinel is not None and (sentinel in text or sentinel in doc_id))
                 ):
-                    index = len(texts)
                     text = self._document_text(index, text, policy)
                     doc_id = self._document_id(index, document, policy, problems)
-                texts.append(text)
-                ids.append(doc_id)
-        else:
-            for document in documents:
-                text = document.get("text")
-                if type(text) is not str or (sentinel is not None and sentinel in text):
-                    text = self._document_text(len(texts), text, policy)
-                texts.append(text)
+                out += (before, doc_id, after, text, end)
+            return
+        texts: list[str] = []
+        for document in documents:
+            text = document.get("text")
+            if type(text) is not str or (sentinel is not None and sentinel in text):
+                text = self._document_text(len(texts), text, policy)
+            texts.append(text)
+        ids = (
+            [self._document_id(index, doc, policy, problems) for index, doc in enumerate(documents)]
+            if layout.reads_ids
+            else []
+        )
         out += layout.parts(self.release.turns, texts, ids)
 
     def _document_text(self, index: int, text: Any, policy: SpecialTokenPolicy) -> str:

@@ -230,6 +230,8 @@ def plain_request(data: dict[str, Any]) -> PlainRequest | None:
         return None
     if not turns:
         return None
+    if len(data) == 1:  # (only the messages)
+        return _new(PlainRequest, (turns, messages, None, None, None))
     tools = data.get("tools")
     if tools is not None and not are_plain_tools(tools):
         return None

@@ -83,11 +83,17 @@ class DocumentTurnPerDocument:
 
     def parts(self, turns: TurnSyntax, texts: Sequence[str], ids: Sequence[str]) -> list[str]:
         """The pieces :meth:`write` joins."""
-        # (the header of role prefix + id + suffix, split around the id)
-        before, _, after = turns.header(self.role_prefix + "\0" + self.role_suffix).partition("\0")
-        after += "\n"
-        end = turns.end
+        before, after, end = self.frame(turns)
         parts: list[str] = []
         for doc_id, text in zip(ids, texts, strict=True):
             parts += (before, doc_id, after, text, end)
         return parts
+
+    def frame(self, turns: TurnSyntax) -> tuple[str, str, str]:
+        """What each document's turn puts before its id, between its id and its text, and
+        after its text."""
+        # (the header of role prefix + id + suffix, split around the id)
+        marker = "\0"
+        header = turns.header(self.role_prefix + marker + self.role_suffix)
+        before, _, after = header.partition(marker)
+        return before, after + "\n", turns.end
