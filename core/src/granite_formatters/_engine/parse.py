@@ -8,7 +8,8 @@ trailing Unicode whitespace removed, as :meth:`str.strip` removes it); a possibl
 open marker at the end of a chunk is held back only while it can still become the
 marker; a block's body is read by the release's tool-call syntax, which decodes it once
 the close marker is complete. A block
-that is malformed or unclosed stays in the content, with a note. Parsing never raises
+that is malformed or unclosed stays in the content, with a note (a syntax without a
+close marker, such as JSON lists, ends a block where its body ends). Parsing never raises
 and each character is looked at a bounded number of times. The steady cases (a chunk
 that cannot touch a marker, or that only extends a block's body) are finished at the top
 of :meth:`ReleaseStreamParser.feed`.
@@ -303,9 +304,9 @@ class ReleaseStreamParser(StreamParser):
             self._pending = ""
         else:
             block = "".join(self._block) + (self._pending if self._mode == _CLOSE else "")
+            why = f"is not closed by {self._close_tag}" if self._close_tag else "is cut off"
             self._notes.append(
-                f"the {self._open} block at offset {self._offset} is not closed by "
-                f"{self._close_tag}; kept as content"
+                f"the {self._open} block at offset {self._offset} {why}; kept as content"
             )
             self._emit(block)
         raw = "".join(self._chunks)
@@ -514,6 +515,10 @@ class ReleaseStreamParser(StreamParser):
                 return len(text)
             self._add_block(text[pos:end])
             self._json_end = self._block_len
+            if not self._close_tag:
+                # A syntax without a close marker: the block ends with its body.
+                self._finish_block()
+                return end
             self._mode = _CLOSE
             pos = end
         # _CLOSE: optional whitespace (part of the block), then "</tool_call>".
