@@ -2,9 +2,9 @@
 
 Each 3.x release with its citation syntax taken out (``citations=None``: the engine
 runs it) against the release's own parser (the Granite 3 pipeline), for requests that
-leave citations off (no documents, no controls) and offer no tools, on outputs made of
-prose, whitespace, marker beginnings and ``<|tool_call|>`` JSON lists; batch, and
-streamed in random chunks. The alphabet grows as the engine takes over the 3.x rules
+leave citations off (no documents, no controls), with or without tools, on outputs made
+of prose, whitespace, marker beginnings, ``<|tool_call|>`` JSON lists and bare leading
+lists; batch, and streamed in random chunks. The alphabet grows as the engine takes over the 3.x rules
 that it does not share yet (listed in ``docs/output-formats.md``).
 """
 
@@ -26,7 +26,9 @@ APPLIES_TO = "citations"
 
 _PIECES = (
     " ", "\n", "\n\n", "\t", "\u2003", "Hi", "x.", "Dr. Who", "3.5", '"', "{", "}", "[", "]",
-    "<", "|", "<|", "<|tool_call", "<tool_", "</tool", ":", ",", "\u00e9",
+    "<", "|", "<|", "<|tool_call", "<tool_", "</tool", ":", ",", "\u00e9", "\f", "[1, 2]",
+    '[{"name": "f", "arguments": {"a": 1}}]', '{"name": "f", "arguments": {}}', "[]",
+    '[{"name": "f", "arguments": {"a": ', '[{"name": "f"}, 3]',
     '<|tool_call|>[{"name": "f", "arguments": {"a": 1}}]',
     '<|tool_call|>\n[{"name": "g", "arguments": {}}, {"name": "f", "arguments": {"b": [1]}}]',
     '<|tool_call|> {"name": "h", "arguments": {"c": "<|tool_call|>"}}',
@@ -39,7 +41,8 @@ def _requests() -> st.SearchStrategy[dict[str, Any]]:
     return st.fixed_dictionaries(
         {"messages": st.just([{"role": "user", "content": "Where?"}])},
         optional={
-            "chat_template_kwargs": st.fixed_dictionaries({}, optional={"thinking": st.booleans()})
+            "tools": st.just([{"type": "function", "function": {"name": "f"}}]),
+            "chat_template_kwargs": st.fixed_dictionaries({}, optional={"thinking": st.booleans()}),
         },
     )
 

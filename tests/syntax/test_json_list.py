@@ -202,3 +202,42 @@ def test_a_list_cut_off_stays_content_and_says_so(cuts: list[int]) -> None:
     message, _ = _streamed(output, cuts)
     assert (message.content, message.tool_calls) == (output, [])
     assert message.notes == ["the <|tool_call|> block at offset 3 is cut off; kept as content"]
+
+
+TOOLS = {"messages": [{"role": "user", "content": "q"}], "tools": [{"name": "f"}]}
+LIST = '[{"name": "f", "arguments": {"a": 1}}]'
+
+
+@pytest.mark.parametrize(
+    ("output", "request_", "content", "names"),
+    [
+        (LIST, TOOLS, "", ["f"]),
+        (" \n" + LIST + " Done.", TOOLS, "Done.", ["f"]),
+        (LIST, None, LIST, []),
+        (LIST, {"messages": TOOLS["messages"]}, LIST, []),
+        ("Hi " + LIST, TOOLS, "Hi " + LIST, []),
+        ("[1, 2]", TOOLS, "[1, 2]", []),
+        ("[]", TOOLS, "[]", []),
+        ('{"name": "f", "arguments": {}}', TOOLS, '{"name": "f", "arguments": {}}', []),
+        (LIST[:-5], TOOLS, LIST[:-5], []),
+        ("\u2003" + LIST, TOOLS, LIST, []),
+    ],
+)
+@given(cuts=st.lists(st.integers(min_value=0), max_size=4))
+def test_a_bare_list_at_the_start_is_read_only_when_tools_were_offered(
+    output: str, request_: Any, content: str, names: list[str], cuts: list[int]
+) -> None:
+    parser = LISTS.output_processor().stream_parser(request_)
+    bounds = [0, *sorted(c % (len(output) + 1) for c in cuts), len(output)]
+    deltas = [d for a, b in itertools.pairwise(bounds) for d in parser.feed(output[a:b])]
+    deltas += parser.close()
+    message = parser.message
+    assert message is not None
+    assert (message.content, [c.name for c in message.tool_calls], message.notes) == (
+        content,
+        names,
+        [],
+    )
+    assert "".join(d.content or "" for d in deltas) == content
+    batch = LISTS.output_processor().transform(output, request_)
+    assert (batch.content, batch.notes, len(batch.tool_calls)) == (content, [], len(names))
