@@ -91,6 +91,13 @@ def test_bad_close_arguments_are_refused_before_the_stream_closes(
     assert "".join((d.reasoning_content or "") + (d.content or "") for d in deltas) == "Hello"
 
 
+def test_a_bad_stop_reason_is_refused_by_the_batch_parse_too(release: Release) -> None:
+    processor: Any = _formatter(release).output_processor
+    with pytest.raises(InvalidRequestError) as raised:
+        processor.transform("Hello", stop_reason=3)
+    assert str(raised.value) == "stop_reason: must be a non-empty string or None, not 3"
+
+
 class _FirstContractParser(StreamParser):
     """A stream parser written before ``stop_reason``: ``close(finish_reason)`` only."""
 

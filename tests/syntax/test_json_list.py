@@ -1,7 +1,9 @@
-"""JSON-list tool calls (``JSON_LIST``, Granite 3.x): history writer and decoder."""
+"""JSON-list tool calls (``JSON_LIST``, Granite 3.x): history writer, decoder, and the
+engine reading a syntax without a close marker."""
 
 from __future__ import annotations
 
+import itertools
 import json
 from typing import Any
 
@@ -9,9 +11,12 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from granite_formatters import Release
 from granite_formatters.errors import InvalidRequestError
-from granite_formatters.syntax import JSON_LIST, HistoryCall, decode_json_list
-from granite_formatters.types import ToolCall
+from granite_formatters.special_tokens import SpecialTokens
+from granite_formatters.streaming import Delta
+from granite_formatters.syntax import CHATML, JSON_LIST, HistoryCall, decode_json_list
+from granite_formatters.types import AssistantMessage, ToolCall
 
 from support.history_writer import PlainWriter
 
@@ -144,3 +149,95 @@ def test_keys_not_read_are_noted() -> None:
     assert calls == [ToolCall(id="id0", name="a", arguments={})]
     assert len(notes) == 1
     assert "extra" in notes[0]
+
+
+# --------------------------------------------------------------------------- read by the engine
+
+#: A release of JSON-list tool calls and nothing else, run by the engine's parser.
+LISTS = Release(
+    name="Toy lists",
+    family="Toy",
+    turns=CHATML,
+    special_tokens=SpecialTokens(("<|im_start|>", "<|im_end|>")),
+    stop_strings=("<|im_end|>",),
+    tool_calls=JSON_LIST,
+)
+CALL = '<|tool_call|>[{"name": "f", "arguments": {"a": 1}}]'
+
+
+def _streamed(output: str, cuts: list[int]) -> tuple[AssistantMessage, list[Delta]]:
+    parser = LISTS.output_processor().stream_parser()
+    bounds = [0, *sorted(c % (len(output) + 1) for c in cuts), len(output)]
+    deltas = [d for a, b in itertools.pairwise(bounds) for d in parser.feed(output[a:b])]
+    deltas += parser.close()
+    assert parser.message is not None
+    return parser.message, deltas
+
+
+@pytest.mark.parametrize(
+    ("output", "content"),
+    [
+        (CALL, ""),
+        (CALL + "  \n", ""),
+        ("Sure. " + CALL + " \n Done.", "Sure.  \n Done."),
+        ("Sure.\n" + CALL + "\n\n", "Sure."),
+    ],
+)
+@given(cuts=st.lists(st.integers(min_value=0), max_size=4))
+def test_the_list_ends_the_block_where_its_json_ends(
+    output: str, content: str, cuts: list[int]
+) -> None:
+    message, deltas = _streamed(output, cuts)
+    assert (message.content, message.notes, message.raw_content) == (content, [], output)
+    assert [(c.name, c.arguments) for c in message.tool_calls] == [("f", {"a": 1})]
+    assert "".join(d.content or "" for d in deltas) == content
+    assert [t.name for d in deltas for t in d.tool_calls] == ["f"]
+    batch = LISTS.output_processor().transform(output)
+    assert (batch.content, batch.notes) == (message.content, message.notes)
+
+
+@given(cuts=st.lists(st.integers(min_value=0), max_size=4))
+def test_a_list_cut_off_stays_content_and_says_so(cuts: list[int]) -> None:
+    output = "Hi " + CALL[:-3]
+    message, _ = _streamed(output, cuts)
+    assert (message.content, message.tool_calls) == (output, [])
+    assert message.notes == ["the <|tool_call|> block at offset 3 is cut off; kept as content"]
+
+
+TOOLS = {"messages": [{"role": "user", "content": "q"}], "tools": [{"name": "f"}]}
+LIST = '[{"name": "f", "arguments": {"a": 1}}]'
+
+
+@pytest.mark.parametrize(
+    ("output", "request_", "content", "names"),
+    [
+        (LIST, TOOLS, "", ["f"]),
+        (" \n" + LIST + " Done.", TOOLS, "Done.", ["f"]),
+        (LIST, None, LIST, []),
+        (LIST, {"messages": TOOLS["messages"]}, LIST, []),
+        ("Hi " + LIST, TOOLS, "Hi " + LIST, []),
+        ("[1, 2]", TOOLS, "[1, 2]", []),
+        ("[]", TOOLS, "[]", []),
+        ('{"name": "f", "arguments": {}}', TOOLS, '{"name": "f", "arguments": {}}', []),
+        (LIST[:-5], TOOLS, LIST[:-5], []),
+        ("\u2003" + LIST, TOOLS, LIST, []),
+    ],
+)
+@given(cuts=st.lists(st.integers(min_value=0), max_size=4))
+def test_a_bare_list_at_the_start_is_read_only_when_tools_were_offered(
+    output: str, request_: Any, content: str, names: list[str], cuts: list[int]
+) -> None:
+    parser = LISTS.output_processor().stream_parser(request_)
+    bounds = [0, *sorted(c % (len(output) + 1) for c in cuts), len(output)]
+    deltas = [d for a, b in itertools.pairwise(bounds) for d in parser.feed(output[a:b])]
+    deltas += parser.close()
+    message = parser.message
+    assert message is not None
+    assert (message.content, [c.name for c in message.tool_calls], message.notes) == (
+        content,
+        names,
+        [],
+    )
+    assert "".join(d.content or "" for d in deltas) == content
+    batch = LISTS.output_processor().transform(output, request_)
+    assert (batch.content, batch.notes, len(batch.tool_calls)) == (content, [], len(names))

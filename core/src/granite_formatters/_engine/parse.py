@@ -8,7 +8,8 @@ trailing Unicode whitespace removed, as :meth:`str.strip` removes it); a possibl
 open marker at the end of a chunk is held back only while it can still become the
 marker; a block's body is read by the release's tool-call syntax, which decodes it once
 the close marker is complete. A block
-that is malformed or unclosed stays in the content, with a note. Parsing never raises
+that is malformed or unclosed stays in the content, with a note (a syntax without a
+close marker, such as JSON lists, ends a block where its body ends). Parsing never raises
 and each character is looked at a bounded number of times. The steady cases (a chunk
 that cannot touch a marker, or that only extends a block's body) are finished at the top
 of :meth:`ReleaseStreamParser.feed`.
@@ -50,6 +51,11 @@ _TEXT, _OPEN, _JSON, _CLOSE = range(4)
 # after its end marker, done (content and tool calls follow).
 _LEAD, _INSIDE, _AFTER, _DONE = range(4)
 _NON_SPACE = re.compile(r"[^ \t\r\n]")
+# The first character of the content that a bare body may be (Python's ASCII blanks).
+_NON_BLANK = re.compile(r"[^ \t\n\r\f\v]")
+# A bare body (see ToolCallSyntax): none, the content's first character still to come,
+# inside one.
+_NO_BARE, _BARE_NEXT, _BARE_BLOCK = range(3)
 
 
 def _partial_prefix(text: str, tag: str) -> int:
@@ -81,6 +87,7 @@ class ReleaseStreamParser(StreamParser):
     # Slots: read and written for each chunk, and more than CPython's shared instance
     # dictionaries hold (past 30 names every attribute access takes the slow path).
     __slots__ = (
+        "_bare",
         "_block",
         "_block_len",
         "_calls",
@@ -157,9 +164,17 @@ class ReleaseStreamParser(StreamParser):
         self._tools: list[Mapping[str, Any]] | None = None
         self._tools_read = False
         self._text_of: ChunkText | None = None  # (made when bytes arrive: decoded as UTF-8)
+        # A body the syntax reads without its marker at the start of the content, when
+        # the request offered tools (the lanes stay closed until that is decided).
+        self._bare = _NO_BARE
+        bare_body: str = getattr(syntax, "bare_body", "") if syntax is not None else ""
+        if bare_body:
+            self._tools, self._tools_read = _request_tools(request), True
+            if self._tools:
+                self._bare = _BARE_NEXT
         #: Whether feed's fast lanes are open (after the reasoning phase, until the
         #: stream is closed).
-        self._lanes = True
+        self._lanes = self._bare == _NO_BARE
         #: Whether the next chunk with no "<" in it is content whole (feed's first lane):
         #: the lanes are open, the content has started and its role was sent, and no
         #: block or partial tag is pending. Set at the end of each chunk that takes the
@@ -303,10 +318,11 @@ class ReleaseStreamParser(StreamParser):
             self._pending = ""
         else:
             block = "".join(self._block) + (self._pending if self._mode == _CLOSE else "")
-            self._notes.append(
-                f"the {self._open} block at offset {self._offset} is not closed by "
-                f"{self._close_tag}; kept as content"
-            )
+            why = f"is not closed by {self._close_tag}" if self._close_tag else "is cut off"
+            if self._bare != _BARE_BLOCK:
+                self._notes.append(
+                    f"the {self._open} block at offset {self._offset} {why}; kept as content"
+                )
             self._emit(block)
         raw = "".join(self._chunks)
         self._message = AssistantMessage(
@@ -426,6 +442,7 @@ class ReleaseStreamParser(StreamParser):
         if (
             self._think == _DONE
             and self._message is None
+            and self._bare != _BARE_NEXT
             and (text_of is None or not text_of.decoding)
         ):
             self._lanes = True
@@ -443,8 +460,35 @@ class ReleaseStreamParser(StreamParser):
             text = self._pending + text
             self._pending = ""
         pos = 0
+        if self._bare == _BARE_NEXT:
+            pos = self._bare_start(text)
         while pos < len(text):
             pos = self._text(text, pos) if self._mode == _TEXT else self._in_block(text, pos)
+
+    def _bare_start(self, text: str) -> int:
+        """Before the content's first character: a bare body opens a block there. The
+        index in ``text`` to go on from."""
+        found = _NON_BLANK.search(text)
+        if found is None:
+            self._emit(text)  # (leading whitespace: dropped)
+            self._offset += len(text)
+            return len(text)
+        start = found.start()
+        self._emit(text[:start])
+        self._offset += start
+        assert self._syntax is not None
+        if text[start] in self._syntax.bare_body:  # type: ignore[attr-defined]
+            self._bare = _BARE_BLOCK
+            self._mode = _JSON
+            self._block = []
+            self._block_len = self._json_start = 0
+            self._scanner = self._syntax.reader()
+        else:
+            self._bare = _NO_BARE
+        text_of = self._text_of
+        if self._message is None and (text_of is None or not text_of.decoding):
+            self._lanes = True
+        return start
 
     def _text(self, text: str, pos: int) -> int:
         found = text.find(self._open, pos)
@@ -470,9 +514,12 @@ class ReleaseStreamParser(StreamParser):
     def _reject(self, reason: str, pos: int) -> int:
         """The block so far is content; the text from ``pos`` on is read again as text."""
         block = "".join(self._block)
-        self._notes.append(
-            f"the {self._open} block at offset {self._offset} {reason}; kept as content"
-        )
+        if self._bare == _BARE_BLOCK:
+            self._bare = _NO_BARE  # (a bare body that is not a call is an answer: no note)
+        else:
+            self._notes.append(
+                f"the {self._open} block at offset {self._offset} {reason}; kept as content"
+            )
         self._emit(block)
         self._offset += len(block)
         self._mode = _TEXT
@@ -514,6 +561,10 @@ class ReleaseStreamParser(StreamParser):
                 return len(text)
             self._add_block(text[pos:end])
             self._json_end = self._block_len
+            if not self._close_tag:
+                # A syntax without a close marker: the block ends with its body.
+                self._finish_block()
+                return end
             self._mode = _CLOSE
             pos = end
         # _CLOSE: optional whitespace (part of the block), then "</tool_call>".
@@ -539,12 +590,20 @@ class ReleaseStreamParser(StreamParser):
             ids = self._ids = ToolCallIds()
         if not self._tools_read:
             self._tools, self._tools_read = _request_tools(self._request), True
-        result = self._syntax.decode(json_text, len(self._calls), self._notes, ids, self._tools)
-        if isinstance(result, str):
-            self._notes.append(
-                f"the {self._open} block at offset {self._offset} is not a tool call: "
-                f"{result}; kept as content"
+        bare = self._bare == _BARE_BLOCK
+        if bare:
+            self._bare = _NO_BARE
+            result = self._syntax.decode(  # type: ignore[call-arg]
+                json_text, len(self._calls), self._notes, ids, self._tools, bare=True
             )
+        else:
+            result = self._syntax.decode(json_text, len(self._calls), self._notes, ids, self._tools)
+        if isinstance(result, str):
+            if not bare:
+                self._notes.append(
+                    f"the {self._open} block at offset {self._offset} is not a tool call: "
+                    f"{result}; kept as content"
+                )
             self._emit(block)
         else:
             index = len(self._calls)

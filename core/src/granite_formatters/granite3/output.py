@@ -53,6 +53,7 @@ from ..streaming import (
     ChunkText,
     Delta,
     StreamParser,
+    _check_close,
     content_delta,
     finish_deltas,
     reasoning_delta,
@@ -201,6 +202,8 @@ class Granite3OutputProcessor(OutputProcessor):
         Raises :class:`~granite_formatters.errors.InvalidRequestError` only for an
         invalid ``chat_completion``.
         """
+        if stop_reason is not None:
+            _check_close(None, stop_reason)  # (as close checks it: one rule, one wording)
         return self.stream_parser(chat_completion).parse_whole(model_output, stop_reason)
 
     def stream_parser(self, chat_completion: RequestLike | None = None) -> Granite3StreamParser:

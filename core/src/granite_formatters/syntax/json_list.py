@@ -157,11 +157,14 @@ class JsonList:
     """The JSON-list tool-call syntax (implements
     :class:`~granite_formatters.syntax.ToolCallSyntax`).
 
-    :attr:`close` is empty: a body ends where its JSON ends.
+    :attr:`close` is empty: a body ends where its JSON ends. :attr:`bare_body`: a JSON
+    list at the very start of the output is read as calls too when the request offered
+    tools (a server that drops special tokens drops the marker).
     """
 
     open: str = "<|tool_call|>"
     close: str = ""
+    bare_body: str = "["
 
     def body_start(self, char: str) -> str | None:
         return None if char in "[{" else "is not followed by JSON"
@@ -176,9 +179,13 @@ class JsonList:
         notes: list[str],
         new_id: Callable[[], str],
         tools: Sequence[Mapping[str, Any]] | None,
+        *,
+        bare: bool = False,
     ) -> list[ToolCall] | str:
+        """See :class:`~granite_formatters.syntax.ToolCallSyntax`; ``bare`` (a body met
+        without its marker) accepts only a non-empty list."""
         del tools  # (the JSON carries its own types)
-        return decode_json_list(body, first_index, notes, new_id)
+        return decode_json_list(body, first_index, notes, new_id, bare=bare)
 
     def write(self, text: str, calls: Iterable[HistoryCall], writer: HistoryWriter) -> str:
         """``text``, the open marker, then ``[{"name": NAME, "arguments": ARGS}, …]`` as

@@ -121,6 +121,11 @@ class ToolCallSyntax(Protocol):
         """A reader for one block's body."""
         ...
 
+    # Optional: ``bare_body``, the characters a body may start with at the very start of
+    # the output without its open marker (read only when the request offered tools;
+    # such a block that is not a call is content, with no note), and then ``decode``
+    # takes ``bare=True`` for it. Absent or empty: no bare bodies.
+
     def decode(
         self,
         body: str,

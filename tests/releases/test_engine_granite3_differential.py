@@ -1,0 +1,86 @@
+"""The engine parser against the Granite 3 parser, on the 3.x outputs both read today.
+
+Each 3.x release with its citation syntax taken out (``citations=None``: the engine
+runs it) against the release's own parser (the Granite 3 pipeline), for requests that
+leave citations off (no documents, no controls), with or without tools, on outputs made
+of prose, whitespace, marker beginnings, ``<|tool_call|>`` JSON lists and bare leading
+lists; batch, and streamed in random chunks. The alphabet grows as the engine takes over the 3.x rules
+that it does not share yet (listed in ``docs/output-formats.md``).
+"""
+
+from __future__ import annotations
+
+import functools
+from typing import Any
+
+import attrs
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from support.granite3_output_support import comparable, cuts_for, stream
+from support.granite3_support import DIFFERENTIAL
+from support.release_data import release_declaration
+from support.releases import Release
+
+APPLIES_TO = "citations"
+
+_PIECES = (
+    " ", "\n", "\n\n", "\t", "\u2003", "Hi", "x.", "Dr. Who", "3.5", '"', "{", "}", "[", "]",
+    "<", "|", "<|", "<|tool_call", "<tool_", "</tool", ":", ",", "\u00e9", "\f", "[1, 2]",
+    '[{"name": "f", "arguments": {"a": 1}}]', '{"name": "f", "arguments": {}}', "[]",
+    '[{"name": "f", "arguments": {"a": ', '[{"name": "f"}, 3]',
+    '<|tool_call|>[{"name": "f", "arguments": {"a": 1}}]',
+    '<|tool_call|>\n[{"name": "g", "arguments": {}}, {"name": "f", "arguments": {"b": [1]}}]',
+    '<|tool_call|> {"name": "h", "arguments": {"c": "<|tool_call|>"}}',
+    '<|tool_call|>[{"id": "call_1", "type": "function", "function": {"name": "f", '
+    '"arguments": "{\\"a\\": 2}"}}]',
+)  # fmt: skip
+
+
+def _requests() -> st.SearchStrategy[dict[str, Any]]:
+    return st.fixed_dictionaries(
+        {"messages": st.just([{"role": "user", "content": "Where?"}])},
+        optional={
+            "tools": st.just([{"type": "function", "function": {"name": "f"}}]),
+            "chat_template_kwargs": st.fixed_dictionaries({}, optional={"thinking": st.booleans()}),
+        },
+    )
+
+
+@functools.cache
+def _pair(version: str) -> tuple[Any, Any]:
+    """(the engine on the release without citations, the release's own parser)."""
+    declared = release_declaration(version)
+    engine = attrs.evolve(declared, citations=None).output_processor()
+    return engine, declared.output_processor()
+
+
+def _shared(message: Any) -> dict[str, Any]:
+    """What both message types hold (the 3.x extras are empty here)."""
+    data = comparable(message)
+    for extra in ("citations", "documents", "hallucinations"):
+        assert data.pop(extra, []) == []
+    return data
+
+
+def _streamed(deltas: list[Any]) -> tuple[str, list[str | None], str | None]:
+    """The content text, the tool-call names and the finish reason of a stream."""
+    content = "".join(d.content or "" for d in deltas)
+    return content, [c.name for d in deltas for c in d.tool_calls], deltas[-1].finish_reason
+
+
+@settings(DIFFERENTIAL, max_examples=300)
+@given(data=st.data(), request=_requests())
+def test_the_engine_reads_what_the_granite3_parser_reads(
+    release: Release, data: st.DataObject, request: dict[str, Any]
+) -> None:
+    engine, granite3 = _pair(release.version)
+    output = data.draw(st.lists(st.sampled_from(_PIECES), max_size=12).map("".join), label="output")
+    assert _shared(engine.transform(output, request)) == _shared(
+        granite3.transform(output, request)
+    )
+    cuts = data.draw(cuts_for(output), label="cuts")
+    parsers = (engine.stream_parser(request), granite3.stream_parser(request))
+    deltas = [stream(parser, output, cuts) for parser in parsers]
+    assert _shared(parsers[0].message) == _shared(parsers[1].message)
+    assert _streamed(deltas[0]) == _streamed(deltas[1])
