@@ -3,14 +3,17 @@
 Each 3.x release with its citation syntax taken out (``citations=None``: the engine
 runs it) against the release's own parser (the Granite 3 pipeline), for requests that
 leave citations off (no documents, no controls), with or without tools, on outputs made
-of prose, whitespace, marker beginnings, ``<|tool_call|>`` JSON lists and bare leading
-lists; batch, and streamed in random chunks. The alphabet grows as the engine takes over the 3.x rules
-that it does not share yet (listed in ``docs/output-formats.md``).
+of prose, whitespace, marker beginnings, tool-call markers and JSON lists (bare leading
+ones too); batch, and streamed in random chunks. The notes are compared by what they say
+(:func:`_said`): the two parsers word the tool-call notes differently. The alphabet grows
+as the engine takes over the 3.x rules that it does not share yet (listed in
+``docs/output-formats.md``).
 """
 
 from __future__ import annotations
 
 import functools
+import re
 from typing import Any
 
 import attrs
@@ -26,7 +29,9 @@ APPLIES_TO = "citations"
 
 _PIECES = (
     " ", "\n", "\n\n", "\t", "\u2003", "Hi", "x.", "Dr. Who", "3.5", '"', "{", "}", "[", "]",
-    "<", "|", "<|", "<|tool_call", "<tool_", "</tool", ":", ",", "\u00e9", "\f", "[1, 2]",
+    "<", "|", "<|", "<|tool_call", "<tool_", "</tool", ":", ",", "\u00e9", "[1, 2]",
+    "<tool_call>", "</tool_call>", "<|tool_call|>", "call|>", "_call>",
+    '<tool_call>\n[{"name": "f", "arguments": {"a": 1}}]\n</tool_call>',
     '[{"name": "f", "arguments": {"a": 1}}]', '{"name": "f", "arguments": {}}', "[]",
     '[{"name": "f", "arguments": {"a": ', '[{"name": "f"}, 3]',
     '<|tool_call|>[{"name": "f", "arguments": {"a": 1}}]',
@@ -55,11 +60,51 @@ def _pair(version: str) -> tuple[Any, Any]:
     return engine, declared.output_processor()
 
 
+#: The tool-call notes, as each parser words them: (engine, Granite 3) patterns of a kind.
+_WORDINGS = (
+    (
+        r"the (?P<m>.+?) block at offset \d+ is not followed by JSON; kept as content",
+        r"(?P<m>.+?) is not followed by JSON; kept as content",
+    ),
+    (
+        r"the (?P<m>.+?) block at offset \d+ is cut off; kept as content",
+        r"(?:the tool call JSON after (?P<m>.+?) is cut off; it is kept as content|"
+        r"(?P<m2>.+?) at the end of the output has no JSON after it)",
+    ),
+    (
+        r"the (?P<m>.+?) block at offset \d+ (?:holds JSON|is not a tool call:) (?P<why>.+); "
+        r"kept as content",
+        r"the tool call JSON after (?P<m>.+?) is (?P<why>.+); it is kept as content",
+    ),
+    (
+        r"removed (?P<m>.+?) at offset \d+: it closes no tool call",
+        r"removed a (?P<m>.+?) that closes no tool call",
+    ),
+    (
+        r"the (?P<m>.+?) block at offset \d+ holds no call",
+        r"(?P<m>.+?) was followed by an empty list: no tool was called",
+    ),
+)
+
+
+def _said(note: str) -> tuple[str, ...]:
+    """A note as what it says: its kind and marker (and reason), whichever wording."""
+    for kind, patterns in enumerate(_WORDINGS):
+        for pattern in patterns:
+            found = re.fullmatch(pattern, note)
+            if found is not None:
+                groups = found.groupdict()
+                marker = groups.get("m") or groups.get("m2") or ""
+                return (str(kind), marker, groups.get("why") or "")
+    return (note,)
+
+
 def _shared(message: Any) -> dict[str, Any]:
-    """What both message types hold (the 3.x extras are empty here)."""
+    """What both message types hold (the 3.x extras are empty here), notes as said."""
     data = comparable(message)
     for extra in ("citations", "documents", "hallucinations"):
         assert data.pop(extra, []) == []
+    data["notes"] = list(dict.fromkeys(_said(note) for note in data["notes"]))
     return data
 
 

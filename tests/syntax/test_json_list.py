@@ -7,6 +7,7 @@ import itertools
 import json
 from typing import Any
 
+import attrs
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
@@ -241,3 +242,41 @@ def test_a_bare_list_at_the_start_is_read_only_when_tools_were_offered(
     assert "".join(d.content or "" for d in deltas) == content
     batch = LISTS.output_processor().transform(output, request_)
     assert (batch.content, batch.notes, len(batch.tool_calls)) == (content, [], len(names))
+
+
+#: The same with Granite 3.x's further marker and the end marker it removes.
+MARKED = attrs.evolve(LISTS, tool_call_markers=("<tool_call>",), tool_call_ends=("</tool_call>",))
+
+
+@pytest.mark.parametrize(
+    ("output", "content", "names", "notes"),
+    [
+        ("<tool_call>" + LIST + "</tool_call>", "", ["f"], []),
+        ("A <tool_call>\n" + LIST + "\n</tool_call> B </tool_call>", "A \n B", ["f"], []),
+        ("</tool_call>Hi", "Hi", [], ["removed </tool_call> at offset 0: it closes no tool call"]),
+        ("<|tool_call|>[]", "", [], ["the <|tool_call|> block at offset 0 holds no call"]),
+        (
+            "<tool_call>x",
+            "<tool_call>x",
+            [],
+            ["the <tool_call> block at offset 0 is not followed by JSON; kept as content"],
+        ),
+        ("<tool_call" + "|>", "<tool_call|>", [], []),
+    ],
+)
+@given(cuts=st.lists(st.integers(min_value=0), max_size=4))
+def test_further_markers_open_blocks_and_end_markers_are_removed(
+    output: str, content: str, names: list[str], notes: list[str], cuts: list[int]
+) -> None:
+    parser = MARKED.output_processor().stream_parser()
+    bounds = [0, *sorted(c % (len(output) + 1) for c in cuts), len(output)]
+    deltas = [d for a, b in itertools.pairwise(bounds) for d in parser.feed(output[a:b])]
+    deltas += parser.close()
+    message = parser.message
+    assert message is not None
+    assert (message.content, [c.name for c in message.tool_calls], message.notes) == (
+        content,
+        names,
+        notes,
+    )
+    assert "".join(d.content or "" for d in deltas) == content

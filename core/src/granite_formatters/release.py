@@ -76,7 +76,9 @@ class Release:
     ``CITE_TOKEN_CITATIONS``); a release that declares one is parsed by the Granite 3
     pipeline (citations, sections, hallucinations; its messages are
     ``Granite3AssistantMessage``). ``tool_call_markers`` are further markers that open a
-    tool call in output besides ``tool_calls.open`` (Granite 3.x: ``<tool_call>``).
+    tool call in output besides ``tool_calls.open`` (Granite 3.x: ``<tool_call>``);
+    ``tool_call_ends`` are end markers removed from the content wherever they stand
+    outside a block (noted when no call came before; Granite 3.x: ``</tool_call>``).
     """
 
     name: str
@@ -105,6 +107,7 @@ class Release:
     template_writes_calls: bool = True
     citations: CitationFormat | None = None
     tool_call_markers: tuple[str, ...] = ()
+    tool_call_ends: tuple[str, ...] = ()
 
     def option(self, name: str) -> Option | None:
         """The declared option ``name``, or ``None``."""

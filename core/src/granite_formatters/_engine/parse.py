@@ -90,17 +90,22 @@ class ReleaseStreamParser(StreamParser):
         "_bare",
         "_block",
         "_block_len",
+        "_called",
         "_calls",
         "_chunks",
         "_close_tag",
         "_content",
         "_deltas",
+        "_ends",
+        "_every",
+        "_finder",
         "_held",
         "_ids",
         "_json_end",
         "_json_start",
         "_lanes",
         "_lt",
+        "_marker",
         "_message",
         "_mode",
         "_notes",
@@ -141,6 +146,19 @@ class ReleaseStreamParser(StreamParser):
         self._open = syntax.open if syntax is not None else "\x00" * 2
         self._close_tag = syntax.close if syntax is not None else ""
         self._lt = self._open[0]
+        # The release's further open markers and the end markers it removes (3.x
+        # "<tool_call>", "</tool_call>"): found by one pattern when there are any.
+        self._marker = self._open  # (the marker of the block being read)
+        self._ends = release.tool_call_ends if syntax is not None else ()
+        every = (self._open, *release.tool_call_markers, *self._ends) if syntax else ()
+        self._every = every = tuple(dict.fromkeys(every)) or (self._open,)
+        self._finder: re.Pattern[str] | None = None
+        if len(every) > 1:
+            longest_first = sorted(every, key=len, reverse=True)
+            self._finder = re.compile("|".join(map(re.escape, longest_first)))
+            if len({marker[0] for marker in every}) > 1:
+                self._lt = ""  # (no chunk is free of every first character: no lanes)
+        self._called = False  # (a block has held calls: a later end marker is silent)
         self._chunks: list[str] = []
         self._offset = 0  # absolute offset of the start of self._pending / the block
         self._mode = _TEXT
@@ -226,7 +244,7 @@ class ReleaseStreamParser(StreamParser):
                 self._block.append(chunk)
                 self._block_len += len(chunk)
                 return []
-            if mode in (_TEXT, _CLOSE):
+            if mode == _CLOSE or (mode == _TEXT and self._finder is None):
                 # A chunk that only extends the "<tool_call>" (TEXT) or "</tool_call>"
                 # (CLOSE) begun so far, or begins one, is kept (what _text or _in_block
                 # would do).
@@ -321,7 +339,7 @@ class ReleaseStreamParser(StreamParser):
             why = f"is not closed by {self._close_tag}" if self._close_tag else "is cut off"
             if self._bare != _BARE_BLOCK:
                 self._notes.append(
-                    f"the {self._open} block at offset {self._offset} {why}; kept as content"
+                    f"the {self._marker} block at offset {self._offset} {why}; kept as content"
                 )
             self._emit(block)
         raw = "".join(self._chunks)
@@ -491,20 +509,39 @@ class ReleaseStreamParser(StreamParser):
         return start
 
     def _text(self, text: str, pos: int) -> int:
-        found = text.find(self._open, pos)
+        finder = self._finder
+        if finder is None:
+            found, marker = text.find(self._open, pos), self._open
+        else:
+            match = finder.search(text, pos)
+            found, marker = (-1, "") if match is None else (match.start(), match.group())
         if found == -1:
-            tail_start = max(pos, len(text) - len(self._open) + 1)
-            end = len(text) - _partial_prefix(text[tail_start:], self._open)
+            if finder is None:
+                tail_start = max(pos, len(text) - len(self._open) + 1)
+                end = len(text) - _partial_prefix(text[tail_start:], self._open)
+            else:
+                tail_start = max(pos, len(text) - max(map(len, self._every)) + 1)
+                tail = text[tail_start:]
+                end = len(text) - max(_partial_prefix(tail, each) for each in self._every)
             self._emit(text[pos:end])
             self._offset += end - pos
             self._pending = text[end:]
             return len(text)
         self._emit(text[pos:found])
         self._offset += found - pos
+        if marker in self._ends:
+            # An end marker outside a block: removed (noted when no call came before).
+            if not self._called:
+                self._notes.append(
+                    f"removed {marker} at offset {self._offset}: it closes no tool call"
+                )
+            self._offset += len(marker)
+            return found + len(marker)
+        self._marker = marker
         self._mode = _OPEN
-        self._block = [self._open]
-        self._block_len = len(self._open)
-        return found + len(self._open)
+        self._block = [marker]
+        self._block_len = len(marker)
+        return found + len(marker)
 
     def _add_block(self, text: str) -> None:
         if text:
@@ -518,7 +555,7 @@ class ReleaseStreamParser(StreamParser):
             self._bare = _NO_BARE  # (a bare body that is not a call is an answer: no note)
         else:
             self._notes.append(
-                f"the {self._open} block at offset {self._offset} {reason}; kept as content"
+                f"the {self._marker} block at offset {self._offset} {reason}; kept as content"
             )
         self._emit(block)
         self._offset += len(block)
@@ -601,11 +638,16 @@ class ReleaseStreamParser(StreamParser):
         if isinstance(result, str):
             if not bare:
                 self._notes.append(
-                    f"the {self._open} block at offset {self._offset} is not a tool call: "
+                    f"the {self._marker} block at offset {self._offset} is not a tool call: "
                     f"{result}; kept as content"
                 )
             self._emit(block)
         else:
+            self._called = True
+            if not result:
+                self._notes.append(
+                    f"the {self._marker} block at offset {self._offset} holds no call"
+                )
             index = len(self._calls)
             self._calls += result
             if self._deltas:

@@ -72,4 +72,5 @@ GRANITE32 = Release(
     reasoning=THOUGHT_PHRASES,
     citations=CO_CITATIONS,
     tool_call_markers=("<tool_call>",),
+    tool_call_ends=("</tool_call>",),
 )

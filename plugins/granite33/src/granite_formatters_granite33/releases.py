@@ -86,4 +86,5 @@ GRANITE33 = Release(
     reasoning=THINK_RESPONSE,
     citations=CITE_TOKEN_CITATIONS,
     tool_call_markers=("<tool_call>",),
+    tool_call_ends=("</tool_call>",),
 )
