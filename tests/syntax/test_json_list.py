@@ -166,8 +166,11 @@ LISTS = Release(
 CALL = '<|tool_call|>[{"name": "f", "arguments": {"a": 1}}]'
 
 
-def _streamed(output: str, cuts: list[int]) -> tuple[AssistantMessage, list[Delta]]:
-    parser = LISTS.output_processor().stream_parser()
+def _streamed(
+    output: str, cuts: list[int], release: Release = LISTS, request: Any = None
+) -> tuple[AssistantMessage, list[Delta]]:
+    """The message and deltas of ``output`` streamed in the pieces ``cuts`` make."""
+    parser = release.output_processor().stream_parser(request)
     bounds = [0, *sorted(c % (len(output) + 1) for c in cuts), len(output)]
     deltas = [d for a, b in itertools.pairwise(bounds) for d in parser.feed(output[a:b])]
     deltas += parser.close()
@@ -228,12 +231,7 @@ LIST = '[{"name": "f", "arguments": {"a": 1}}]'
 def test_a_bare_list_at_the_start_is_read_only_when_tools_were_offered(
     output: str, request_: Any, content: str, names: list[str], cuts: list[int]
 ) -> None:
-    parser = LISTS.output_processor().stream_parser(request_)
-    bounds = [0, *sorted(c % (len(output) + 1) for c in cuts), len(output)]
-    deltas = [d for a, b in itertools.pairwise(bounds) for d in parser.feed(output[a:b])]
-    deltas += parser.close()
-    message = parser.message
-    assert message is not None
+    message, deltas = _streamed(output, cuts, request=request_)
     assert (message.content, [c.name for c in message.tool_calls], message.notes) == (
         content,
         names,
@@ -268,12 +266,7 @@ MARKED = attrs.evolve(LISTS, tool_call_markers=("<tool_call>",), tool_call_ends=
 def test_further_markers_open_blocks_and_end_markers_are_removed(
     output: str, content: str, names: list[str], notes: list[str], cuts: list[int]
 ) -> None:
-    parser = MARKED.output_processor().stream_parser()
-    bounds = [0, *sorted(c % (len(output) + 1) for c in cuts), len(output)]
-    deltas = [d for a, b in itertools.pairwise(bounds) for d in parser.feed(output[a:b])]
-    deltas += parser.close()
-    message = parser.message
-    assert message is not None
+    message, deltas = _streamed(output, cuts, MARKED)
     assert (message.content, [c.name for c in message.tool_calls], message.notes) == (
         content,
         names,
