@@ -10,7 +10,6 @@ into an ``available_tools`` turn, each document into its own
 from __future__ import annotations
 
 from granite_formatters.granite3 import (
-    GRANITE3_SPECIAL_TOKENS,
     DocumentLayout,
     Granite3InputProcessor,
     Granite3PromptFormat,
@@ -19,21 +18,10 @@ from granite_formatters.granite3.prompt_format import (
     DOCUMENTS_INSTRUCTION,
     THINKING_INSTRUCTION_INTRO,
 )
-from granite_formatters.special_tokens import SpecialTokens
 
-__all__ = ["GRANITE33_PROMPT_FORMAT", "GRANITE33_SPECIAL_TOKENS", "Granite33InputProcessor"]
+from .releases import GRANITE33_SPECIAL_TOKENS
 
-#: Every special token of the Granite 3.3 tokenizer (26): the 22 Granite 3 tokens plus the
-#: citation and plugin tokens.
-GRANITE33_SPECIAL_TOKENS = SpecialTokens(
-    (
-        *GRANITE3_SPECIAL_TOKENS,
-        "<|start_of_cite|>",
-        "<|end_of_cite|>",
-        "<|start_of_plugin|>",
-        "<|end_of_plugin|>",
-    )
-)
+__all__ = ["GRANITE33_PROMPT_FORMAT", "Granite33InputProcessor"]
 
 _TOOLS = (
     " You are a helpful assistant with access to the following tools. When a tool is "
