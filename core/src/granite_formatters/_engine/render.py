@@ -108,9 +108,12 @@ def _checked(text: str, field: str, policy: SpecialTokenPolicy, tokens: SpecialT
     return text
 
 
-def _typed_text(message: Any, text: str) -> str:
-    """A validated message's text as the template joins its parts: the newlines of empty
-    text parts before the first non-empty one are not printed."""
+def _typed_text(message: Any, text: str, by_template: bool) -> str:
+    """A validated message's text as :func:`join_parts` joins its parts: when the
+    template joins them (``by_template``), the newlines of empty text parts before the
+    first non-empty one are not printed."""
+    if not by_template:
+        return text
     skip = getattr(message, "_leading_empty_parts", 0)
     if skip and type(skip) is int and text.startswith("\n" * min(skip, len(text))):
         return text[skip:]
@@ -292,6 +295,7 @@ class ReleaseInputProcessor(InputProcessor):
         }
         self._reads_effort = release.option("reasoning_effort") is not None
         self._dated = release.system_prompt is not None
+        self._joins_parts = release.template_joins_parts
         self._declared = {option.name: option for option in reversed(release.options)}
         # Generation prompts with controls, by the controls' items (checked valid: exact
         # str keys, bool/str/null values, so equal items print alike).
@@ -531,7 +535,7 @@ class ReleaseInputProcessor(InputProcessor):
                 if text is None:
                     text = ""
                 elif text and text[0] == "\n":
-                    text = _typed_text(messages[index], text)
+                    text = _typed_text(messages[index], text, self._joins_parts)
             else:
                 text = self._text(raw_messages, messages, index, text)
             if role == "user" or (role == "system" and index > 0):
@@ -715,7 +719,7 @@ class ReleaseInputProcessor(InputProcessor):
             elif raw_messages is not None:
                 text = self._text(raw_messages, messages, index, text)
             elif typed and text and text[0] == "\n":
-                text = _typed_text(messages[index], text)
+                text = _typed_text(messages[index], text, self._joins_parts)
             if sentinel is None or sentinel in role or sentinel in text:
                 where = f"messages[{index}]"
                 role = _checked(role, f"{where}.role", policy, tokens)
@@ -830,7 +834,7 @@ class ReleaseInputProcessor(InputProcessor):
         if text is None:
             return ""
         if text and text[0] == "\n":
-            return _typed_text(messages[index], text)
+            return _typed_text(messages[index], text, self._joins_parts)
         return text
 
     def _check_assistant_lead(self, text: str, field: str) -> None:
