@@ -29,13 +29,14 @@ __all__ = ["Option", "Release"]
 class Option:
     """A ``chat_template_kwargs`` key the release's template reads.
 
-    ``check`` returns why a given value is refused (``None``: accepted); a value that
-    is null takes :attr:`default`.
+    ``check`` returns why a given value is refused (``None``: accepted): a message, or
+    ``(path, message)`` when a part of the value is at fault (the error's field is then
+    ``chat_template_kwargs.<name>.<path>``); a value that is null takes :attr:`default`.
     """
 
     name: str
     default: Any = None
-    check: Callable[[Any], str | None] | None = None
+    check: Callable[[Any], str | tuple[str, str] | None] | None = None
 
 
 @attrs.frozen

@@ -71,6 +71,15 @@ def _special_token_error(token: str, field: str) -> InvalidRequestError:
     )
 
 
+def _refusal(refused: str | tuple[str, str], field: str) -> InvalidRequestError:
+    """The error of an option's refused value (an :class:`~granite_formatters.release.Option`
+    check's answer: a message, or the path of the part at fault and a message)."""
+    if isinstance(refused, tuple):
+        path, refused = refused
+        field = f"{field}.{path}"
+    return InvalidRequestError(refused, field=field)
+
+
 def _json(value: Any, field: str, indent: int | None = None) -> str:
     try:
         return tojson(value, indent)
@@ -429,7 +438,7 @@ class ReleaseInputProcessor(InputProcessor):
                 if option.check is not None:
                     refused = option.check(value)
                     if refused is not None:
-                        raise InvalidRequestError(refused, field=f"chat_template_kwargs.{key}")
+                        raise _refusal(refused, f"chat_template_kwargs.{key}")
                 if key == "available_tools":
                     if value:
                         if tools:
@@ -461,7 +470,7 @@ class ReleaseInputProcessor(InputProcessor):
             if effort_option is not None and effort is not None and effort_option.check:
                 refused = effort_option.check(effort)
                 if refused is not None:
-                    raise InvalidRequestError(refused, field="reasoning_effort")
+                    raise _refusal(refused, "reasoning_effort")
             top_level_effort(release, options, kwargs, effort)
         return tools, tools_field, options
 
@@ -677,7 +686,7 @@ class ReleaseInputProcessor(InputProcessor):
             if first_text is None:
                 raise self._missing_content(0)
             text = self._text(raw_messages, messages, 0, first_text)
-            if sentinel is None or sentinel in text:
+            if sentinel is None or type(text) is not str or sentinel in text:
                 text = _checked(text, "messages[0].content", policy, tokens)
             out = [headers["system"], text, end]
             if first_calls:
@@ -714,13 +723,20 @@ class ReleaseInputProcessor(InputProcessor):
             role, text, calls = rows[index]
             if text is None:
                 if not (calls and role == "assistant" and writes_calls):
-                    raise self._missing_content(index)
+                    raise self._missing_content(index, calls=bool(calls))
                 text = ""
             elif raw_messages is not None:
                 text = self._text(raw_messages, messages, index, text)
             elif typed and text and text[0] == "\n":
                 text = _typed_text(messages[index], text, self._joins_parts)
-            if sentinel is None or sentinel in role or sentinel in text:
+            if (
+                sentinel is None
+                # (a str subclass's own __contains__ could hide a token: checked in full)
+                or type(text) is not str
+                or type(role) is not str
+                or sentinel in role
+                or sentinel in text
+            ):
                 where = f"messages[{index}]"
                 role = _checked(role, f"{where}.role", policy, tokens)
                 if role == "assistant" and policy == "error" and release.record_tokens_lead:
@@ -814,11 +830,20 @@ class ReleaseInputProcessor(InputProcessor):
             text = release.tool_calls.write(text, _history_calls(calls, where, problems), writer)
         return text
 
-    def _missing_content(self, index: int) -> InvalidRequestError:
+    def _missing_content(self, index: int, *, calls: bool = False) -> InvalidRequestError:
+        """A message's missing content; ``calls``: the message has tool calls (which the
+        template does not print either)."""
+        hint = ""
+        if calls:
+            hint = (
+                " The template prints only the content, not the tool_calls: give content "
+                '"" with the calls (strict mode, the default, writes the calls), or put '
+                "the text of the calls in content."
+            )
         return InvalidRequestError(
             f"the content is missing (null); the {self.release.name} chat template renders "
             "only the content of each message and fails without it. Give a string "
-            '("" for an empty turn).',
+            f'("" for an empty turn).{hint}',
             field=f"messages[{index}].content",
         )
 
