@@ -3,11 +3,11 @@
 Each 3.x release with its citation syntax taken out (``citations=None``: the engine
 runs it) against the release's own parser (the Granite 3 pipeline), for requests that
 leave citations off (no documents, no controls), with or without tools, on outputs made
-of prose, whitespace, marker beginnings, tool-call markers and JSON lists (bare leading
-ones too); batch, and streamed in random chunks. The notes are compared by what they say
-(:func:`_said`): the two parsers word the tool-call notes differently. The alphabet grows
-as the engine takes over the 3.x rules that it does not share yet (listed in
-``docs/output-formats.md``).
+of prose, whitespace (``\f``, ``\v`` too), marker beginnings, tool-call markers and JSON
+lists (bare leading ones too), reasoning markers (3.2's phrases, 3.3's ``<think>`` and
+``<response>``) and ``<|end_of_text|>``, with ``thinking`` on, off or not given; batch,
+and streamed in random chunks. The notes are compared by what they say (:func:`_said`):
+the two parsers word them differently.
 """
 
 from __future__ import annotations
@@ -39,6 +39,11 @@ _PIECES = (
     '<|tool_call|> {"name": "h", "arguments": {"c": "<|tool_call|>"}}',
     '<|tool_call|>[{"id": "call_1", "type": "function", "function": {"name": "f", '
     '"arguments": "{\\"a\\": 2}"}}]',
+    "\f", "\v", '<|tool_call|>\f\v[{"name": "f", "arguments": {}}]', "<|end_of_text|>",
+    "<|end_of", "_text|>", "<think>", "</think>", "<response>", "</response>", "<thi",
+    "nk>", "</resp", "Here is my thought process:", "Here is my response:",
+    "Here's my thought process:", "Here\u2019s my response:", "Here is my", " thought",
+    '[{"name": "f", "arguments": {"t": "<think>"}}]',
 )  # fmt: skip
 
 
@@ -84,6 +89,15 @@ _WORDINGS = (
         r"the (?P<m>.+?) block at offset \d+ holds no call",
         r"(?P<m>.+?) was followed by an empty list: no tool was called",
     ),
+    (
+        r"the reasoning has no end marker (?P<m>.+); kept as reasoning",
+        r"the reasoning has no end marker \((?P<q>['\"])(?P<m2>.+)(?P=q)\): the output ended "
+        r"inside it; the text after the start marker is kept as reasoning",
+    ),
+    (
+        r"removed (?P<m>.+?) at offset \d+: no reasoning was opened before it",
+        r"removed (?P<q>['\"])(?P<m2>.+?)(?P=q) that had no opening marker before it",
+    ),
 )
 
 
@@ -108,10 +122,13 @@ def _shared(message: Any) -> dict[str, Any]:
     return data
 
 
-def _streamed(deltas: list[Any]) -> tuple[str, list[str | None], str | None]:
-    """The content text, the tool-call names and the finish reason of a stream."""
+def _streamed(deltas: list[Any]) -> tuple[str, str, list[str | None], str | None]:
+    """The content and reasoning text, the tool-call names and the finish reason of a
+    stream."""
     content = "".join(d.content or "" for d in deltas)
-    return content, [c.name for d in deltas for c in d.tool_calls], deltas[-1].finish_reason
+    reasoning = "".join(d.reasoning_content or "" for d in deltas)
+    names = [c.name for d in deltas for c in d.tool_calls]
+    return content, reasoning, names, deltas[-1].finish_reason
 
 
 @settings(DIFFERENTIAL, max_examples=300)
