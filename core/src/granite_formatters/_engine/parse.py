@@ -158,6 +158,7 @@ class ReleaseStreamParser(StreamParser):
         "_lead",
         "_lt",
         "_m_at",
+        "_m_firsts",
         "_m_lead",
         "_m_markers",
         "_m_patterns",
@@ -329,6 +330,7 @@ class ReleaseStreamParser(StreamParser):
         )
         self._m_markers = markers = tuple(tuple(dict.fromkeys(each)) for each in markers)
         self._m_patterns = tuple(map(_alternation, markers))
+        self._m_firsts = tuple(frozenset(marker[0] for marker in each) for each in markers)
         self._m_state = _M_BEFORE
         self._m_pending = ""
         self._m_at = 0  # the offset of the start of _m_pending in the output
@@ -661,6 +663,17 @@ class ReleaseStreamParser(StreamParser):
         markers removed (the blanks at the seam of a removed marker not doubled), and
         the dropped tokens removed everywhere. A partial marker at the end of ``text``
         is held back unless ``final``."""
+        state = self._m_state
+        if (
+            not self._m_pending
+            and not self._collapse
+            and self._m_firsts[state].isdisjoint(text)
+            and not (self._m_lead and self._fresh and state == _M_BEFORE)
+        ):
+            # The steady case: no marker of this state can start in ``text``.
+            self._m_emit(text)
+            self._m_at += len(text)
+            return
         if self._m_pending:
             text = self._m_pending + text
             self._m_pending = ""
@@ -737,6 +750,12 @@ class ReleaseStreamParser(StreamParser):
 
     def _read(self, text: str) -> None:
         """The content parser: text and tool-call blocks."""
+        lt = self._lt
+        if lt and lt not in text and self._mode == _TEXT and not self._pending and not self._bare:
+            # The steady case: no marker can start in ``text`` (what _text would find).
+            self._emit(text)
+            self._offset += len(text)
+            return
         # Undecided text (a partial tag, at most a few characters) is only left over at
         # the end of a chunk, so joining it to the next chunk copies each chunk once.
         if self._pending:
