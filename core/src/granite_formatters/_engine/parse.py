@@ -77,6 +77,35 @@ def _alternation(markers: tuple[str, ...]) -> re.Pattern[str] | None:
     return re.compile("|".join(map(re.escape, sorted(markers, key=len, reverse=True))))
 
 
+@functools.lru_cache(maxsize=64)
+def _marked_tables(
+    starts: tuple[str, ...],
+    ends: tuple[str, ...],
+    tags: tuple[str, ...],
+    stray: tuple[str, ...],
+    stoppers: tuple[str, ...],
+    drops: tuple[str, ...],
+) -> tuple[
+    tuple[tuple[str, ...], ...],
+    tuple[re.Pattern[str] | None, ...],
+    tuple[frozenset[str], ...],
+]:
+    """The marked stage's markers searched in each state, as patterns, and their first
+    characters (made once per release and request shape)."""
+    markers = tuple(
+        tuple(dict.fromkeys(each))
+        for each in (
+            (),
+            starts + tags + drops + stray + stoppers,
+            ends + drops,
+            tags + drops + stoppers,
+            drops,
+        )
+    )
+    patterns = tuple(map(_alternation, markers))
+    return markers, patterns, tuple(frozenset(marker[0] for marker in each) for each in markers)
+
+
 def _partial_any(text: str, markers: tuple[str, ...], pos: int) -> int:
     """Length of the longest suffix of ``text[pos:]`` that is a proper prefix of one of
     ``markers``."""
@@ -320,17 +349,9 @@ class ReleaseStreamParser(StreamParser):
         drops = self._drops
         self._starts, self._response_tags, self._stray = starts, tags, stray
         self._stoppers = stoppers
-        # The markers searched in each state.
-        markers: tuple[tuple[str, ...], ...] = (
-            (),
-            starts + tags + drops + stray + stoppers,
-            ends + drops,
-            tags + drops + stoppers,
-            drops,
+        self._m_markers, self._m_patterns, self._m_firsts = _marked_tables(
+            starts, ends, tags, stray, stoppers, drops
         )
-        self._m_markers = markers = tuple(tuple(dict.fromkeys(each)) for each in markers)
-        self._m_patterns = tuple(map(_alternation, markers))
-        self._m_firsts = tuple(frozenset(marker[0] for marker in each) for each in markers)
         self._m_state = _M_BEFORE
         self._m_pending = ""
         self._m_at = 0  # the offset of the start of _m_pending in the output
