@@ -34,10 +34,12 @@ from ..streaming import (
     reasoning_delta,
     tool_call_delta,
 )
-from ..types import AssistantMessage, ToolCall, ToolCallIds
+from ..toolcalljson import text_safe
+from ..types import AssistantMessage, ToolCall, ToolCallIds, coerce_request
 from .request import output_options
 
 if TYPE_CHECKING:
+    from ..granite3._citation_reader import CitationReader
     from ..processors import RequestLike
     from ..release import Release
     from ..syntax.protocols import BlockReader
@@ -64,6 +66,7 @@ _NO_BARE, _BARE_NEXT, _BARE_BLOCK = range(3)
 # The marked stage (reasoning anywhere, dropped tokens): off, before any reasoning,
 # inside it, after it, past a tool call (only the dropped tokens are still removed).
 _M_OFF, _M_BEFORE, _M_INSIDE, _M_AFTER, _M_PASS = range(5)
+_SURROGATES_REPLACED = "replaced lone surrogates (not encodable as UTF-8) in the output with U+FFFD"
 
 
 @functools.lru_cache(maxsize=64)
@@ -72,6 +75,35 @@ def _alternation(markers: tuple[str, ...]) -> re.Pattern[str] | None:
     if not markers:
         return None
     return re.compile("|".join(map(re.escape, sorted(markers, key=len, reverse=True))))
+
+
+@functools.lru_cache(maxsize=64)
+def _marked_tables(
+    starts: tuple[str, ...],
+    ends: tuple[str, ...],
+    tags: tuple[str, ...],
+    stray: tuple[str, ...],
+    stoppers: tuple[str, ...],
+    drops: tuple[str, ...],
+) -> tuple[
+    tuple[tuple[str, ...], ...],
+    tuple[re.Pattern[str] | None, ...],
+    tuple[frozenset[str], ...],
+]:
+    """The marked stage's markers searched in each state, as patterns, and their first
+    characters (made once per release and request shape)."""
+    markers = tuple(
+        tuple(dict.fromkeys(each))
+        for each in (
+            (),
+            starts + tags + drops + stray + stoppers,
+            ends + drops,
+            tags + drops + stoppers,
+            drops,
+        )
+    )
+    patterns = tuple(map(_alternation, markers))
+    return markers, patterns, tuple(frozenset(marker[0] for marker in each) for each in markers)
 
 
 def _partial_any(text: str, markers: tuple[str, ...], pos: int) -> int:
@@ -135,6 +167,7 @@ class ReleaseStreamParser(StreamParser):
         "_called",
         "_calls",
         "_chunks",
+        "_cite",
         "_close_tag",
         "_collapse",
         "_content",
@@ -151,8 +184,10 @@ class ReleaseStreamParser(StreamParser):
         "_lag",
         "_lanes",
         "_last_space",
+        "_lead",
         "_lt",
         "_m_at",
+        "_m_firsts",
         "_m_lead",
         "_m_markers",
         "_m_patterns",
@@ -160,6 +195,7 @@ class ReleaseStreamParser(StreamParser):
         "_m_state",
         "_marker",
         "_message",
+        "_message_type",
         "_mode",
         "_notes",
         "_offset",
@@ -183,6 +219,7 @@ class ReleaseStreamParser(StreamParser):
         "_steady",
         "_stoppers",
         "_stray",
+        "_surrogates",
         "_syntax",
         "_text_of",
         "_think",
@@ -197,6 +234,16 @@ class ReleaseStreamParser(StreamParser):
         (a batch parse, which wants only :attr:`message`) ``feed`` and ``close`` build
         and return no deltas."""
         self._deltas = deltas
+        self._message_type: type[AssistantMessage] = AssistantMessage
+        cite = release.citations
+        if cite is not None:
+            # (The citation stages read the request's documents and controls: it is
+            # validated, as a Granite 3 request, and the message is a Granite 3 one.)
+            from ..granite3.types import Granite3AssistantMessage, Granite3ChatCompletion
+
+            self._message_type = Granite3AssistantMessage
+            if request is not None:
+                request = coerce_request(request, Granite3ChatCompletion)
         syntax = release.tool_calls
         self._syntax = syntax
         self._request = request
@@ -240,6 +287,12 @@ class ReleaseStreamParser(StreamParser):
         self._tools: list[Mapping[str, Any]] | None = None
         self._tools_read = False
         self._text_of: ChunkText | None = None  # (made when bytes arrive: decoded as UTF-8)
+        self._surrogates = False  # (lone surrogates were replaced: noted first)
+        # The citation stages (see CitationReader): the content goes through them.
+        self._lead = 0  # (characters stripped from the start of the content)
+        self._cite: CitationReader | None = None
+        if cite is not None:
+            self._cite = cite.reader(_Trimmed(self), self._notes, request)  # type: ignore[arg-type]
         # A body the syntax reads without its marker at the start of the content, when
         # the request offered tools (the lanes stay closed until that is decided).
         self._bare = _NO_BARE
@@ -250,7 +303,7 @@ class ReleaseStreamParser(StreamParser):
                 self._bare = _BARE_NEXT
         #: Whether feed's fast lanes are open (after the reasoning phase, until the
         #: stream is closed).
-        self._lanes = self._bare == _NO_BARE
+        self._lanes = self._bare == _NO_BARE and self._cite is None
         #: Whether the next chunk with no "<" in it is content whole (feed's first lane):
         #: the lanes are open, the content has started and its role was sent, and no
         #: block or partial tag is pending. Set at the end of each chunk that takes the
@@ -296,16 +349,9 @@ class ReleaseStreamParser(StreamParser):
         drops = self._drops
         self._starts, self._response_tags, self._stray = starts, tags, stray
         self._stoppers = stoppers
-        # The markers searched in each state.
-        markers: tuple[tuple[str, ...], ...] = (
-            (),
-            starts + tags + drops + stray + stoppers,
-            ends + drops,
-            tags + drops + stoppers,
-            drops,
+        self._m_markers, self._m_patterns, self._m_firsts = _marked_tables(
+            starts, ends, tags, stray, stoppers, drops
         )
-        self._m_markers = markers = tuple(tuple(dict.fromkeys(each)) for each in markers)
-        self._m_patterns = tuple(map(_alternation, markers))
         self._m_state = _M_BEFORE
         self._m_pending = ""
         self._m_at = 0  # the offset of the start of _m_pending in the output
@@ -318,6 +364,8 @@ class ReleaseStreamParser(StreamParser):
     # ------------------------------------------------------------------ API
 
     def feed(self, chunk: str | bytes) -> list[Delta]:
+        if chunk.__class__ is str and not chunk.isascii():
+            chunk = self._safe(chunk)
         if self._steady and chunk.__class__ is str and self._lt not in chunk:
             # The fast lane: the content has started, nothing is pending and no tag can
             # start in this chunk, so all of it is content (what _text would find),
@@ -375,6 +423,8 @@ class ReleaseStreamParser(StreamParser):
             if text_of is None:
                 text_of = self._text_of = ChunkText()
             chunk = text_of(chunk)
+            if not chunk.isascii():
+                chunk = self._safe(chunk)
         if chunk:
             self._chunks.append(chunk)
             if self._mode == _TEXT and not self._pending and self._lt not in chunk and self._lanes:
@@ -411,6 +461,14 @@ class ReleaseStreamParser(StreamParser):
             and self._role_sent
         )
         return deltas
+
+    def _safe(self, chunk: str) -> str:
+        """``chunk`` with lone surrogates replaced by U+FFFD (noted at the end)."""
+        safe = text_safe(chunk)
+        if safe is None:
+            return chunk
+        self._surrogates = True
+        return safe
 
     def _close(self, finish_reason: str | None, stop_reason: str | None) -> list[Delta]:
         """End the stream; the last delta carries ``finish_reason`` (see the base class)."""
@@ -453,15 +511,29 @@ class ReleaseStreamParser(StreamParser):
                     f"the {self._marker} block at offset {self._offset} {why}; kept as content"
                 )
             self._emit(block)
+        cited: dict[str, Any] = {}
+        content = "".join(self._content)
+        if self._cite is not None:
+            self._cite.end()  # (the sections read: what they do not account for is content)
+            content = "".join(self._content)
+            citations, documents, hallucinations = self._cite.finish(content, self._lead)
+            cited = {
+                "citations": citations,
+                "documents": documents,
+                "hallucinations": hallucinations,
+            }
+        if self._surrogates:
+            self._notes.insert(0, _SURROGATES_REPLACED)
         raw = "".join(self._chunks)
         reasoning = "".join(self._reasoning)
-        self._message = AssistantMessage(
-            content="".join(self._content),
+        self._message = self._message_type(
+            content=content,
             reasoning_content=reasoning if reasoning or self._r_seen else None,
             tool_calls=self._calls,
             raw_content=raw,
             notes=list(dict.fromkeys(self._notes)),
             stop_reason=stop_reason,
+            **cited,
         )
         if not self._deltas:
             return []
@@ -489,11 +561,20 @@ class ReleaseStreamParser(StreamParser):
         return out
 
     def _emit(self, text: str) -> None:
+        """Content (through the citation stages when there are any)."""
+        if self._cite is not None:
+            self._cite.write(text)
+        else:
+            self._trim(text)
+
+    def _trim(self, text: str) -> None:
         """Content, with the whole content's leading and trailing whitespace removed."""
         if not text:
             return
         if not self._started:
-            text = text.lstrip()
+            stripped = text.lstrip()
+            self._lead += len(text) - len(stripped)
+            text = stripped
             if not text:
                 return
             self._started = True
@@ -574,6 +655,7 @@ class ReleaseStreamParser(StreamParser):
             and self._message is None
             and self._bare != _BARE_NEXT
             and (text_of is None or not text_of.decoding)
+            and self._cite is None
         ):
             self._lanes = True
         self._offset += size - len(text) - len(self._held)
@@ -602,6 +684,17 @@ class ReleaseStreamParser(StreamParser):
         markers removed (the blanks at the seam of a removed marker not doubled), and
         the dropped tokens removed everywhere. A partial marker at the end of ``text``
         is held back unless ``final``."""
+        state = self._m_state
+        if (
+            not self._m_pending
+            and not self._collapse
+            and self._m_firsts[state].isdisjoint(text)
+            and not (self._m_lead and self._fresh and state == _M_BEFORE)
+        ):
+            # The steady case: no marker of this state can start in ``text``.
+            self._m_emit(text)
+            self._m_at += len(text)
+            return
         if self._m_pending:
             text = self._m_pending + text
             self._m_pending = ""
@@ -678,6 +771,12 @@ class ReleaseStreamParser(StreamParser):
 
     def _read(self, text: str) -> None:
         """The content parser: text and tool-call blocks."""
+        lt = self._lt
+        if lt and lt not in text and self._mode == _TEXT and not self._pending and not self._bare:
+            # The steady case: no marker can start in ``text`` (what _text would find).
+            self._emit(text)
+            self._offset += len(text)
+            return
         # Undecided text (a partial tag, at most a few characters) is only left over at
         # the end of a chunk, so joining it to the next chunk copies each chunk once.
         if self._pending:
@@ -714,6 +813,7 @@ class ReleaseStreamParser(StreamParser):
             self._message is None
             and (text_of is None or not text_of.decoding)
             and self._m_state == _M_OFF
+            and self._cite is None
         ):
             self._lanes = True
         return start
@@ -874,6 +974,20 @@ class ReleaseStreamParser(StreamParser):
         self._block = []
         self._block_len = 0
         self._scanner = None
+
+
+class _Trimmed:
+    """The end of the citation stages: the parser's trimmed content."""
+
+    __slots__ = ("end", "write")
+
+    def __init__(self, parser: ReleaseStreamParser) -> None:
+        self.write = parser._trim
+        self.end = _nothing
+
+
+def _nothing() -> None:
+    pass
 
 
 class ReleaseOutputProcessor(OutputProcessor):
