@@ -80,6 +80,8 @@ class Release:
     tool call in output besides ``tool_calls.open`` (Granite 3.x: ``<tool_call>``);
     ``tool_call_ends`` are end markers removed from the content wherever they stand
     outside a block (noted when no call came before; Granite 3.x: ``</tool_call>``).
+    ``dropped_tokens`` are removed from the output wherever they stand, reasoning and
+    tool-call bodies included (Granite 3.x: ``<|end_of_text|>``).
     """
 
     name: str
@@ -109,6 +111,7 @@ class Release:
     citations: CitationFormat | None = None
     tool_call_markers: tuple[str, ...] = ()
     tool_call_ends: tuple[str, ...] = ()
+    dropped_tokens: tuple[str, ...] = ()
 
     def option(self, name: str) -> Option | None:
         """The declared option ``name``, or ``None``."""
