@@ -47,7 +47,6 @@ from ..granite3 import (
     END_OF_TEXT,
     TOOL_CALL,
     Granite3ChatCompletion,
-    Granite3InputProcessor,
     dates,
     sanitize,
 )
@@ -132,9 +131,7 @@ class Granite3InputContractTests:
     """Subclass in your plugin's tests and set the class attributes.
 
     ``release``
-        your release declaration (a :class:`~granite_formatters.Release`); or, for a
-        plugin of the earlier kind, ``processor_class``, its
-        :class:`~granite_formatters.granite3.Granite3InputProcessor` subclass;
+        your release declaration (a :class:`~granite_formatters.Release`);
     ``release_name``
         the release as its messages name it (its ``name``, e.g. ``"Granite 3.1"``);
     ``model_id``
@@ -160,7 +157,6 @@ class Granite3InputContractTests:
     """
 
     release: ClassVar[Release | None] = None
-    processor_class: ClassVar[type[Granite3InputProcessor] | None] = None
     release_name: ClassVar[str] = ""
     model_id: ClassVar[str] = ""
     golden_cases: ClassVar[Sequence[GoldenCase]] = ()
@@ -195,8 +191,6 @@ class Granite3InputContractTests:
         )
 
     def processor(self) -> InputProcessor:
-        if self.release is None and self.processor_class is not None:
-            return self.processor_class()
         return self._release().input_processor()
 
     def formatter(self) -> Formatter[Any]:
@@ -206,8 +200,6 @@ class Granite3InputContractTests:
 
     def sanitize(self, request: Any, parts: Any = "all") -> Granite3ChatCompletion:
         """:func:`granite_formatters.granite3.sanitize` with the release's special tokens."""
-        if self.release is None and self.processor_class is not None:
-            return self.processor_class.sanitize(request, parts)
         return sanitize(request, parts, special_tokens=self._release().special_tokens)
 
     def document(self, text: str, doc_id: str = "d1") -> dict[str, Any]:
@@ -304,10 +296,7 @@ class Granite3InputContractTests:
         isolated_host_factory(entry_points=True)
         model_id = self._required("model_id", '"your-model-id"')
         formatter = get_formatter(model_id)
-        if self.release is None and self.processor_class is not None:
-            assert type(formatter.input_processor) is self.processor_class
-        else:
-            assert formatter.release == self._release()
+        assert formatter.release == self._release()
         request = {"messages": _HI, "tools": [_WEATHER]}
         assert formatter.format(request, today=self.day) == self.render(request)
 
