@@ -411,13 +411,17 @@ def typed_request(formatter: Any, request: dict[str, Any]) -> Any:
 
 def request_type(formatter: Any) -> type[Any]:
     """The request class of the formatter's processors (``request_type`` if declared;
-    else ``Granite3ChatCompletion`` for Granite 3, ``ChatCompletion`` otherwise)."""
+    else ``Granite3ChatCompletion`` for Granite 3, whose parser is the Granite 3 one,
+    ``ChatCompletion`` otherwise)."""
     for processor in (formatter.input_processor, formatter.output_processor):
         declared = getattr(processor, "request_type", None)
         if isinstance(declared, type):
             return declared
-    if type(formatter.input_processor).__module__.startswith(
-        ("granite_formatters_granite3", "granite_formatters.granite3")
+    if any(
+        type(processor).__module__.startswith(
+            ("granite_formatters_granite3", "granite_formatters.granite3")
+        )
+        for processor in (formatter.input_processor, formatter.output_processor)
     ):
         from granite_formatters.granite3.types import Granite3ChatCompletion
 

@@ -43,7 +43,7 @@ def test_the_granite3_root_holds_what_a_user_or_plugin_needs() -> None:
     from granite_formatters import granite3
     from granite_formatters.granite3 import citations, prompt_format
 
-    assert len(granite3.__all__) == 22
+    assert len(granite3.__all__) == 19
     for name in granite3.__all__:
         assert getattr(granite3, name) is not None
     assert not [name for name in granite3.__all__ if name.startswith("_")]

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import datetime
 import pickle
+import sys
+import types
 from typing import Any
 
 import attrs
@@ -76,7 +78,8 @@ def test_a_release_differs_by_data_alone() -> None:
     ("call", "message"),
     [
         ({"release": TOY, "input_processor": "a:b"}, "either release= or input_processor="),
-        ({"release": "granite-4.1"}, "release must be a granite_formatters.Release"),
+        ({"release": "granite-4.1"}, "release must be a granite_formatters.Release or a "),
+        ({"release": 41}, "string naming one, got 41"),
         ({}, "input_processor is missing: give release= or both"),
         ({"input_processor": "a:b"}, "output_processor is missing"),
     ],
@@ -84,6 +87,28 @@ def test_a_release_differs_by_data_alone() -> None:
 def test_exactly_one_way_per_registration(call: dict[str, Any], message: str) -> None:
     with pytest.raises(TypeError, match=message):
         _Recorder("p")("m", **call)
+
+
+class _LazyReleasePlugin:
+    @hookimpl
+    def register_formatters(self, register: Any) -> None:
+        register("toy-lazy", release="gf_toy_lazy_release:TOY")
+
+
+def test_a_release_named_by_a_string_is_imported_on_first_use(
+    default_host: PluginHost, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    register_plugin(_LazyReleasePlugin(), name="toy-lazy")
+    default_host.registry()  # (registered while the module cannot be imported)
+    assert "gf_toy_lazy_release" not in sys.modules
+    module = types.ModuleType("gf_toy_lazy_release")
+    module.TOY = TOY  # type: ignore[attr-defined]
+    monkeypatch.setitem(sys.modules, "gf_toy_lazy_release", module)
+    formatter = get_formatter("toy-lazy")
+    assert formatter.release == TOY
+    assert formatter.format(HI) == TOY.input_processor().transform(HI)
+    assert formatter.parse("Hello.").content == "Hello."
+    assert not plugin_errors()
 
 
 class _ReleaseWithParserPlugin:

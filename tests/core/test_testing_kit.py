@@ -234,48 +234,72 @@ def test_contract_tests_without_plugin_name_or_model_ids_fail_saying_what_to_set
 
 # -- the Granite 3 input contract --------------------------------------------------------
 
-#: A plugin built like the bundled Granite 3 plugins: a Granite3InputProcessor subclass
-#: with the Granite 3.1 prompt format (from the core's public names), whose prompts are
-#: the Granite 3.1 example's golden files.
+#: A plugin built like the bundled Granite 3 plugins: a Granite 3.1 release declared from
+#: the core's public names, whose prompts are the Granite 3.1 example's golden files.
 GRANITE3_PLUGIN = """
-from granite_formatters import hookimpl
-from granite_formatters.granite3 import (
-    CoCitationOutputProcessor,
-    Granite3InputProcessor,
-    Granite3PromptFormat,
-)
+from granite_formatters import Release, hookimpl
+from granite_formatters.granite3 import CO_CITATIONS, GRANITE3_SPECIAL_TOKENS, TOOL_CALL
 from granite_formatters.granite3.prompt_format import (
     CO_CITATIONS_INSTRUCTION,
+    DOCUMENTS_INSTRUCTION,
     HALLUCINATIONS_INSTRUCTION,
+    PLAIN_INSTRUCTION,
+    PREAMBLE,
     TOOLS_AND_DOCUMENTS_INSTRUCTION,
     TOOLS_INSTRUCTION,
 )
+from granite_formatters.release import Option
+from granite_formatters.syntax import (
+    CONTROLS,
+    GRANITE_ROLES,
+    JSON_LIST,
+    DatedSystemPrompt,
+    DocumentsTurn,
+    ToolsTurn,
+)
 
-class In(Granite3InputProcessor):
-    prompt_format = Granite3PromptFormat(
-        release="Granite 3.1",
-        tools_instruction=TOOLS_INSTRUCTION,
-        tools_and_documents_instruction=TOOLS_AND_DOCUMENTS_INSTRUCTION,
-        citations_instruction=CO_CITATIONS_INSTRUCTION,
-        hallucinations_instruction=HALLUCINATIONS_INSTRUCTION,
-    )
-
-class Out(CoCitationOutputProcessor):
-    release = "Granite 3.1"
+KIT31 = Release(
+    name="Granite 3.1",
+    family="Granite 3",
+    turns=GRANITE_ROLES,
+    special_tokens=GRANITE3_SPECIAL_TOKENS,
+    stop_strings=("<|end_of_text|>",),
+    tool_calls=JSON_LIST,
+    citations=CO_CITATIONS,
+    system_prompt=DatedSystemPrompt(
+        preamble=PREAMBLE,
+        tools=TOOLS_INSTRUCTION,
+        tools_and_documents=TOOLS_AND_DOCUMENTS_INSTRUCTION,
+        documents=DOCUMENTS_INSTRUCTION,
+        plain=PLAIN_INSTRUCTION,
+        citations=CO_CITATIONS_INSTRUCTION,
+        hallucinations=HALLUCINATIONS_INSTRUCTION,
+    ),
+    tools_turn=ToolsTurn("tools"),
+    documents_turns=DocumentsTurn(),
+    controls=CONTROLS,
+    record_tokens=(TOOL_CALL,),
+    record_tokens_lead=True,
+    options=(Option("controls", None, CONTROLS.check),),
+    option_hints={"thinking": "it has no thinking mode"},
+    template_joins_parts=False,
+    refused_roles=("developer",),
+    template_writes_calls=False,
+)
 
 @hookimpl
 def register_formatters(register):
-    register("kit-31", input_processor=In, output_processor=Out)
+    register("kit-31", release=KIT31)
 """
 
 GRANITE3_CONTRACT = """
 from granite_formatters.testing import load_golden_cases
 from granite_formatters.testing.granite3 import Granite3InputContractTests
 
-from gf_kit_mod import In
+from gf_kit_mod import KIT31
 
 class TestKit31Input(Granite3InputContractTests):
-    processor_class = In
+    release = KIT31
     release_name = "Granite 3.1"
     model_id = "kit-31"
     golden_cases = load_golden_cases({golden!r})
@@ -304,7 +328,7 @@ def _official_31_template() -> Path:
     return oracle.require_shared() / "chat-templates" / oracle.TEMPLATES["3.1"]
 
 
-def test_granite3_input_contract_passes_for_a_bundled_style_processor(
+def test_granite3_input_contract_passes_for_a_bundled_style_release(
     pytester: pytest.Pytester,
 ) -> None:
     result = _granite3_contract(pytester, template=str(_official_31_template()))
@@ -319,7 +343,7 @@ def test_granite3_input_contract_compares_the_goldens_with_the_template(
     assert changed != official
     (tmp_path / "changed.jinja").write_text(changed, encoding="utf-8")
     result = _granite3_contract(pytester, template=str(tmp_path / "changed.jinja"))
-    # The golden prompts with the default system prompt are the processor's (they pass),
+    # The golden prompts with the default system prompt are the release's (they pass),
     # not the changed template's (they fail); those with a custom one pass both.
     drifted = sorted(
         path.name.split(".")[0]
@@ -356,7 +380,7 @@ def test_granite3_input_contract_without_a_template_fails_saying_what_to_set(
     )
 
 
-def test_granite3_input_contract_without_goldens_or_processor_fails_saying_what_to_set(
+def test_granite3_input_contract_without_goldens_or_release_fails_saying_what_to_set(
     pytester: pytest.Pytester, tmp_path: Path
 ) -> None:
     pytester.makepyfile(
@@ -373,8 +397,8 @@ class TestBare(Granite3InputContractTests):
     assert outcomes.get("passed", 0) == 0
     assert outcomes["failed"] == GRANITE3_TESTS - 2 * 24 + 2
     no_processor = (
-        "Granite3InputContractTests subclass TestBare has no processor_class: "
-        "set processor_class = YourGranite3InputProcessor"
+        "Granite3InputContractTests subclass TestBare has no release: "
+        "set release = YOUR_RELEASE (your granite_formatters.Release)"
     )
     no_cases = (
         "Granite3InputContractTests subclass TestBare has no golden_cases: "

@@ -69,7 +69,7 @@ def test_the_tutorial_covers_every_step() -> None:
         "[project.entry-points.granite_formatters]",
         'granite-formatters-granite31 = "granite_formatters_granite31"',
         "@hookimpl",
-        "Granite3InputProcessor",
+        "release=_RELEASE",
         "GRANITE31.output_processor",
         "python3 tests/make_goldens.py",
         'pytest_plugins = ["granite_formatters.testing"]',

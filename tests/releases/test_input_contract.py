@@ -17,19 +17,19 @@ from granite_formatters.testing.granite3 import Granite3InputContractTests
 from support import oracle
 from support.golden import release_cases
 from support.per_release import release_classes
-from support.release_data import input_processor_class
+from support.release_data import release_declaration
 from support.releases import Release
 
 
-def _contract(release: Release) -> type:
+def _contract(entry: Release) -> type:
     class Contract(Granite3InputContractTests):
-        processor_class = input_processor_class(release.version)
-        release_name = f"Granite {release.version}"
-        model_id = release.model
-        golden_cases = release_cases(release)
+        release = release_declaration(entry.version)
+        release_name = f"Granite {entry.version}"
+        model_id = entry.model
+        golden_cases = release_cases(entry)
 
         def reference_template(self) -> str:
-            return oracle.template_text(release.version)
+            return oracle.template_text(entry.version)
 
     return Contract
 

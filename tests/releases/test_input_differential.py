@@ -8,8 +8,8 @@ template does (with one ``DroppedInputWarning``) with ``strict=False``.
 
 The requests are drawn by the strategies of the release's golden set (``goldens`` in its
 plugin's declarations, :data:`STRATEGIES`): the Granite 3 templates read ``controls`` and
-``thinking`` and are checked under each special-token policy, with the release's
-processor class and with the engine's renderer of its declaration; the Granite 4.0/4.1
+``thinking`` and are checked under each special-token policy, with the engine's
+renderer of the release's declaration; the Granite 4.0/4.1
 templates read none of those. Skipped when the reference folder with the templates is
 not available (failed when CI is set).
 """
@@ -39,7 +39,7 @@ from support.granite3_support import (
     policy_violations,
     valid_requests,
 )
-from support.release_data import input_processor_class, release_declaration
+from support.release_data import release_declaration
 from support.releases import RELEASES, Release
 
 #: The golden sets whose requests this module can draw, by the checks they take:
@@ -57,54 +57,47 @@ def _releases(kind: str) -> list[Any]:
 
 POLICIES = pytest.mark.parametrize("release", _releases("policies"))
 DROPS = pytest.mark.parametrize("release", _releases("drops"))
-RENDERERS = pytest.mark.parametrize("renderer", ["processor", "release"])
 
 
 @functools.cache
-def _processor(release: Release, renderer: str) -> Any:
-    if renderer == "release":
-        return release_declaration(release.version).input_processor()
-    return input_processor_class(release.version)()
+def _processor(release: Release) -> Any:
+    return release_declaration(release.version).input_processor()
 
 
 # --------------------------------------------------------------------------- Granite 3 sets
 
 
 @POLICIES
-@RENDERERS
 @DIFFERENTIAL
 @given(data=st.data(), agp=st.booleans(), today=DATES)
 def test_prompt_equals_template_under_each_special_token_policy(
-    renderer: str, release: Release, data: st.DataObject, agp: bool, today: datetime.date
+    release: Release, data: st.DataObject, agp: bool, today: datetime.date
 ) -> None:
     request = data.draw(valid_requests(release.version, with_tokens=True), label="request")
-    assert_every_policy(_processor(release, renderer), release.version, request, agp, today)
+    assert_every_policy(_processor(release), release.version, request, agp, today)
 
 
 @POLICIES
-@RENDERERS
 @settings(DIFFERENTIAL, max_examples=300)
 @given(data=st.data())
 def test_options_the_template_would_ignore_are_rejected(
-    renderer: str, release: Release, data: st.DataObject
+    release: Release, data: st.DataObject
 ) -> None:
     case = data.draw(policy_violations(release.version), label="case")
-    assert_rejected(_processor(release, renderer), release.version, case)
+    assert_rejected(_processor(release), release.version, case)
 
 
 @POLICIES
-@RENDERERS
 @settings(DIFFERENTIAL, max_examples=300)
 @given(data=st.data(), agp=st.booleans(), today=DATES)
 def test_compatible_mode_renders_what_strict_rejects_as_the_template_does(
-    renderer: str, release: Release, data: st.DataObject, agp: bool, today: datetime.date
+    release: Release, data: st.DataObject, agp: bool, today: datetime.date
 ) -> None:
     case = data.draw(policy_violations(release.version), label="case")
-    assert_compatible_mode(_processor(release, renderer), release.version, case, agp, today)
+    assert_compatible_mode(_processor(release), release.version, case, agp, today)
 
 
 @POLICIES
-@RENDERERS
 @DIFFERENTIAL
 @given(
     data=st.data(),
@@ -113,7 +106,6 @@ def test_compatible_mode_renders_what_strict_rejects_as_the_template_does(
     policy=st.sampled_from(["error", "strip", "keep"]),
 )
 def test_plain_dicts_and_validated_requests_give_the_same_prompt_or_error(
-    renderer: str,
     release: Release,
     data: st.DataObject,
     agp: bool,
@@ -121,7 +113,7 @@ def test_plain_dicts_and_validated_requests_give_the_same_prompt_or_error(
     policy: str,
 ) -> None:
     request = data.draw(maybe_perturbed_requests(release.version), label="request")
-    assert_same_on_both_paths(_processor(release, renderer), request, agp, today, policy)
+    assert_same_on_both_paths(_processor(release), request, agp, today, policy)
 
 
 # --------------------------------------------------------------------------- Granite 4 set
@@ -133,7 +125,7 @@ def test_plain_dicts_and_validated_requests_give_the_same_prompt_or_error(
 def test_prompt_equals_template_in_both_modes(
     release: Release, request: dict[str, Any], agp: bool
 ) -> None:
-    processor = _processor(release, "release")
+    processor = _processor(release)
     expected = oracle.render(release.version, request, agp)
     with warnings.catch_warnings():
         warnings.simplefilter("error")
@@ -147,7 +139,7 @@ def test_prompt_equals_template_in_both_modes(
 def test_drops_are_rejected_or_rendered_like_the_template(
     release: Release, case: tuple[dict[str, Any], str], agp: bool
 ) -> None:
-    processor = _processor(release, "release")
+    processor = _processor(release)
     request, field = case
     with pytest.raises(InvalidRequestError) as info:
         processor.transform(request, agp)

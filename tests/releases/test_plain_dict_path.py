@@ -190,7 +190,10 @@ PLAIN: dict[str, Any] = {
         {"role": "assistant", "content": "", "tool_calls": [{"function": CALL}]},
         {"role": "tool", "content": "42", "tool_call_id": "call_1"},
     ],
-    "documents": [{"doc_id": 1, "text": "T", "title": "x", "source": "web"}, {"text": "U"}],
+    "documents": [
+        {"doc_id": 1, "text": "T", "title": "x", "source": "web"},
+        {"doc_id": "2", "text": "U"},
+    ],
     "tools": [TOOL, {"name": "g"}],
     "chat_template_kwargs": {"available_tools": None},
     "model": "granite",
@@ -216,7 +219,10 @@ def test_a_plain_request_is_rendered_without_validation(
 
     monkeypatch.setattr(types, "coerce_request", forbidden)
     assert processor.transform(plain) == expected
-    written = '{"doc_id": 1, "text": "T", "title": "x", "source": "web"}' in expected
+    if release.has("dated-prompt"):  # (the documents in turns of their own, as text)
+        written = "<|start_of_role|>document" in expected and "\nT" in expected
+    else:
+        written = '{"doc_id": 1, "text": "T", "title": "x", "source": "web"}' in expected
     assert written == release.has("documents")
 
 

@@ -50,7 +50,11 @@ def error_of(exc: openai.APIStatusError) -> dict[str, Any]:
         ({"messages": [{"content": "hi"}]}, "messages[0].role", "required"),
         ({"n": 2}, "n", "only n=1"),
         ({"temperature": -1}, "temperature", "greater than or equal to 0"),
-        ({"chat_template_kwargs": {"thinking": "yes"}}, "chat_template_kwargs.thinking", "boolean"),
+        (
+            {"chat_template_kwargs": {"thinking": "yes"}},
+            "chat_template_kwargs.thinking",
+            "must be true or false, not 'yes'",
+        ),
         ({"messages": []}, "messages", "at least 1"),
     ],
 )

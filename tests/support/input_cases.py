@@ -225,10 +225,15 @@ GRANITE33_CASES: list[Case] = [
 #: A document without a usable id, in template-compatible mode: ``(document, the id the
 #: template prints, the words of the warning)``. The template prints ``doc_id | string``:
 #: "" when the key is missing, "None" for null.
+_NO_ID = (
+    "documents[0].doc_id: Granite 3.3 identifies each document by its doc_id in the prompt "
+    "(and the model cites documents by it): give every document a doc_id (a string or an "
+    "integer)."
+)
 MISSING_DOCUMENT_IDS: dict[str, list[tuple[dict[str, Any], str, str]]] = {
     "3.3": [
-        ({"text": "no id"}, "", 'missing: printed as ""'),
-        ({"text": "null id", "doc_id": None}, "None", 'null: printed as "None"'),
+        ({"text": "no id"}, "", _NO_ID),
+        ({"text": "null id", "doc_id": None}, "None", _NO_ID),
     ],
 }
 
@@ -260,11 +265,11 @@ _DROPPED: list[tuple[dict[str, Any], str, str]] = [
     ({"messages": [{"role": "user", "content": [{"type": "image_url", "image_url": {"url": "u"}}]}]},
      "messages[0].content[0]", "'image_url'"),
     ({"messages": HI, "chat_template_kwargs": {"thinking": True}},
-     "chat_template_kwargs.thinking", "Granite 4 has no 'thinking' option"),
+     "chat_template_kwargs.thinking", "has no 'thinking' option: its chat template does not read it"),
     ({"messages": HI, "chat_template_kwargs": {"controls": {"citations": True}}},
-     "chat_template_kwargs.controls", "Granite 4 has no 'controls' option"),
+     "chat_template_kwargs.controls", "has no 'controls' option: its chat template does not read it"),
     ({"messages": HI, "chat_template_kwargs": {"enable_thinking": True}},
-     "chat_template_kwargs.enable_thinking", "Granite 4 has no"),
+     "chat_template_kwargs.enable_thinking", "has no 'enable_thinking' option"),
     ({"messages": HI, "chat_template_kwargs": {"style": "pirate"}},
      "chat_template_kwargs.style", "does not read the option 'style'"),
     (_assistant_calls([{"name": 'a"b', "arguments": {}}]), "messages[0].tool_calls[0].name",

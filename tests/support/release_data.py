@@ -9,17 +9,7 @@ from __future__ import annotations
 import importlib
 from typing import Any
 
-#: What makes each release's input processor, as ``(module, name)``: a processor class,
-#: or a :class:`~granite_formatters.Release` declaration.
-INPUT_PROCESSORS = {
-    "3.2": ("granite_formatters_granite32.input", "Granite32InputProcessor"),
-    "3.3": ("granite_formatters_granite33.input", "Granite33InputProcessor"),
-    "4.0": ("granite_formatters_granite4.releases", "GRANITE40"),
-    "4.1": ("granite_formatters_granite4.releases", "GRANITE41"),
-}
-
-#: Each release's :class:`~granite_formatters.Release` declaration, as ``(module, name)``
-#: (the Granite 3 releases are also rendered by their processor classes).
+#: Each release's :class:`~granite_formatters.Release` declaration, as ``(module, name)``.
 DECLARATIONS = {
     "3.2": ("granite_formatters_granite32.releases", "GRANITE32"),
     "3.3": ("granite_formatters_granite33.releases", "GRANITE33"),
@@ -40,16 +30,6 @@ CITED_ANSWER = {
     "3.2": 'The capital of France is Paris.<co>1</co>\n\n# Citations:\n<co>1</co> Document 0: "Paris is the capital of France."',
     "3.3": 'The capital of France is Paris.<|start_of_cite|>{"document_id": "1"}<|end_of_cite|>',
 }
-
-
-def input_processor_class(version: str) -> Any:
-    """What makes an input processor of release ``version`` when called with no
-    arguments (imports its plugin)."""
-    from granite_formatters import Release
-
-    module, name = INPUT_PROCESSORS[version]
-    found = getattr(importlib.import_module(module), name)
-    return found.input_processor if isinstance(found, Release) else found
 
 
 #: The Granite 4 model ids each release must register, as the plugin's table should say.

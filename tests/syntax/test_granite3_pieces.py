@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime
+from typing import Any
 
 import pytest
 from hypothesis import given
@@ -15,7 +16,9 @@ from granite_formatters.syntax import (
     DocumentsTurn,
     DocumentTurnPerDocument,
     ToolsTurn,
+    controls_problem,
     format_date,
+    valid_control_items,
 )
 
 PROMPT = DatedSystemPrompt(
@@ -163,3 +166,41 @@ def test_invalid_controls_are_refused_naming_the_control(
 def test_valid_controls_are_accepted() -> None:
     assert CONTROLS.check(None) is None
     assert CONTROLS.check({"citations": True, "originality": None}) is None
+
+
+# -- the controls' quick check (``valid_control_items``) against the full one
+
+
+class _PlainStr(str):
+    """A ``str`` subclass that changes nothing: it only fails the exact-type checks."""
+
+
+class _Dict(dict):  # type: ignore[type-arg]
+    """A ``dict`` subclass: never read by the quick check or the suffix memo."""
+
+
+_CONTROL_KEYS = st.sampled_from(
+    ["citations", "hallucinations", "length", "originality", "bogus", _PlainStr("citations")]
+)
+_CONTROL_VALUES = st.sampled_from(
+    [
+        *(True, False, None, "short", "long", "extractive", "abstractive"),
+        *(1, 0, 1.0, "medium", "true", _PlainStr("short"), _PlainStr("long")),
+    ]
+)
+
+
+@given(st.dictionaries(_CONTROL_KEYS, _CONTROL_VALUES, max_size=4))
+def test_the_controls_quick_check_agrees_with_the_full_check(controls: dict[str, Any]) -> None:
+    slow = _Dict(controls)
+    assert controls_problem(controls) == controls_problem(slow)
+    assert (valid_control_items(controls) is not None) == (controls_problem(slow) is None)
+    assert CONTROLS.check(controls) == CONTROLS.check(slow)
+    for _ in range(2):  # (the second call is served by the memo)
+        assert CONTROLS.role_suffix(controls) == CONTROLS.role_suffix(slow)
+
+
+def test_the_suffix_memo_tells_true_from_1() -> None:
+    assert CONTROLS.role_suffix({"citations": True}) == ' {"citations": true}'
+    assert CONTROLS.role_suffix({"citations": 1}) == ' {"citations": 1}'
+    assert CONTROLS.role_suffix({"citations": True}) == ' {"citations": true}'

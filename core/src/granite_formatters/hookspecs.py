@@ -42,7 +42,9 @@ with ``requires_api`` and gets a clear error at load time from an older core.
 History: 1.0, the hook and ``register`` with processors; 1.1, ``register(release=...)``
 and the ``special_tokens``/``strict`` options of ``InputProcessor.transform``; 1.2,
 ``register(demo=...)`` and the hook's ``hint`` argument; 1.3, ``register(release=...,
-output_processor=...)``: the release's renderer with the plugin's own output processor.
+output_processor=...)``: the release's renderer with the plugin's own output processor;
+1.4, ``register(release="module:attribute")``: the release imported when the model is
+first used.
 """
 
 from __future__ import annotations
@@ -72,7 +74,7 @@ __all__ = [
 PROJECT_NAME = "granite_formatters"
 
 #: The version of the plugin contract: ``(major, minor)``.
-PLUGIN_API_VERSION = (1, 3)
+PLUGIN_API_VERSION = (1, 4)
 
 hookspec = pluggy.HookspecMarker(PROJECT_NAME)
 hookimpl = pluggy.HookimplMarker(PROJECT_NAME)
@@ -82,7 +84,9 @@ class Register(Protocol):
     """The ``register`` callback that the ``register_formatters`` hook receives.
 
     Call it once per model, with either ``release`` (a
-    :class:`~granite_formatters.Release`: the core builds the processors from it) or
+    :class:`~granite_formatters.Release`, or from API 1.4 a ``"module:attribute"``
+    string naming one, imported only when the model is first used: the core builds the
+    processors from it) or
     both ``input_processor`` and ``output_processor`` (classes, zero-argument factories,
     or ``"module:attribute"`` strings imported only when the model is first used).
     ``release`` with ``output_processor`` (API 1.3) renders the release's prompts and
@@ -100,7 +104,7 @@ class Register(Protocol):
         self,
         model_id: str,
         *,
-        release: Release | None = None,
+        release: Release | str | None = None,
         input_processor: str | Callable[[], InputProcessor] | None = None,
         output_processor: str | Callable[[], OutputProcessor] | None = None,
         aliases: Iterable[str] = (),

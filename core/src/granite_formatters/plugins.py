@@ -129,18 +129,25 @@ class _Recorder:
         if release is not None:
             from .release import Release
 
-            if not isinstance(release, Release):
-                raise TypeError(
-                    f"release must be a granite_formatters.Release, got {quote(release)}"
-                )
             if options["input_processor"] is not None:
                 raise TypeError(
                     "give either release= or input_processor= (the release's renderer "
                     "renders its prompts), not both"
                 )
-            options["input_processor"] = release.input_processor
-            if options["output_processor"] is None:
-                options["output_processor"] = release.output_processor
+            if isinstance(release, str) and ":" in release:
+                # (imported when the model is first used: "module:RELEASE.input_processor")
+                options["input_processor"] = f"{release}.input_processor"
+                if options["output_processor"] is None:
+                    options["output_processor"] = f"{release}.output_processor"
+            elif isinstance(release, Release):
+                options["input_processor"] = release.input_processor
+                if options["output_processor"] is None:
+                    options["output_processor"] = release.output_processor
+            else:
+                raise TypeError(
+                    "release must be a granite_formatters.Release or a 'module:attribute' "
+                    f"string naming one, got {quote(release)}"
+                )
         for label in ("input_processor", "output_processor"):
             source = options[label]
             if source is None:

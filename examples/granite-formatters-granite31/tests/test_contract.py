@@ -16,7 +16,7 @@ from typing import Any, ClassVar
 from granite_formatters.testing import FormatterContractTests, load_golden_cases
 from granite_formatters.testing.granite3 import Granite3InputContractTests
 
-from granite_formatters_granite31.input import Granite31InputProcessor
+from granite_formatters_granite31.releases import GRANITE31
 
 import make_goldens  # tests/make_goldens.py (tests/ is on sys.path)
 
@@ -87,7 +87,7 @@ SHARED = make_goldens.find_shared()
 
 
 class TestGranite31InputContract(Granite3InputContractTests):
-    processor_class = Granite31InputProcessor
+    release = GRANITE31
     release_name = "Granite 3.1"
     model_id = "granite-3.1-8b-instruct"
     golden_cases = TestGranite31Contract.golden_cases

@@ -1,4 +1,4 @@
-"""The Granite 3.1 input processor: 3.1-specific refusals and properties of its prompts.
+"""The Granite 3.1 prompts: 3.1-specific refusals and properties of the release's prompts.
 
 The byte-for-byte golden prompts, the refusals every Granite 3 release shares, the date
 and the special-token policies are checked by the contract tests (test_contract.py);
@@ -17,6 +17,7 @@ from typing import Any
 
 import pytest
 from granite_formatters import (
+    Formatter,
     InvalidRequestError,
     UnknownModelError,
     get_formatter,
@@ -29,7 +30,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from granite_formatters_granite31 import MODELS
-from granite_formatters_granite31.input import GRANITE31_PROMPT_FORMAT, Granite31InputProcessor
+from granite_formatters_granite31.releases import GRANITE31
 
 import make_goldens  # tests/make_goldens.py (tests/ is on sys.path)
 
@@ -40,8 +41,9 @@ GOLDEN = Path(__file__).parent / "golden"
 
 
 @pytest.fixture(scope="module")
-def processor() -> Granite31InputProcessor:
-    return Granite31InputProcessor()
+def processor() -> Formatter[Any]:
+    """A formatter of the release (the options checked, then the engine renders)."""
+    return Formatter("granite-3.1", GRANITE31.input_processor(), GRANITE31.output_processor)
 
 
 def golden(name: str) -> tuple[dict[str, Any], str]:
@@ -62,33 +64,38 @@ def golden(name: str) -> tuple[dict[str, Any], str]:
     ids=["plain", "with_documents", "in_extra_body"],
 )
 def test_thinking_is_refused_because_31_has_no_thinking_mode(
-    processor: Granite31InputProcessor, request_: dict[str, Any]
+    processor: Formatter[Any], request_: dict[str, Any]
 ) -> None:
     with pytest.raises(InvalidRequestError) as caught:
-        processor.transform(request_, today=DAY)
+        processor.format(request_, today=DAY)
     assert caught.value.field == "chat_template_kwargs.thinking"
-    assert "Granite 3.1 has no thinking mode; set thinking to false" in str(caught.value)
+    assert str(caught.value) == (
+        "chat_template_kwargs.thinking: Granite 3.1 has no 'thinking' option: its chat "
+        "template does not read it (it has no thinking mode; set thinking to false). Pass "
+        "strict=False to render what the official template renders."
+    )
 
 
-def test_thinking_false_is_the_plain_prompt(processor: Granite31InputProcessor) -> None:
+def test_thinking_false_is_the_plain_prompt(processor: Formatter[Any]) -> None:
     _, plain = golden("plain")
     request = {"messages": HI, "chat_template_kwargs": {"thinking": False}}
-    assert processor.transform(request, today=DAY) == plain
+    assert processor.format(request, today=DAY) == plain
 
 
-def test_the_format_has_no_thinking_instruction() -> None:
-    assert GRANITE31_PROMPT_FORMAT.thinking_instruction is None
-    assert GRANITE31_PROMPT_FORMAT.release == "Granite 3.1"
+def test_the_release_has_no_thinking_option() -> None:
+    assert GRANITE31.system_prompt is not None and GRANITE31.system_prompt.thinking is None
+    assert GRANITE31.option("thinking") is None
+    assert GRANITE31.name == "Granite 3.1"
 
 
 # ----------------------------------------------------------------------------- controls
 
 
-def test_unknown_control_values_are_refused(processor: Granite31InputProcessor) -> None:
+def test_unknown_control_values_are_refused(processor: Formatter[Any]) -> None:
     request = {"messages": HI, "chat_template_kwargs": {"controls": {"length": "medium"}}}
     with pytest.raises(InvalidRequestError) as caught:
-        processor.transform(request, today=DAY)
-    assert "length" in str(caught.value)
+        processor.format(request, today=DAY)
+    assert caught.value.field == "chat_template_kwargs.controls.length"
 
 
 # ----------------------------------------------------------------------------- models
@@ -182,7 +189,7 @@ def refused(request: dict[str, Any]) -> bool:
 @settings(max_examples=300)
 @given(requests(), st.booleans(), st.dates(datetime.date(2000, 1, 1), datetime.date(2099, 12, 31)))
 def test_prompt_structure(request: dict[str, Any], agp: bool, day: datetime.date) -> None:
-    processor = Granite31InputProcessor()
+    processor = GRANITE31.input_processor()
     if refused(request):
         with pytest.raises(InvalidRequestError):
             processor.transform(request, agp, today=day, special_tokens="keep")
@@ -222,7 +229,7 @@ def test_differential_against_the_official_template(
         return
     data = {"request": request, "date": day.isoformat(), "add_generation_prompt": agp}
     expected = make_goldens.render_official(renderer, template, data)
-    actual = Granite31InputProcessor().transform(request, agp, today=day, special_tokens="keep")
+    actual = GRANITE31.input_processor().transform(request, agp, today=day, special_tokens="keep")
     assert actual == expected
 
 

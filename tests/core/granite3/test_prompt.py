@@ -1,6 +1,6 @@
-"""The shared Granite 3 prompt helpers and the Granite3InputProcessor base class.
+"""The shared Granite 3 prompt helpers, and a Granite 3 release declared from them.
 
-Runs with no plugin installed: a Granite 3.1 processor is built here from the public
+Runs with no plugin installed: a Granite 3.1 release is declared here from the public
 core API alone, as a third party would, and checked against the official 3.1 template.
 """
 
@@ -14,28 +14,45 @@ import re
 from types import SimpleNamespace
 from typing import Any
 
+import attrs
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from granite_formatters.errors import InvalidRequestError
+from granite_formatters import Formatter, Release
+from granite_formatters.errors import DroppedInputWarning, InvalidRequestError
 from granite_formatters.granite3 import (
     GRANITE3_SPECIAL_TOKENS,
+    TOOL_CALL,
     Granite3ChatCompletion,
-    Granite3InputProcessor,
-    Granite3PromptFormat,
     dates,
     sanitize,
 )
-from granite_formatters.granite3._turns import generation_prompt
-from granite_formatters.granite3.prompt_format import DOCUMENTS_INSTRUCTION
+from granite_formatters.granite3.prompt_format import (
+    CO_CITATIONS_INSTRUCTION,
+    DOCUMENTS_INSTRUCTION,
+    HALLUCINATIONS_INSTRUCTION,
+    PLAIN_INSTRUCTION,
+    PREAMBLE,
+    TOOLS_AND_DOCUMENTS_INSTRUCTION,
+    TOOLS_INSTRUCTION,
+)
 from granite_formatters.jsonwriter import tojson
+from granite_formatters.release import Option
 from granite_formatters.special_tokens import (
     SpecialTokens,
     find_special_token_in_json,
     remove_special_tokens_in_json,
 )
-from granite_formatters.syntax import format_date
+from granite_formatters.syntax import (
+    CONTROLS,
+    GRANITE_ROLES,
+    JSON_LIST,
+    DatedSystemPrompt,
+    DocumentsTurn,
+    ToolsTurn,
+    format_date,
+)
 
 from support import oracle
 from support.granite3_support import TOKENS, strip_tokens, valid_requests
@@ -171,7 +188,7 @@ def test_current_date_reads_the_local_date_at_each_call(monkeypatch: pytest.Monk
     ],
 )
 def test_generation_prompt(controls: dict[Any, Any] | None, header: str) -> None:
-    assert generation_prompt(controls) == header
+    assert GRANITE_ROLES.header("assistant" + CONTROLS.role_suffix(controls)) == header
 
 
 # ----------------------------------------------------------------------------- special tokens
@@ -359,36 +376,36 @@ def test_sanitize_rejects_unknown_parts(parts: Any) -> None:
     assert "'all'" in str(caught.value)
 
 
-# ----------------------------------------------------------------------------- base class
+# ----------------------------------------------------------------------------- a release
 
-TOOLS_31 = (
-    " You are a helpful AI assistant with access to the following tools. When a tool is "
-    "required to answer the user's query, respond with <|tool_call|> followed by a JSON list "
-    "of tools used. If a tool does not exist in the provided list of tools, notify the user "
-    "that you do not have the ability to fulfill the request."
+#: What a third party declares for Granite 3.1 with the public core API only.
+GRANITE31 = Release(
+    name="Granite 3.1",
+    family="Granite 3",
+    turns=GRANITE_ROLES,
+    special_tokens=GRANITE3_SPECIAL_TOKENS,
+    stop_strings=("<|end_of_text|>",),
+    tool_calls=JSON_LIST,
+    system_prompt=DatedSystemPrompt(
+        preamble=PREAMBLE,
+        tools=TOOLS_INSTRUCTION,
+        tools_and_documents=TOOLS_AND_DOCUMENTS_INSTRUCTION,
+        documents=DOCUMENTS_INSTRUCTION,
+        plain=PLAIN_INSTRUCTION,
+        citations=CO_CITATIONS_INSTRUCTION,
+        hallucinations=HALLUCINATIONS_INSTRUCTION,
+    ),
+    tools_turn=ToolsTurn("tools"),
+    documents_turns=DocumentsTurn(),
+    controls=CONTROLS,
+    record_tokens=(TOOL_CALL,),
+    record_tokens_lead=True,
+    options=(Option("controls", None, CONTROLS.check),),
+    option_hints={"thinking": "it has no thinking mode"},
+    template_joins_parts=False,
+    refused_roles=("developer",),
+    template_writes_calls=False,
 )
-
-
-class Granite31InputProcessor(Granite3InputProcessor):
-    """What a third party writes for Granite 3.1 with the public core API only."""
-
-    prompt_format = Granite3PromptFormat(
-        release="Granite 3.1",
-        tools_instruction=TOOLS_31,
-        tools_and_documents_instruction=TOOLS_31 + "\n\n" + DOCUMENTS_INSTRUCTION.lstrip(),
-        citations_instruction=(
-            "\n\nIn your response, use the symbols <co> and </co> to indicate when a fact "
-            "comes from a document in the search result, e.g <co>0</co> for a fact from "
-            "document 0. Afterwards, list all the citations with their corresponding "
-            "documents in an ordered list."
-        ),
-        hallucinations_instruction=(
-            "\n\nFinally, after the response is written, include a numbered list of sentences "
-            "from the response that are potentially hallucinated and not based in the "
-            "documents."
-        ),
-    )
-
 
 DAY = datetime.date(2025, 4, 6)
 
@@ -403,78 +420,38 @@ def _without_thinking(request: dict[str, Any]) -> dict[str, Any]:
 
 @settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(valid_requests("3.2"), st.booleans())
-def test_a_granite_31_subclass_matches_the_31_template(request: dict[str, Any], agp: bool) -> None:
+def test_a_granite_31_release_matches_the_31_template(request: dict[str, Any], agp: bool) -> None:
     oracle.require_shared()
     request = _without_thinking(request)
     expected = oracle.render("3.1", oracle.with_tool_calls_rendered(request), agp, DAY)
-    assert Granite31InputProcessor().transform(request, agp, today=DAY) == expected
+    assert GRANITE31.input_processor().transform(request, agp, today=DAY) == expected
 
 
-def test_a_release_without_thinking_rejects_it() -> None:
+def test_a_release_without_thinking_names_the_option_it_does_not_read() -> None:
+    request = {
+        "messages": [{"role": "user", "content": "Hi"}],
+        "chat_template_kwargs": {"thinking": True},
+    }
     with pytest.raises(InvalidRequestError) as caught:
-        Granite31InputProcessor().transform(
-            {
-                "messages": [{"role": "user", "content": "Hi"}],
-                "chat_template_kwargs": {"thinking": True},
-            }
-        )
+        GRANITE31.input_processor().transform(request, today=DAY)
     assert caught.value.field == "chat_template_kwargs.thinking"
-    assert "Granite 3.1 has no thinking mode" in str(caught.value)
-
-
-def test_system_turn_of_a_prompt_format() -> None:
-    fmt = Granite31InputProcessor.prompt_format
-    start = (
-        "<|start_of_role|>system<|end_of_role|>Knowledge Cutoff Date: April 2024.\n"
-        "Today's Date: April 06, 2025.\nYou are Granite, developed by IBM."
+    assert str(caught.value) == (
+        "chat_template_kwargs.thinking: Granite 3.1 has no 'thinking' option: its chat "
+        "template does not read it (it has no thinking mode). Pass strict=False to render "
+        "what the official template renders."
     )
-    assert fmt.system_turn(DAY) == start + " You are a helpful AI assistant.<|end_of_text|>\n"
-    assert fmt.system_turn(DAY, thinking=True) == fmt.system_turn(DAY)
-    assert fmt.system_turn(DAY, citations=True) == fmt.system_turn(DAY)
-    with_documents = fmt.system_turn(DAY, documents=True, citations=True, hallucinations=True)
-    assert with_documents == (
-        start
-        + DOCUMENTS_INSTRUCTION
-        + fmt.citations_instruction
-        + fmt.hallucinations_instruction
-        + "<|end_of_text|>\n"
+    with pytest.warns(DroppedInputWarning, match="Granite 3.1 has no 'thinking' option"):
+        prompt = GRANITE31.input_processor().transform(request, today=DAY, strict=False)
+    assert prompt == GRANITE31.input_processor().transform(
+        {"messages": request["messages"]}, today=DAY
     )
-    assert fmt.system_turn(DAY, tools=True, documents=True).startswith(start + TOOLS_31 + "\n\n")
 
 
-def test_prompt_format_needs_a_date_in_its_preamble() -> None:
-    with pytest.raises(ValueError, match="date"):
-        Granite3PromptFormat(
-            release="x",
-            tools_instruction="",
-            tools_and_documents_instruction="",
-            citations_instruction="",
-            hallucinations_instruction="",
-            preamble="No date here.",
-        )
-
-
-def test_subclass_without_prompt_format_cannot_be_created() -> None:
-    class Incomplete(Granite3InputProcessor):
-        pass
-
-    with pytest.raises(TypeError, match="prompt_format"):
-        Incomplete()
-
-
-def test_special_tokens_of_a_format_drive_detection() -> None:
-    class Bracketed(Granite31InputProcessor):
-        prompt_format = Granite3PromptFormat(
-            release="Bracketed",
-            tools_instruction="",
-            tools_and_documents_instruction="",
-            citations_instruction="",
-            hallucinations_instruction="",
-            special_tokens=SpecialTokens(["[[STOP]]"]),
-        )
-
+def test_the_special_tokens_of_a_release_drive_detection() -> None:
+    bracketed = attrs.evolve(GRANITE31, special_tokens=SpecialTokens(["[[STOP]]"]))
+    formatter = Formatter("bracketed", bracketed.input_processor(), bracketed.output_processor)
     request = {"messages": [{"role": "user", "content": "a[[STOP]]b <|end_of_text|>"}]}
     with pytest.raises(InvalidRequestError, match=re.escape("'[[STOP]]'")):
-        Bracketed().transform(request, today=DAY)
-    stripped = Bracketed().transform(request, today=DAY, special_tokens="strip")
+        formatter.format(request, today=DAY)
+    stripped = formatter.format(request, today=DAY, special_tokens="strip")
     assert "<|end_of_role|>ab <|end_of_text|><|end_of_text|>\n" in stripped

@@ -123,7 +123,7 @@ def test_compatible_mode_drops_the_calls_with_one_warning(model: str) -> None:
     ("call", "field"),
     [
         ({"function": {"name": "f", "arguments": "{not json"}}, "function.arguments"),
-        ({"function": {"arguments": "{}"}}, "function"),
+        ({"function": {"arguments": "{}"}}, "function.name"),
         ("f()", ""),
     ],
 )
@@ -144,7 +144,7 @@ def test_special_tokens_in_a_call_follow_the_policy(model: str) -> None:
     request["messages"].append({"role": "assistant", "content": "", "tool_calls": [call]})
     with pytest.raises(granite_formatters.InvalidRequestError) as caught:
         fmt.format(request, today=TODAY)
-    assert caught.value.field == "messages[1].tool_calls[0].name"
+    assert caught.value.field == "messages[1].tool_calls[0].function.name"
     stripped = fmt.format(request, today=TODAY, special_tokens="strip")
     assert '<|tool_call|>[{"name": "f", "arguments": {"x": ""}}]<|end_of_text|>' in stripped
     kept = fmt.format(request, today=TODAY, special_tokens="keep")

@@ -455,7 +455,7 @@ class ReleaseInputProcessor(InputProcessor):
                 continue
             elif key in release.option_hints:
                 problems.add(
-                    f"{release.family} has no {key!r} option: its chat template does not "
+                    f"{release.name} has no {key!r} option: its chat template does not "
                     f"read it ({release.option_hints[key]}).",
                     f"chat_template_kwargs.{key}",
                 )

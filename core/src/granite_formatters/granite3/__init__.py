@@ -1,14 +1,14 @@
-"""Shared code of the Granite 3.x formatters: request/response types, prompt rendering
-and output parsing.
+"""Shared code of the Granite 3.x releases: request/response types, the output parser
+and the wording their declarations compose.
 
-The package root holds what a user or a Granite 3 plugin needs: the processors, the
-prompt and output formats (data a release declares), the request and message types and
-the special tokens. The public modules hold the rest, each named for what it holds:
-:mod:`.prompt_format` (the formats' wording), :mod:`.tokens`, :mod:`.dates`,
+The package root holds what a user or a Granite 3 plugin needs: the output processors,
+the output formats (data a release declares), the request and message types and the
+special tokens. The public modules hold the rest, each named for what it holds:
+:mod:`.prompt_format` (the system prompts' wording), :mod:`.tokens`, :mod:`.dates`,
 :mod:`.citations` (what a new citation format is built from), :mod:`.cite_format` and
 :mod:`.co_format` (the two bundled citation formats). The parsing machinery is private.
 
-The prompt side is imported with this package; the request and message types (pydantic),
+The tokens are imported with this package; the request and message types (pydantic),
 :func:`sanitize` and the output side (parsers, streaming) are imported on first use of
 one of their names, so that a process that only formats plain-dict prompts never loads
 them.
@@ -19,8 +19,6 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from .._lazy import lazy_getattr
-from .input import Granite3InputProcessor
-from .prompt_format import DocumentLayout, Granite3PromptFormat
 from .tokens import (
     END_OF_ROLE,
     END_OF_TEXT,
@@ -82,14 +80,11 @@ __all__ = [
     "Citation",
     "CitationFormat",
     "CoCitationOutputProcessor",
-    "DocumentLayout",
     "Granite3AssistantMessage",
     "Granite3ChatCompletion",
     "Granite3Controls",
-    "Granite3InputProcessor",
     "Granite3Kwargs",
     "Granite3OutputProcessor",
-    "Granite3PromptFormat",
     "Granite3StreamParser",
     "Hallucination",
     "OutputFormat",

@@ -24,10 +24,10 @@ provides:
 Golden cases can be written by hand or loaded from a folder with :func:`load_golden_cases`.
 
 :class:`granite_formatters.testing.granite3.Granite3InputContractTests`
-    The checks every Granite 3-family input processor must pass (golden prompts, the
+    The checks every Granite 3-family release's prompts must pass (golden prompts, the
     official template's render of them, refusals naming their field, the special-token
-    policy, sanitising), for a plugin whose processor subclasses
-    :class:`~granite_formatters.granite3.Granite3InputProcessor`.
+    policy, sanitising), for a plugin that declares a Granite 3-family
+    :class:`~granite_formatters.Release`.
 :func:`render_chat_template`
     A chat template rendered exactly as transformers renders it (needs jinja2), the
     reference the Granite 3 contract compares golden prompts with.

@@ -1,31 +1,30 @@
-"""The contract every Granite 3-family input processor must pass, as a class to subclass.
+"""The contract every Granite 3-family release's prompts must pass, as a class to subclass.
 
-For a plugin whose input processor subclasses
-:class:`~granite_formatters.granite3.Granite3InputProcessor` (as the bundled Granite 3.2
-and 3.3 plugins and the Granite 3.1 example do)::
+For a plugin that declares a Granite 3-family :class:`~granite_formatters.Release` (as the
+bundled Granite 3.2 and 3.3 plugins and the Granite 3.1 example do)::
 
     from pathlib import Path
 
     from granite_formatters.testing import load_golden_cases
     from granite_formatters.testing.granite3 import Granite3InputContractTests
 
-    from my_plugin.input import MyInputProcessor
+    from my_plugin.releases import MY_RELEASE
 
     HERE = Path(__file__).parent
 
 
     class TestMyInput(Granite3InputContractTests):
-        processor_class = MyInputProcessor
+        release = MY_RELEASE
         release_name = "Granite 3.1"
         model_id = "granite-3.1-8b-instruct"
         golden_cases = load_golden_cases(HERE / "golden")
         chat_template = HERE / "granite-3.1-8b-instruct.jinja"
 
-The golden prompts are checked twice: the processor must reproduce them (from a dict, a
+The golden prompts are checked twice: the release must reproduce them (from a dict, a
 JSON string and both request models), and the official chat template (``chat_template``,
 rendered with :func:`granite_formatters.testing.render_chat_template`) must render them
 too, so a golden file can never drift from the template. The other tests check what
-every Granite 3 processor shares: refusals that name their field, the date, the tools
+every Granite 3 release shares: refusals that name their field, the date, the tools
 JSON, the special-token policies and ``sanitize``. Needs the kit's fixtures
 (``pytest_plugins = ["granite_formatters.testing"]``) and, for the reference render,
 jinja2.
@@ -48,9 +47,11 @@ from ..granite3 import (
     END_OF_TEXT,
     TOOL_CALL,
     Granite3ChatCompletion,
-    Granite3InputProcessor,
     dates,
+    sanitize,
 )
+from ..processors import Formatter, InputProcessor
+from ..release import Release
 from ..types import ChatCompletion
 from . import GoldenCase, _required, render_chat_template
 
@@ -122,16 +123,19 @@ def _with_calls_in_content(request: Mapping[str, Any]) -> dict[str, Any]:
     return {**request, "messages": messages}
 
 
+def _no_output() -> Any:
+    raise AssertionError("the input contract parses nothing")
+
+
 class Granite3InputContractTests:
     """Subclass in your plugin's tests and set the class attributes.
 
-    ``processor_class``
-        your :class:`~granite_formatters.granite3.Granite3InputProcessor` subclass;
+    ``release``
+        your release declaration (a :class:`~granite_formatters.Release`);
     ``release_name``
-        the release as your processor's messages name it (its
-        ``prompt_format.release``, e.g. ``"Granite 3.1"``);
+        the release as its messages name it (its ``name``, e.g. ``"Granite 3.1"``);
     ``model_id``
-        a model id your plugin registers with this processor;
+        a model id your plugin registers with this release;
     ``golden_cases``
         :class:`~granite_formatters.testing.GoldenCase` list, usually
         :func:`~granite_formatters.testing.load_golden_cases`; each case must pin its
@@ -148,9 +152,11 @@ class Granite3InputContractTests:
 
     The first five are required: a test that needs one that is not set fails, saying
     what to set. Each golden case is a separate test (``test_golden_prompt[name]``).
+    Requests are formatted through a :class:`~granite_formatters.Formatter`, which
+    checks the options.
     """
 
-    processor_class: ClassVar[type[Granite3InputProcessor] | None] = None
+    release: ClassVar[Release | None] = None
     release_name: ClassVar[str] = ""
     model_id: ClassVar[str] = ""
     golden_cases: ClassVar[Sequence[GoldenCase]] = ()
@@ -179,21 +185,29 @@ class Granite3InputContractTests:
     def name(self) -> str:
         return str(self._required("release_name", '"Granite 3.1"'))
 
-    def _processor_class(self) -> type[Granite3InputProcessor]:
+    def _release(self) -> Release:
         return cast(
-            "type[Granite3InputProcessor]",
-            self._required("processor_class", "YourGranite3InputProcessor"),
+            "Release", self._required("release", "YOUR_RELEASE (your granite_formatters.Release)")
         )
 
-    def processor(self) -> Granite3InputProcessor:
-        return self._processor_class()()
+    def processor(self) -> InputProcessor:
+        return self._release().input_processor()
+
+    def formatter(self) -> Formatter[Any]:
+        """A formatter of the release (it checks the options, then renders)."""
+        processor = self.processor()
+        return Formatter(self.model_id or "the release", processor, _no_output)
+
+    def sanitize(self, request: Any, parts: Any = "all") -> Granite3ChatCompletion:
+        """:func:`granite_formatters.granite3.sanitize` with the release's special tokens."""
+        return sanitize(request, parts, special_tokens=self._release().special_tokens)
 
     def document(self, text: str, doc_id: str = "d1") -> dict[str, Any]:
         return {"doc_id": doc_id, "text": text}
 
     def render(self, request: Any, **options: Any) -> str:
         options.setdefault("today", self.day)
-        return self.processor().transform(request, **options)
+        return self.formatter().format(request, **options)
 
     def rejects(self, request: Any, **options: Any) -> InvalidRequestError:
         with pytest.raises(InvalidRequestError) as caught:
@@ -282,7 +296,7 @@ class Granite3InputContractTests:
         isolated_host_factory(entry_points=True)
         model_id = self._required("model_id", '"your-model-id"')
         formatter = get_formatter(model_id)
-        assert type(formatter.input_processor) is self._processor_class()
+        assert formatter.release == self._release()
         request = {"messages": _HI, "tools": [_WEATHER]}
         assert formatter.format(request, today=self.day) == self.render(request)
 
@@ -364,7 +378,7 @@ class Granite3InputContractTests:
             assert error.field == "tools"
             assert "nested too deeply" in str(error) or "cannot be written as JSON" in str(error)
         with pytest.raises(InvalidRequestError) as caught:
-            self._processor_class().sanitize(circular, parts="tools")
+            self.sanitize(circular, parts="tools")
         assert caught.value.field == "tools"
 
     def test_missing_content_names_the_message(self) -> None:
@@ -380,7 +394,11 @@ class Granite3InputContractTests:
         assert self.render({"messages": messages}).count('<|tool_call|>[{"name": "f"') == 1
         error = self.rejects({"messages": messages}, strict=False)
         assert error.field == "messages[1].content"
-        assert "tool_calls" in str(error) and "put the text of the calls in content" in str(error)
+        assert str(error).endswith(
+            'The template prints only the content, not the tool_calls: give content "" with '
+            "the calls (strict mode, the default, writes the calls), or put the text of the "
+            "calls in content."
+        )
 
     def test_missing_system_content_is_rejected(self) -> None:
         error = self.rejects({"messages": [{"role": "system", "content": None}, *_HI]})
@@ -393,7 +411,8 @@ class Granite3InputContractTests:
         error = self.rejects(
             {"messages": _HI, "chat_template_kwargs": {"controls": {"cite": True}}}
         )
-        assert error.field is not None and "controls" in error.field
+        assert error.field == "chat_template_kwargs.controls.cite"
+        assert "unknown control 'cite'; the controls are citations, " in str(error)
 
     # ------------------------------------------------------------------ policy errors
 
@@ -403,7 +422,9 @@ class Granite3InputContractTests:
         error = self.rejects(request)
         assert error.field == "chat_template_kwargs.thinking"
         if not self.thinking_mode:
-            assert f"{self.name} has no thinking mode; set thinking to false" in str(error)
+            assert f"{self.name} has no 'thinking' option: its chat template does not read" in (
+                str(error)
+            )
         return str(error)
 
     def test_thinking_with_tools_is_rejected(self) -> None:
@@ -415,7 +436,8 @@ class Granite3InputContractTests:
                 f"chat_template_kwargs.thinking: {self.name} cannot honour thinking=true: its "
                 "chat template writes the thinking instructions only when there are no tools "
                 "and no documents, so thinking would be silently ignored with tools. Either "
-                "remove the tools or set thinking to false."
+                "remove the tools or set thinking to false. Pass strict=False to render what "
+                "the official template renders."
             )
 
     def test_thinking_with_documents_is_rejected(self) -> None:
@@ -484,8 +506,10 @@ class Granite3InputContractTests:
     def test_injection_is_rejected_by_default(self) -> None:
         error = self.rejects(self.injected_request())
         assert error.field == "documents[0].text"
-        assert "'<|end_of_text|>'" in str(error)
-        assert "document 0, id 'doc-7'" in str(error)
+        assert str(error).startswith(
+            "documents[0].text: contains the special token '<|end_of_text|>'. Special tokens"
+        )
+        assert "doc-7" not in str(error)
         assert "special_tokens='strip'" in str(error) and "special_tokens='keep'" in str(error)
 
     def test_injection_is_removed_with_strip(self) -> None:
@@ -515,37 +539,43 @@ class Granite3InputContractTests:
             ],
             "documents": [self.document("A<|end_of_text|>B")],
         }
-        processor = self.processor()
-        stripped = processor.transform(request, today=self.day, special_tokens="strip")
-        sanitized = processor.sanitize(request)
-        assert processor.transform(sanitized, today=self.day, special_tokens="keep") == stripped
+        stripped = self.render(request, special_tokens="strip")
+        assert self.render(self.sanitize(request), special_tokens="keep") == stripped
         assert stripped.startswith("<|start_of_role|>system<|end_of_role|>Rules<|end_of_text|>\n")
         assert '"a": {' in stripped and '"f"' in stripped
         assert "<|start_of_role|>user<|end_of_role|>Hi\nassistant<|end_of_text|>\n" in stripped
 
     @pytest.mark.parametrize(
-        ("messages", "field", "owner"),
+        ("messages", "field", "token"),
         [
-            ([{"role": "user", "content": "a<|end_of_role|>b"}], "messages[0].content", "'user'"),
+            (
+                [{"role": "user", "content": "a<|end_of_role|>b"}],
+                "messages[0].content",
+                "<|end_of_role|>",
+            ),
             (
                 [*_HI, {"role": "tool", "content": "x<|tool_call|>"}],
                 "messages[1].content",
-                "'tool'",
+                "<|tool_call|>",
             ),
-            ([{"role": "user<|end_of_role|>", "content": "Hi"}], "messages[0].role", "'user"),
+            (
+                [{"role": "user<|end_of_role|>", "content": "Hi"}],
+                "messages[0].role",
+                "<|end_of_role|>",
+            ),
             (
                 [{"role": "system", "content": "<|start_of_role|>"}, *_HI],
                 "messages[0].content",
-                "'system'",
+                "<|start_of_role|>",
             ),
         ],
     )
     def test_special_token_in_a_message_is_rejected(
-        self, messages: list[dict[str, Any]], field: str, owner: str
+        self, messages: list[dict[str, Any]], field: str, token: str
     ) -> None:
         error = self.rejects({"messages": messages})
         assert error.field == field
-        assert f"message role {owner}" in str(error)
+        assert str(error).startswith(f"{field}: contains the special token {token!r}. Special")
 
     @pytest.mark.parametrize(
         ("tool", "field"),
@@ -568,7 +598,7 @@ class Granite3InputContractTests:
     def test_special_token_in_a_tool_is_rejected(self, tool: dict[str, Any], field: str) -> None:
         error = self.rejects({"messages": _HI, "tools": [_WEATHER, tool]})
         assert error.field == field
-        assert "tool definition 1" in str(error)
+        assert str(error).startswith(f"{field}: contains the special token ")
 
     def test_unknown_special_token_policy_is_rejected(self) -> None:
         error = self.rejects({"messages": _HI}, special_tokens="escape")
@@ -583,8 +613,7 @@ class Granite3InputContractTests:
             "documents": [{"doc_id": "i<|end_of_role|>", "title": "<|tool_call|>T", "text": "t"}],
         }
         original = json.loads(json.dumps(request))
-        processor_class = self._processor_class()
-        clean = processor_class.sanitize(request)
+        clean = self.sanitize(request)
         assert type(clean) is Granite3ChatCompletion
         assert clean.messages[0].content == "ABC"
         assert clean.tools == [
@@ -593,8 +622,8 @@ class Granite3InputContractTests:
         assert clean.documents is not None
         assert (clean.documents[0].doc_id, clean.documents[0].title) == ("i", "T")
         assert request == original
-        only_tools = processor_class.sanitize(request, parts=["tools"])
+        only_tools = self.sanitize(request, parts=["tools"])
         assert only_tools.messages[0].content == request["messages"][0]["content"]
         with pytest.raises(InvalidRequestError) as caught:
-            processor_class.sanitize(request, parts="attachments")
+            self.sanitize(request, parts="attachments")
         assert caught.value.field == "parts"

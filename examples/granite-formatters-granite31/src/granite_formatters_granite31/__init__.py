@@ -1,11 +1,10 @@
 """Granite 3.1 instruct formatter: a third-party plugin for granite-formatters.
 
 The ``granite_formatters`` entry point of this distribution names this module, so it
-is what the core imports when it discovers plugins. It only registers model names:
-the input processor lives in :mod:`.input` and the release declaration, whose
-``output_processor`` parses the output, in :mod:`.releases`; both are named by
-``"module:attribute"`` strings, which the core imports the first time a Granite 3.1
-model is actually used. Importing this module costs one import of the core's
+is what the core imports when it discovers plugins. It only registers model names with
+the release declared in :mod:`.releases`, named by a ``"module:attribute"`` string that
+the core imports the first time a Granite 3.1 model is actually used (the core's engine
+renders and parses it). Importing this module costs one import of the core's
 ``hookimpl`` marker and nothing else.
 """
 
@@ -22,8 +21,7 @@ __all__ = ["MODELS", "register_formatters"]
 
 __version__ = "0.1.0"
 
-_INPUT = "granite_formatters_granite31.input:Granite31InputProcessor"
-_OUTPUT = "granite_formatters_granite31.releases:GRANITE31.output_processor"
+_RELEASE = "granite_formatters_granite31.releases:GRANITE31"
 
 #: ``model id -> (Ollama library name, Ollama size tag, description)``. The four
 #: instruct models of Granite 3.1 share one chat template.
@@ -74,11 +72,10 @@ def register_formatters(register: Register) -> None:
     for model_id, (_, _, description) in _OLLAMA.items():
         register(
             model_id,
-            input_processor=_INPUT,
-            output_processor=_OUTPUT,
+            release=_RELEASE,
             aliases=_aliases(model_id),
             # Fine-tunes and re-uploads that keep the instruct template.
             patterns=[f"{model_id}-*"],
             description=description,
-            requires_api=(1, 0),
+            requires_api=(1, 4),  # (a release named by a string)
         )

@@ -3,8 +3,8 @@
 Granite's role-token turns, the Granite 3 dated default system prompt with the 3.1
 wording (no thinking mode), the tools in a ``tools`` turn and the documents in one
 ``documents`` turn after the system turn, ``<|tool_call|>`` JSON lists (also
-``<tool_call>``) and the ``<co>`` citations, all syntaxes the core provides. Its output
-is parsed by ``GRANITE31.output_processor()``.
+``<tool_call>``) and the ``<co>`` citations, all syntaxes the core provides. The plugin
+registers its models with this release; the core's engine renders and parses it.
 """
 
 from __future__ import annotations
@@ -60,6 +60,7 @@ GRANITE31 = Release(
     record_tokens=(TOOL_CALL,),
     record_tokens_lead=True,
     options=(Option("controls", None, CONTROLS.check),),
+    option_hints={"thinking": "it has no thinking mode; set thinking to false"},
     template_joins_parts=False,
     refused_roles=("developer",),
     template_writes_calls=False,

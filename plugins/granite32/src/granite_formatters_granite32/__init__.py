@@ -2,9 +2,9 @@
 
 This module is what the ``granite_formatters`` entry point loads: it registers model
 names (with the demo of :mod:`.demo`) and the hint for Granite 3.0 and 3.1 names. The
-input processor lives in :mod:`.input`, the release declaration (whose output processor
-parses the output) in :mod:`.releases`; both are imported the first time a Granite 3.2
-model is used.
+models are registered with the release declared in :mod:`.releases` (named by a string,
+imported the first time a Granite 3.2 model is used); the core's engine renders and
+parses it.
 """
 
 from __future__ import annotations
@@ -21,8 +21,8 @@ if TYPE_CHECKING:
 
 __all__ = ["register_formatters"]
 
-_INPUT = "granite_formatters_granite32.input:Granite32InputProcessor"
-_OUTPUT = "granite_formatters_granite32.releases:GRANITE32.output_processor"
+#: The release declaration, imported when a Granite 3.2 model is first used.
+_RELEASE = "granite_formatters_granite32.releases:GRANITE32"
 
 
 @hookimpl
@@ -32,8 +32,7 @@ def register_formatters(register: Register, hint: RegisterHint) -> None:
     for size in ("2b", "8b"):
         register(
             f"granite-3.2-{size}-instruct",
-            input_processor=_INPUT,
-            output_processor=_OUTPUT,
+            release=_RELEASE,
             aliases=[
                 f"ibm-granite/granite-3.2-{size}-instruct",
                 f"granite3.2:{size}",
@@ -50,8 +49,7 @@ def register_formatters(register: Register, hint: RegisterHint) -> None:
         )
     register(
         "granite-3.2-8b-instruct-preview",
-        input_processor=_INPUT,
-        output_processor=_OUTPUT,
+        release=_RELEASE,
         aliases=[
             "ibm-granite/granite-3.2-8b-instruct-preview",
             "granite-8b-instruct-preview-4k",

@@ -1,9 +1,8 @@
 """Granite 3.3 formatter plugin for granite-formatters.
 
 This module is what the ``granite_formatters`` entry point loads: it only registers
-model names. The input processor lives in :mod:`.input`, the release declaration (whose
-output processor parses the output) in :mod:`.releases`; both are imported the first
-time a Granite 3.3 model is used.
+model names with the release declared in :mod:`.releases` (named by a string, imported
+the first time a Granite 3.3 model is used); the core's engine renders and parses it.
 """
 
 from __future__ import annotations
@@ -19,8 +18,8 @@ if TYPE_CHECKING:
 
 __all__ = ["register_formatters"]
 
-_INPUT = "granite_formatters_granite33.input:Granite33InputProcessor"
-_OUTPUT = "granite_formatters_granite33.releases:GRANITE33.output_processor"
+#: The release declaration, imported when a Granite 3.3 model is first used.
+_RELEASE = "granite_formatters_granite33.releases:GRANITE33"
 
 
 @hookimpl
@@ -29,8 +28,7 @@ def register_formatters(register: Register) -> None:
     for size in ("2b", "8b"):
         register(
             f"granite-3.3-{size}-instruct",
-            input_processor=_INPUT,
-            output_processor=_OUTPUT,
+            release=_RELEASE,
             aliases=[
                 f"ibm-granite/granite-3.3-{size}-instruct",
                 f"granite3.3:{size}",

@@ -15,8 +15,9 @@ from granite_formatters.granite3.prompt_format import (
     PREAMBLE,
     THINKING_INSTRUCTION_INTRO,
 )
-from granite_formatters.granite3.tokens import TOOL_CALL
+from granite_formatters.granite3.tokens import GRANITE3_SPECIAL_TOKENS, TOOL_CALL
 from granite_formatters.release import Option
+from granite_formatters.special_tokens import SpecialTokens
 from granite_formatters.syntax import (
     CONTROLS,
     GRANITE_ROLES,
@@ -28,9 +29,19 @@ from granite_formatters.syntax import (
     thinking_option_error,
 )
 
-from .input import GRANITE33_SPECIAL_TOKENS
+__all__ = ["GRANITE33", "GRANITE33_SPECIAL_TOKENS", "GRANITE33_SYSTEM_PROMPT"]
 
-__all__ = ["GRANITE33", "GRANITE33_SYSTEM_PROMPT"]
+#: Every special token of the Granite 3.3 tokenizer (26): the 22 Granite 3 tokens plus the
+#: citation and plugin tokens.
+GRANITE33_SPECIAL_TOKENS = SpecialTokens(
+    (
+        *GRANITE3_SPECIAL_TOKENS,
+        "<|start_of_cite|>",
+        "<|end_of_cite|>",
+        "<|start_of_plugin|>",
+        "<|end_of_plugin|>",
+    )
+)
 
 _TOOLS = (
     " You are a helpful assistant with access to the following tools. When a tool is "
