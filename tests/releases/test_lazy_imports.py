@@ -47,3 +47,23 @@ def test_formatting_imports_no_output_module(release: Release) -> None:
     expected = [*output_side, "granite_formatters.streaming", "granite_formatters.types"]
     assert not [m for m in before if m in expected or m in OUTPUT_ONLY], before
     assert not [m for m in expected if m not in after], after
+
+
+LISTING = """
+import json, sys
+import granite_formatters
+granite_formatters.list_models()
+print(json.dumps(sorted(sys.modules)))
+"""
+
+
+def test_listing_the_models_imports_no_release_declaration(release: Release) -> None:
+    """Registration names each release as a ``"module:attribute"`` string: loading the
+    plugins (to list, resolve or describe models) imports no declaration and no engine."""
+    proc = subprocess.run(
+        [sys.executable, "-c", LISTING], capture_output=True, text=True, check=True
+    )
+    modules = json.loads(proc.stdout)
+    assert release.module in modules, "the plugin was loaded"
+    assert f"{release.module}.releases" not in modules
+    assert not [m for m in modules if m.startswith("granite_formatters._engine")]

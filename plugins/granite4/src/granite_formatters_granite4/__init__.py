@@ -1,8 +1,9 @@
 """Granite 4.0 and 4.1 formatter plugin for granite-formatters.
 
 This module is what the ``granite_formatters`` entry point loads: it registers the
-model names of each release declared in :mod:`.releases`; the core's engine renders
-and parses them.
+model names of each release declared in :mod:`.releases` (named as
+``"module:attribute"`` strings, imported the first time a model of the release is
+used); the core's engine renders and parses them.
 """
 
 from __future__ import annotations
@@ -12,12 +13,15 @@ from typing import TYPE_CHECKING
 from granite_formatters import hookimpl
 
 from .demo import DEMO
-from .releases import GRANITE40, GRANITE41
 
 if TYPE_CHECKING:
     from granite_formatters import Register
 
 __all__ = ["GRANITE40_MODELS", "GRANITE41_MODELS", "register_formatters"]
+
+#: The release declarations, imported when a model of the release is first used.
+_GRANITE40 = "granite_formatters_granite4.releases:GRANITE40"
+_GRANITE41 = "granite_formatters_granite4.releases:GRANITE41"
 
 #: Granite 4.0 model ids -> (description, extra aliases: Ollama tags, watsonx ids).
 GRANITE40_MODELS: dict[str, tuple[str, tuple[str, ...]]] = {
@@ -59,7 +63,7 @@ def register_formatters(register: Register) -> None:
     ``ollama/`` or ``watsonx/``, the ``ibm/`` Ollama namespace) reaches these through
     the core's name normalisation. Base models (``-base``) are not registered.
     """
-    for models, release in ((GRANITE40_MODELS, GRANITE40), (GRANITE41_MODELS, GRANITE41)):
+    for models, release in ((GRANITE40_MODELS, _GRANITE40), (GRANITE41_MODELS, _GRANITE41)):
         for index, (model_id, (description, extra)) in enumerate(models.items()):
             register(
                 model_id,

@@ -1,7 +1,8 @@
 """Granite 4.2 formatter plugin for granite-formatters: model names and the release.
 
 The entry point loads this module, which registers the Granite 4.2 model names with
-the release declared in :mod:`.releases`; the core renders and parses it.
+the release declared in :mod:`.releases` (named as a ``"module:attribute"`` string,
+imported the first time a Granite 4.2 model is used); the core renders and parses it.
 """
 
 from __future__ import annotations
@@ -11,12 +12,14 @@ from typing import TYPE_CHECKING
 from granite_formatters import hookimpl
 
 from .demo import DEMO
-from .releases import GRANITE42, GRANITE42_SPECIAL_TOKENS
 
 if TYPE_CHECKING:
     from granite_formatters import Register
 
-__all__ = ["GRANITE42", "GRANITE42_MODELS", "GRANITE42_SPECIAL_TOKENS", "register_formatters"]
+__all__ = ["GRANITE42_MODELS", "register_formatters"]
+
+#: The release declaration, imported when a Granite 4.2 model is first used.
+_RELEASE = "granite_formatters_granite42.releases:GRANITE42"
 
 #: Granite 4.2 model ids -> (description, extra aliases: Ollama tags).
 GRANITE42_MODELS: dict[str, tuple[str, tuple[str, ...]]] = {
@@ -37,7 +40,7 @@ def register_formatters(register: Register) -> None:
     for index, (model_id, (description, extra)) in enumerate(GRANITE42_MODELS.items()):
         register(
             model_id,
-            release=GRANITE42,
+            release=_RELEASE,
             aliases=[f"ibm-granite/{model_id}", *extra],
             description=description,
             demo=DEMO if index == 0 else None,
