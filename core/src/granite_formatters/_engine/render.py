@@ -165,11 +165,15 @@ def _clock() -> Any:
     return dates
 
 
-def _typed_options(options: Any) -> dict[str, Any]:
+def _typed_options(options: Any) -> Any:
     """The options a typed ``chat_template_kwargs`` object (``Granite3Kwargs``) was given:
-    its fields set and its extra keys, read without dumping it."""
-    given = {name: getattr(options, name) for name in options.model_fields_set}
-    extra = getattr(options, "model_extra", None)
+    its fields set and its extra keys, read without dumping it (``{}`` for none); anything
+    else that is not a mapping as it is."""
+    fields_set = getattr(options, "__pydantic_fields_set__", None)
+    if fields_set is None:
+        return options
+    given = {name: getattr(options, name) for name in fields_set} if fields_set else {}
+    extra = options.__pydantic_extra__
     return {**given, **extra} if extra else given
 
 
@@ -418,7 +422,7 @@ class ReleaseInputProcessor(InputProcessor):
         it is ``"none"`` unless ``chat_template_kwargs`` sets that.
         """
         kwargs: Any = request.chat_template_kwargs
-        if kwargs is not None and type(kwargs) is not dict and not isinstance(kwargs, Mapping):
+        if kwargs is not None and type(kwargs) is not dict:
             # (a Granite3ChatCompletion's options object)
             kwargs = _typed_options(kwargs)
         if not kwargs and not self._reads_effort:
