@@ -198,6 +198,14 @@ def test_non_json_string_arguments_are_kept_with_a_note(processor: OutputProcess
     ]
 
 
+def test_form_feeds_and_vertical_tabs_before_the_json_are_skipped(
+    processor: OutputProcessor,
+) -> None:
+    # Python's ASCII blanks, for every release (as the 3.x parser always skipped them).
+    message = processor.transform('<tool_call>\f\v {"name": "f", "arguments": {}}</tool_call>')
+    assert (calls(message), message.content, message.notes) == ([("f", {})], "", [])
+
+
 def test_partial_tag_text_is_content(processor: OutputProcessor) -> None:
     assert processor.transform("a <tool_ca").content == "a <tool_ca"
     assert processor.transform("x < y and <tool>").content == "x < y and <tool>"

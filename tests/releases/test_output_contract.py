@@ -4,6 +4,7 @@ stream with one wording (and before the stream is closed)."""
 
 from __future__ import annotations
 
+import itertools
 from typing import Any
 
 import pytest
@@ -137,3 +138,23 @@ def test_a_parser_without_stop_reason_gets_it_on_its_message() -> None:
     plain.feed("ab")
     plain.close()
     assert plain.message == AssistantMessage(content="ab")
+
+
+@given(cuts=st.lists(st.integers(min_value=0), max_size=4))
+def test_lone_surrogates_are_replaced_and_noted_first(release: Release, cuts: list[int]) -> None:
+    # Every message serialises: one rule for every release (the 3.x parser's).
+    output = "Hi \ud83d there </tool_call> \udc00."
+    formatter = _formatter(release)
+    parser = formatter.stream_parser()
+    bounds = [0, *sorted(c % (len(output) + 1) for c in cuts), len(output)]
+    for begin, end in itertools.pairwise(bounds):
+        parser.feed(output[begin:end])
+    parser.close()
+    message = parser.message
+    assert message is not None
+    assert message.raw_content == "Hi \ufffd there </tool_call> \ufffd."
+    assert message.notes[0] == (
+        "replaced lone surrogates (not encodable as UTF-8) in the output with U+FFFD"
+    )
+    assert message.model_dump_json()
+    assert formatter.parse(output).notes == message.notes

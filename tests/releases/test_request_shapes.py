@@ -3,10 +3,10 @@
 A generator or tuple of messages renders as the list; ``Document`` objects and non-dict
 mappings in a dict request render as their data; a typed request changed after
 validation is read again (an error naming the field, or the changed request's prompt);
-a typed request's text parts are joined as the template joins them. The documents check
-runs for the releases that render documents; the changed-request check for the releases
-rendered from a ``Release`` declaration; the text-parts check for the releases whose
-template is handed the parts (``oracle`` other than ``"served"``).
+a typed request's text parts are joined as the plain request's are (by the template, or
+by the server for a template that reads only strings). The documents check runs for the
+releases that render documents; the changed-request check for the releases rendered
+from a ``Release`` declaration.
 """
 
 from __future__ import annotations
@@ -78,14 +78,12 @@ def test_a_typed_request_changed_after_validation(release: Release) -> None:
     assert formatter.format(grown) == formatter.format({"messages": MESSAGES})
 
 
-@_params(r for r in RELEASES if r.oracle != "served")
 @pytest.mark.parametrize(
     "texts", [["", "a"], ["", "", "a"], ["", ""], [""], ["a", "", "b"], ["\nx", "y"], ["a", ""]]
 )
 def test_a_typed_request_joins_text_parts_as_the_template(
     release: Release, texts: list[str]
 ) -> None:
-    """(Item 4: a typed request whose first text part was empty rendered "\\na".)"""
     formatter = get_formatter(release.model)
     for role in ("system", "user", "assistant"):
         request = {

@@ -149,6 +149,21 @@ def fake_logprobs(piece: str, value: float = -0.25) -> dict[str, Any]:
     }
 
 
+def stopped(kind: str, body: dict[str, Any], text: str) -> tuple[str, str | None]:
+    """``text`` cut where the first of the request's stop strings begins, and that string,
+    as the real backends stop (the stop string itself is not sent: vLLM's
+    ``include_stop_str_in_output`` is false by default, llama.cpp and Ollama never send it)."""
+    where = body.get("options") or {} if kind == "ollama" else body
+    stops = where.get("stop") or []
+    if isinstance(stops, str):
+        stops = [stops]
+    found = [(text.find(s), s) for s in stops if isinstance(s, str) and s and s in text]
+    if not found:
+        return text, None
+    at, stop = min(found, key=lambda item: item[0])
+    return text[:at], stop
+
+
 def wire_events(
     kind: str,
     model: str,
@@ -158,8 +173,11 @@ def wire_events(
     logprobs: bool = False,
     prompt_tokens: int = 321,
     logprob: float = -0.25,
+    stop: str | None = None,
 ) -> list[bytes]:
-    """The byte events of a backend stream in ``kind``'s real format (one token per piece)."""
+    """The byte events of a backend stream in ``kind``'s real format (one token per piece);
+    ``stop`` is the stop string matched (vLLM's ``stop_reason``, llama.cpp's
+    ``stopping_word``)."""
     n = len(pieces)
     p = prompt_tokens
     out: list[bytes] = []
@@ -171,7 +189,7 @@ def wire_events(
                              "usage": None}))  # fmt: skip
         if complete:
             out.append(_sse({"id": "cmpl-fake", "object": "text_completion", "created": 1764547200, "model": model,
-                             "choices": [{"index": 0, "text": "", "logprobs": None, "finish_reason": finish, "stop_reason": None}],
+                             "choices": [{"index": 0, "text": "", "logprobs": None, "finish_reason": finish, "stop_reason": stop}],
                              "usage": None}))  # fmt: skip
             out.append(_sse({"id": "cmpl-fake", "object": "text_completion", "created": 1764547200, "model": model,
                              "choices": [], "usage": {"prompt_tokens": p, "total_tokens": p + n, "completion_tokens": n}}))  # fmt: skip
@@ -184,7 +202,8 @@ def wire_events(
             out.append(_sse({"index": 0, "content": "", "tokens": [], "id_slot": 0, "stop": True, "model": model,
                              "tokens_predicted": n, "tokens_evaluated": p, "generation_settings": {},
                              "prompt": "", "has_new_line": False, "truncated": False,
-                             "stop_type": "limit" if finish == "length" else "eos", "stopping_word": "",
+                             "stop_type": "limit" if finish == "length" else "word" if stop else "eos",
+                             "stopping_word": stop or "",
                              "tokens_cached": p - 1, "timings": {"prompt_n": p, "predicted_n": n}}))  # fmt: skip
     else:
         for piece in pieces:
@@ -353,17 +372,18 @@ class FakeBackend:
             if isinstance(limit, Response):
                 return limit
             model = str(body.get("model", "llamacpp-model"))
-            pieces = cut_text(script.output, script.cut)
-            finish = script.finish
+            output, stop = stopped(kind, body, script.output)
+            pieces = cut_text(output, script.cut)
+            finish = script.finish if stop is None else "stop"
             if len(pieces) > limit:
-                pieces, finish = pieces[:limit], "length"
+                pieces, finish, stop = pieces[:limit], "length", None
             complete = script.fault not in ("truncate", "garbage")
             if script.fault in ("truncate", "garbage"):
                 pieces = pieces[: max(1, len(pieces) // 2)]
             nan = script.fault == "nan_logprobs"
             events = wire_events(
                 kind, model, pieces, finish, complete, "logprobs" in body or nan, prompt_tokens,
-                float("nan") if nan else -0.25,
+                float("nan") if nan else -0.25, stop,
             )  # fmt: skip
             if script.fault == "no_usage":
                 events = [e for e in events if b'"usage": {' not in e]

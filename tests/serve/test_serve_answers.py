@@ -180,3 +180,36 @@ def test_answer_streamed_and_not(
     assert without_call_ids(streamed) == without_call_ids(message)
     assert finish == body["choices"][0]["finish_reason"]
     assert usage == body["usage"]
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_a_matched_stop_string_ends_the_answer_and_is_reported(
+    proxy_factory: Any, fake_backend: Any, kind: str
+) -> None:
+    """The backend stops at the caller's stop string and does not send it; vLLM reports it
+    as ``stop_reason`` and llama.cpp as ``stopping_word``, which the choice carries as
+    vLLM's chat endpoint does (Ollama does not say which string matched)."""
+    fake, _ = fake_backend
+    model = next(filter(None, map(release_model, RELEASES)), None)
+    if model is None:
+        pytest.skip("no installed plugin serves a release the serve tests know")
+    messages = [{"role": "user", "content": f"Count to three ({kind}, stop)."}]
+    prompt = get_formatter(model).format({"messages": messages})
+    fake.script(prompt, Script("One, two. Observation: three.", cut="chars"))
+    client = client_for(proxy_factory(kind).port)
+    kwargs: dict[str, Any] = {"model": model, "messages": messages, "stop": ["Observation:"]}
+    expected = None if kind == "ollama" else "Observation:"
+
+    body = client.chat.completions.with_raw_response.create(**kwargs).http_response.json()
+    (choice,) = body["choices"]
+    assert choice["message"]["content"] == "One, two."
+    assert choice["finish_reason"] == "stop"
+    assert choice.get("stop_reason") == expected
+
+    with client.chat.completions.create(**kwargs, stream=True) as stream:
+        chunks = [chunk.model_dump() for chunk in stream]
+    (last,) = [c["choices"][0] for c in chunks if c["choices"] and c["choices"][0]["finish_reason"]]
+    assert last["finish_reason"] == "stop"
+    assert last.get("stop_reason") == expected
+    text = "".join(c["choices"][0]["delta"].get("content") or "" for c in chunks if c["choices"])
+    assert text == "One, two."

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import itertools
+import json
 from collections.abc import AsyncIterator
 from typing import Any
 
@@ -71,6 +72,27 @@ def test_any_byte_boundaries(kind: str, pieces: list[str], cuts: list[int], leng
     texts = [e.text for e in events[:-1] if isinstance(e, Piece)]
     assert "".join(texts) == "".join(pieces)
     assert len(events) == len(texts) + 1
+
+
+@pytest.mark.parametrize("kind", KINDS)
+@given(stop=st.text(min_size=1, max_size=12), cuts=st.lists(st.integers(0, 10_000), max_size=6))
+def test_the_matched_stop_string_is_read(kind: str, stop: str, cuts: list[int]) -> None:
+    data = b"".join(wire_events(kind, "m", ["a", "b"], "stop", complete=True, stop=stop))
+    (*_, finish) = run(kind, split(data, cuts))
+    assert isinstance(finish, Finish) and finish.reason == "stop"
+    # (Ollama does not say which stop string matched.)
+    assert finish.stop_reason == (None if kind == "ollama" else stop)
+
+
+@pytest.mark.parametrize(
+    ("given", "read"),
+    [(7, 7), ("</s>", "</s>"), ("", None), (None, None), (True, None), (1.5, None)],
+)
+def test_vllm_stop_reason_is_a_string_or_a_token_id(given: Any, read: Any) -> None:
+    data = b"".join(wire_events("openai", "m", ["a"], "stop", complete=True))
+    data = data.replace(b'"stop_reason": null', json.dumps({"stop_reason": given})[1:-1].encode())
+    (*_, finish) = run("openai", [data])
+    assert isinstance(finish, Finish) and finish.stop_reason == read
 
 
 @pytest.mark.parametrize("kind", KINDS)

@@ -137,19 +137,26 @@ def test_controls_are_printed_verbatim_in_key_order_after_the_role() -> None:
 @pytest.mark.parametrize(
     ("value", "message"),
     [
-        (
-            {"length": "medium"},
-            "the control 'length' must be 'short' or 'long' (or null), not 'medium'",
-        ),
-        ({"citations": 1}, "the control 'citations' must be true or false (or null), not 1"),
+        ({"length": "medium"}, ("length", "must be 'short' or 'long' (or null), not 'medium'")),
+        ({"citations": 1}, ("citations", "must be true or false (or null), not 1")),
         (
             {"tone": "dry"},
-            "unknown control 'tone'; the controls are citations, hallucinations, length, originality",
+            (
+                "tone",
+                "unknown control 'tone'; the controls are citations, hallucinations, length, "
+                "originality",
+            ),
+        ),
+        (
+            {1: True},
+            "unknown control 1; the controls are citations, hallucinations, length, originality",
         ),
         ("short", "must be an object, not str"),
     ],
 )
-def test_invalid_controls_are_refused_naming_the_control(value: object, message: str) -> None:
+def test_invalid_controls_are_refused_naming_the_control(
+    value: object, message: str | tuple[str, str]
+) -> None:
     assert CONTROLS.check(value) == message
 
 

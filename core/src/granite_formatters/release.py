@@ -29,13 +29,14 @@ __all__ = ["Option", "Release"]
 class Option:
     """A ``chat_template_kwargs`` key the release's template reads.
 
-    ``check`` returns why a given value is refused (``None``: accepted); a value that
-    is null takes :attr:`default`.
+    ``check`` returns why a given value is refused (``None``: accepted): a message, or
+    ``(path, message)`` when a part of the value is at fault (the error's field is then
+    ``chat_template_kwargs.<name>.<path>``); a value that is null takes :attr:`default`.
     """
 
     name: str
     default: Any = None
-    check: Callable[[Any], str | None] | None = None
+    check: Callable[[Any], str | tuple[str, str] | None] | None = None
 
 
 @attrs.frozen
@@ -79,6 +80,8 @@ class Release:
     tool call in output besides ``tool_calls.open`` (Granite 3.x: ``<tool_call>``);
     ``tool_call_ends`` are end markers removed from the content wherever they stand
     outside a block (noted when no call came before; Granite 3.x: ``</tool_call>``).
+    ``dropped_tokens`` are removed from the output wherever they stand, reasoning and
+    tool-call bodies included (Granite 3.x: ``<|end_of_text|>``).
     """
 
     name: str
@@ -108,6 +111,7 @@ class Release:
     citations: CitationFormat | None = None
     tool_call_markers: tuple[str, ...] = ()
     tool_call_ends: tuple[str, ...] = ()
+    dropped_tokens: tuple[str, ...] = ()
 
     def option(self, name: str) -> Option | None:
         """The declared option ``name``, or ``None``."""

@@ -12,8 +12,9 @@ from typing import Any
 
 import pytest
 
+from granite_formatters import Formatter, InputProcessor
 from granite_formatters.errors import InvalidRequestError
-from granite_formatters.granite3 import Granite3ChatCompletion, Granite3InputProcessor
+from granite_formatters.granite3 import Granite3ChatCompletion
 
 from support.granite3_support import CODE_TOKENS
 
@@ -22,12 +23,16 @@ HI = [{"role": "user", "content": "Hi"}]
 BIG = 10_000_000
 
 
-def processor(release: str) -> Granite3InputProcessor:
-    if release == "3.2":
-        module = pytest.importorskip("granite_formatters_granite32.input")
-        return module.Granite32InputProcessor()  # type: ignore[no-any-return]
-    module = pytest.importorskip("granite_formatters_granite33.input")
-    return module.Granite33InputProcessor()  # type: ignore[no-any-return]
+def processor(release: str) -> InputProcessor:
+    """The engine's input processor of Granite ``release`` (skipped without its plugin)."""
+    module = pytest.importorskip(f"granite_formatters_granite{release.replace('.', '')}.releases")
+    declaration = getattr(module, f"GRANITE{release.replace('.', '')}")
+    return declaration.input_processor()  # type: ignore[no-any-return]
+
+
+def formatter(release: str) -> Formatter[Any]:
+    """A formatter of Granite ``release``: it checks the options, then renders."""
+    return Formatter(f"granite-{release}", processor(release), lambda: None)  # type: ignore[arg-type,return-value]
 
 
 RELEASES = ["3.2", "3.3"]
@@ -47,7 +52,7 @@ class Sneaky(str):
 
 def rejects(release: str, request: Any, **options: Any) -> InvalidRequestError:
     with pytest.raises(InvalidRequestError) as caught:
-        processor(release).transform(request, today=DAY, **options)
+        formatter(release).format(request, today=DAY, **options)
     return caught.value
 
 
@@ -127,7 +132,11 @@ def test_a_doc_id_changed_to_another_type_is_a_request_error() -> None:
     )
     assert typed.documents is not None
     typed.documents[0].doc_id = 1.5  # type: ignore[assignment]
-    assert rejects("3.3", typed).field == "documents[0].doc_id"
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # (no pydantic serializer warning on the way)
+        error = rejects("3.3", typed)
+    assert error.field == "documents[0].doc_id"
+    assert str(error) == "documents[0].doc_id: must be a string or an integer, not float"
 
 
 # -- item 7: error messages quote caller values short
@@ -155,12 +164,16 @@ def test_errors_never_echo_megabytes(release: str) -> None:
     assert error.field == "special_tokens"
 
 
-def test_errors_quote_a_huge_doc_id_short() -> None:
+def test_errors_about_a_document_with_a_huge_doc_id_stay_short() -> None:
     huge = "d" * BIG
-    request = {"messages": HI, "documents": [{"doc_id": huge, "text": "t<|end_of_text|>"}]}
-    error = rejects("3.3", request)
-    assert_short(error)
-    assert f"({BIG} characters)" in str(error)
+    for document, field in (
+        ({"doc_id": huge, "text": "t<|end_of_text|>"}, "documents[0].text"),
+        ({"doc_id": huge + "<|end_of_text|>", "text": "t"}, "documents[0].doc_id"),
+    ):
+        error = rejects("3.3", {"messages": HI, "documents": [document]})
+        assert_short(error)
+        assert error.field == field
+        assert "ddd" not in str(error)  # (the error names the field; it never echoes the id)
 
 
 # -- item 11: the controls value received is shown
@@ -174,14 +187,14 @@ def test_errors_quote_a_huge_doc_id_short() -> None:
         ({"citations": "yes"}, "'yes'"),
         ({"citations": 1}, "1"),
         ({"originality": "x" * BIG}, f"({BIG} characters)"),
-        ({"cite": True}, "controls.cite:"),  # the unknown key is named in the field
+        ({"cite": True}, "controls.cite: unknown control 'cite'; the controls are "),
     ],
 )
 def test_invalid_controls_show_the_value_received(
     release: str, controls: dict[str, Any], shown: str
 ) -> None:
     error = rejects(release, {"messages": HI, "chat_template_kwargs": {"controls": controls}})
-    assert error.field is not None and error.field.startswith("chat_template_kwargs.controls")
+    assert error.field == f"chat_template_kwargs.controls.{next(iter(controls))}"
     assert shown in str(error)
     assert_short(error)
 
@@ -215,3 +228,52 @@ def test_sanitize_quotes_an_unknown_part_short() -> None:
         sanitize({"messages": HI}, parts=["x" * BIG])
     assert caught.value.field == "parts"
     assert_short(caught.value)
+
+
+# -- one wording for every release: the engine's
+
+
+@pytest.mark.parametrize("release", RELEASES)
+def test_a_special_token_error_names_the_field_path_only(release: str) -> None:
+    for request, field in (
+        ({"messages": [{"role": "user", "content": "a<|end_of_role|>"}]}, "messages[0].content"),
+        ({"messages": HI, "tools": [{"name": "f"}, {"name": "g<|end_of_text|>"}]}, "tools[1].name"),
+        (
+            {"messages": HI, "documents": [{"doc_id": "doc-7", "text": "a<|end_of_text|>"}]},
+            "documents[0].text",
+        ),
+    ):
+        error = rejects(release, request)
+        assert error.field == field
+        token = "<|end_of_role|>" if field.startswith("messages") else "<|end_of_text|>"
+        assert str(error).startswith(f"{field}: contains the special token {token!r}. Special")
+
+
+@pytest.mark.parametrize("release", RELEASES)
+def test_what_strict_false_would_render_says_so(release: str) -> None:
+    request = {"messages": HI, "tools": [{"name": "f"}], "chat_template_kwargs": {"thinking": True}}
+    error = rejects(release, request)
+    assert error.field == "chat_template_kwargs.thinking"
+    assert str(error).endswith(
+        "Either remove the tools or set thinking to false. Pass strict=False to render what "
+        "the official template renders."
+    )
+
+
+@pytest.mark.parametrize("release", RELEASES)
+def test_missing_content_next_to_tool_calls_has_a_hint(release: str) -> None:
+    call = {"id": "c1", "type": "function", "function": {"name": "f", "arguments": "{}"}}
+    messages: list[dict[str, Any]] = [
+        *HI,
+        {"role": "assistant", "content": None, "tool_calls": [call]},
+    ]
+    assert '<|tool_call|>[{"name": "f"' in formatter(release).format({"messages": messages})
+    error = rejects(release, {"messages": messages}, strict=False)
+    assert error.field == "messages[1].content"
+    assert str(error).endswith(
+        'Give a string ("" for an empty turn). The template prints only the content, not the '
+        'tool_calls: give content "" with the calls (strict mode, the default, writes the '
+        "calls), or put the text of the calls in content."
+    )
+    messages[1]["tool_calls"] = None
+    assert "tool_calls" not in str(rejects(release, {"messages": messages}, strict=False))

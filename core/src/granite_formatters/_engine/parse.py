@@ -17,6 +17,7 @@ of :meth:`ReleaseStreamParser.feed`.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
@@ -33,10 +34,12 @@ from ..streaming import (
     reasoning_delta,
     tool_call_delta,
 )
-from ..types import AssistantMessage, ToolCall, ToolCallIds
+from ..toolcalljson import text_safe
+from ..types import AssistantMessage, ToolCall, ToolCallIds, coerce_request
 from .request import output_options
 
 if TYPE_CHECKING:
+    from ..granite3._citation_reader import CitationReader
     from ..processors import RequestLike
     from ..release import Release
     from ..syntax.protocols import BlockReader
@@ -51,11 +54,82 @@ _TEXT, _OPEN, _JSON, _CLOSE = range(4)
 # after its end marker, done (content and tool calls follow).
 _LEAD, _INSIDE, _AFTER, _DONE = range(4)
 _NON_SPACE = re.compile(r"[^ \t\r\n]")
+# Python's ASCII blanks: skipped between an open marker and its body, and at the seam
+# of a removed reasoning marker.
+_BLANKS = " \t\n\r\f\v"
+_NON_BLANK_BODY = re.compile(r"[^ \t\n\r\f\v]")
 # The first character of the content that a bare body may be (Python's ASCII blanks).
 _NON_BLANK = re.compile(r"[^ \t\n\r\f\v]")
 # A bare body (see ToolCallSyntax): none, the content's first character still to come,
 # inside one.
 _NO_BARE, _BARE_NEXT, _BARE_BLOCK = range(3)
+# The marked stage (reasoning anywhere, dropped tokens): off, before any reasoning,
+# inside it, after it, past a tool call (only the dropped tokens are still removed).
+_M_OFF, _M_BEFORE, _M_INSIDE, _M_AFTER, _M_PASS = range(5)
+_SURROGATES_REPLACED = "replaced lone surrogates (not encodable as UTF-8) in the output with U+FFFD"
+
+
+@functools.lru_cache(maxsize=64)
+def _alternation(markers: tuple[str, ...]) -> re.Pattern[str] | None:
+    """The markers as one pattern, longest first (the longer wins on a tie)."""
+    if not markers:
+        return None
+    return re.compile("|".join(map(re.escape, sorted(markers, key=len, reverse=True))))
+
+
+@functools.lru_cache(maxsize=64)
+def _marked_tables(
+    starts: tuple[str, ...],
+    ends: tuple[str, ...],
+    tags: tuple[str, ...],
+    stray: tuple[str, ...],
+    stoppers: tuple[str, ...],
+    drops: tuple[str, ...],
+) -> tuple[
+    tuple[tuple[str, ...], ...],
+    tuple[re.Pattern[str] | None, ...],
+    tuple[frozenset[str], ...],
+]:
+    """The marked stage's markers searched in each state, as patterns, and their first
+    characters (made once per release and request shape)."""
+    markers = tuple(
+        tuple(dict.fromkeys(each))
+        for each in (
+            (),
+            starts + tags + drops + stray + stoppers,
+            ends + drops,
+            tags + drops + stoppers,
+            drops,
+        )
+    )
+    patterns = tuple(map(_alternation, markers))
+    return markers, patterns, tuple(frozenset(marker[0] for marker in each) for each in markers)
+
+
+def _partial_any(text: str, markers: tuple[str, ...], pos: int) -> int:
+    """Length of the longest suffix of ``text[pos:]`` that is a proper prefix of one of
+    ``markers``."""
+    longest = max(map(len, markers), default=0)
+    tail = text[max(pos, len(text) - longest + 1) :]
+    return max((_partial_prefix(tail, marker) for marker in markers), default=0)
+
+
+def _given_options(request: object) -> Mapping[str, Any]:
+    """The template options ``request`` sets (no defaults filled in)."""
+    if request is None:
+        return {}
+    if isinstance(request, Mapping):
+        kwargs = request.get("chat_template_kwargs")
+        return kwargs if isinstance(kwargs, Mapping) else {}
+    kwargs = getattr(request, "chat_template_kwargs", None)
+    if kwargs is None:
+        return {}
+    if isinstance(kwargs, Mapping):
+        return kwargs
+    given = dict(getattr(kwargs, "model_extra", None) or {})
+    for name in getattr(kwargs, "model_fields_set", ()):
+        given[name] = getattr(kwargs, name, None)
+    return given
 
 
 def _partial_prefix(text: str, tag: str) -> int:
@@ -93,20 +167,35 @@ class ReleaseStreamParser(StreamParser):
         "_called",
         "_calls",
         "_chunks",
+        "_cite",
         "_close_tag",
+        "_collapse",
         "_content",
         "_deltas",
+        "_drops",
         "_ends",
         "_every",
         "_finder",
+        "_fresh",
         "_held",
         "_ids",
         "_json_end",
         "_json_start",
+        "_lag",
         "_lanes",
+        "_last_space",
+        "_lead",
         "_lt",
+        "_m_at",
+        "_m_firsts",
+        "_m_lead",
+        "_m_markers",
+        "_m_patterns",
+        "_m_pending",
+        "_m_state",
         "_marker",
         "_message",
+        "_message_type",
         "_mode",
         "_notes",
         "_offset",
@@ -114,17 +203,23 @@ class ReleaseStreamParser(StreamParser):
         "_out",
         "_out_text",
         "_pending",
+        "_r_seen",
         "_r_spaces",
         "_r_started",
         "_reasoning",
         "_reasoning_syntax",
         "_removed",
         "_request",
+        "_response_tags",
         "_role_sent",
         "_scanner",
         "_spaces",
         "_started",
+        "_starts",
         "_steady",
+        "_stoppers",
+        "_stray",
+        "_surrogates",
         "_syntax",
         "_text_of",
         "_think",
@@ -139,6 +234,16 @@ class ReleaseStreamParser(StreamParser):
         (a batch parse, which wants only :attr:`message`) ``feed`` and ``close`` build
         and return no deltas."""
         self._deltas = deltas
+        self._message_type: type[AssistantMessage] = AssistantMessage
+        cite = release.citations
+        if cite is not None:
+            # (The citation stages read the request's documents and controls: it is
+            # validated, as a Granite 3 request, and the message is a Granite 3 one.)
+            from ..granite3.types import Granite3AssistantMessage, Granite3ChatCompletion
+
+            self._message_type = Granite3AssistantMessage
+            if request is not None:
+                request = coerce_request(request, Granite3ChatCompletion)
         syntax = release.tool_calls
         self._syntax = syntax
         self._request = request
@@ -182,6 +287,12 @@ class ReleaseStreamParser(StreamParser):
         self._tools: list[Mapping[str, Any]] | None = None
         self._tools_read = False
         self._text_of: ChunkText | None = None  # (made when bytes arrive: decoded as UTF-8)
+        self._surrogates = False  # (lone surrogates were replaced: noted first)
+        # The citation stages (see CitationReader): the content goes through them.
+        self._lead = 0  # (characters stripped from the start of the content)
+        self._cite: CitationReader | None = None
+        if cite is not None:
+            self._cite = cite.reader(_Trimmed(self), self._notes, request)  # type: ignore[arg-type]
         # A body the syntax reads without its marker at the start of the content, when
         # the request offered tools (the lanes stay closed until that is decided).
         self._bare = _NO_BARE
@@ -192,7 +303,7 @@ class ReleaseStreamParser(StreamParser):
                 self._bare = _BARE_NEXT
         #: Whether feed's fast lanes are open (after the reasoning phase, until the
         #: stream is closed).
-        self._lanes = self._bare == _NO_BARE
+        self._lanes = self._bare == _NO_BARE and self._cite is None
         #: Whether the next chunk with no "<" in it is content whole (feed's first lane):
         #: the lanes are open, the content has started and its role was sent, and no
         #: block or partial tag is pending. Set at the end of each chunk that takes the
@@ -206,15 +317,55 @@ class ReleaseStreamParser(StreamParser):
         self._reasoning: list[str] = []
         self._r_started = False
         self._r_spaces: list[str] = []
-        if reasoning is not None:
+        self._r_seen = False  # (a start marker was read: the reasoning is "" at least)
+        # The marked stage (see _marked), for reasoning that may start anywhere and for
+        # the release's dropped tokens.
+        self._m_state = _M_OFF
+        self._lag = 0  # (text the marked stage removed inside a block: see _skip)
+        anywhere = reasoning is not None and getattr(reasoning, "anywhere", False)
+        self._drops: tuple[str, ...] = release.dropped_tokens
+        if anywhere or self._drops:
+            self._marked_setup(release, request, anywhere)
+        elif reasoning is not None:
             options = output_options(release, request)
             self._think = _INSIDE if reasoning.starts_inside(options) else _LEAD
             self._removed = reasoning.removed_when_off(options)
             self._lanes = False
 
+    def _marked_setup(self, release: Release, request: object, anywhere: bool) -> None:
+        reasoning = release.reasoning
+        starts: tuple[str, ...] = ()
+        ends: tuple[str, ...] = ()
+        tags: tuple[str, ...] = ()
+        stray: tuple[str, ...] = ()
+        if anywhere and reasoning.reads(_given_options(request)):  # type: ignore[union-attr]
+            starts = tuple(reasoning.starts)  # type: ignore[union-attr]
+            ends = tuple(reasoning.ends)  # type: ignore[union-attr]
+            tags = tuple(reasoning.response_tags)  # type: ignore[union-attr]
+            if reasoning.drop_stray_ends:  # type: ignore[union-attr]
+                stray = ends
+        syntax = release.tool_calls
+        stoppers = (syntax.open, *release.tool_call_markers) if syntax is not None else ()
+        drops = self._drops
+        self._starts, self._response_tags, self._stray = starts, tags, stray
+        self._stoppers = stoppers
+        self._m_markers, self._m_patterns, self._m_firsts = _marked_tables(
+            starts, ends, tags, stray, stoppers, drops
+        )
+        self._m_state = _M_BEFORE
+        self._m_pending = ""
+        self._m_at = 0  # the offset of the start of _m_pending in the output
+        self._m_lead = self._bare == _BARE_NEXT  # (a bare body may come first)
+        self._fresh = True  # (no content but blanks passed on yet)
+        self._collapse = False  # (the blanks next passed on are a removed marker's seam)
+        self._last_space = True  # (whether the content passed on last ended in a blank)
+        self._lanes = False
+
     # ------------------------------------------------------------------ API
 
     def feed(self, chunk: str | bytes) -> list[Delta]:
+        if chunk.__class__ is str and not chunk.isascii():
+            chunk = self._safe(chunk)
         if self._steady and chunk.__class__ is str and self._lt not in chunk:
             # The fast lane: the content has started, nothing is pending and no tag can
             # start in this chunk, so all of it is content (what _text would find),
@@ -272,6 +423,8 @@ class ReleaseStreamParser(StreamParser):
             if text_of is None:
                 text_of = self._text_of = ChunkText()
             chunk = text_of(chunk)
+            if not chunk.isascii():
+                chunk = self._safe(chunk)
         if chunk:
             self._chunks.append(chunk)
             if self._mode == _TEXT and not self._pending and self._lt not in chunk and self._lanes:
@@ -309,6 +462,14 @@ class ReleaseStreamParser(StreamParser):
         )
         return deltas
 
+    def _safe(self, chunk: str) -> str:
+        """``chunk`` with lone surrogates replaced by U+FFFD (noted at the end)."""
+        safe = text_safe(chunk)
+        if safe is None:
+            return chunk
+        self._surrogates = True
+        return safe
+
     def _close(self, finish_reason: str | None, stop_reason: str | None) -> list[Delta]:
         """End the stream; the last delta carries ``finish_reason`` (see the base class)."""
         if self._message is not None:
@@ -318,6 +479,14 @@ class ReleaseStreamParser(StreamParser):
         if rest:
             self._chunks.append(rest)
             self._consume(rest)
+        if self._m_state != _M_OFF:
+            self._marked("", final=True)
+            if self._m_state == _M_INSIDE:
+                assert self._reasoning_syntax is not None
+                self._notes.append(
+                    f"the reasoning has no end marker {self._reasoning_syntax.close}; "
+                    "kept as reasoning"
+                )
         if self._think != _DONE:
             state, held = self._think, self._held
             self._think, self._held = _DONE, ""
@@ -342,14 +511,29 @@ class ReleaseStreamParser(StreamParser):
                     f"the {self._marker} block at offset {self._offset} {why}; kept as content"
                 )
             self._emit(block)
+        cited: dict[str, Any] = {}
+        content = "".join(self._content)
+        if self._cite is not None:
+            self._cite.end()  # (the sections read: what they do not account for is content)
+            content = "".join(self._content)
+            citations, documents, hallucinations = self._cite.finish(content, self._lead)
+            cited = {
+                "citations": citations,
+                "documents": documents,
+                "hallucinations": hallucinations,
+            }
+        if self._surrogates:
+            self._notes.insert(0, _SURROGATES_REPLACED)
         raw = "".join(self._chunks)
-        self._message = AssistantMessage(
-            content="".join(self._content),
-            reasoning_content="".join(self._reasoning) or None,
+        reasoning = "".join(self._reasoning)
+        self._message = self._message_type(
+            content=content,
+            reasoning_content=reasoning if reasoning or self._r_seen else None,
             tool_calls=self._calls,
             raw_content=raw,
-            notes=self._notes,
+            notes=list(dict.fromkeys(self._notes)),
             stop_reason=stop_reason,
+            **cited,
         )
         if not self._deltas:
             return []
@@ -377,11 +561,20 @@ class ReleaseStreamParser(StreamParser):
         return out
 
     def _emit(self, text: str) -> None:
+        """Content (through the citation stages when there are any)."""
+        if self._cite is not None:
+            self._cite.write(text)
+        else:
+            self._trim(text)
+
+    def _trim(self, text: str) -> None:
         """Content, with the whole content's leading and trailing whitespace removed."""
         if not text:
             return
         if not self._started:
-            text = text.lstrip()
+            stripped = text.lstrip()
+            self._lead += len(text) - len(stripped)
+            text = stripped
             if not text:
                 return
             self._started = True
@@ -462,16 +655,128 @@ class ReleaseStreamParser(StreamParser):
             and self._message is None
             and self._bare != _BARE_NEXT
             and (text_of is None or not text_of.decoding)
+            and self._cite is None
         ):
             self._lanes = True
         self._offset += size - len(text) - len(self._held)
         return text
 
     def _consume(self, text: str) -> None:
+        if self._m_state != _M_OFF:
+            self._marked(text)
+            return
         if self._think != _DONE:
             text = self._reason(text)
             if not text:
                 return
+        self._read(text)
+
+    def _skip(self, size: int) -> None:
+        """``size`` characters of the output that the content parser does not see."""
+        if self._mode == _TEXT:
+            self._offset += size
+        else:
+            self._lag += size  # (inside a block: counted when the block ends)
+
+    def _marked(self, text: str, final: bool = False) -> None:
+        """The marked stage, before the content parser: reasoning from a start marker
+        anywhere before a tool call to an end marker, the response tags and stray end
+        markers removed (the blanks at the seam of a removed marker not doubled), and
+        the dropped tokens removed everywhere. A partial marker at the end of ``text``
+        is held back unless ``final``."""
+        state = self._m_state
+        if (
+            not self._m_pending
+            and not self._collapse
+            and self._m_firsts[state].isdisjoint(text)
+            and not (self._m_lead and self._fresh and state == _M_BEFORE)
+        ):
+            # The steady case: no marker of this state can start in ``text``.
+            self._m_emit(text)
+            self._m_at += len(text)
+            return
+        if self._m_pending:
+            text = self._m_pending + text
+            self._m_pending = ""
+        pos = 0
+        size = len(text)
+        while True:
+            state = self._m_state
+            if self._m_lead and self._fresh and state == _M_BEFORE:
+                # Before any content, a bare body ends marker processing (as a marker does).
+                first = _NON_BLANK.search(text, pos)
+                bare: str = getattr(self._syntax, "bare_body", "")
+                if first is not None and first.group() in bare:
+                    state = self._m_state = _M_PASS
+            pattern = self._m_patterns[state]
+            found = pattern.search(text, pos) if pattern is not None else None
+            if found is None:
+                keep = 0 if final else _partial_any(text, self._m_markers[state], pos)
+                self._m_emit(text[pos : size - keep])
+                self._m_pending = text[size - keep :]
+                self._m_at += size - keep
+                return
+            start = found.start()
+            self._m_emit(text[pos:start])
+            self._m_at += start - pos
+            marker = found.group()
+            self._on_marker(marker)
+            self._m_at += len(marker)
+            pos = found.end()
+
+    def _on_marker(self, marker: str) -> None:
+        state = self._m_state
+        if marker in self._drops:
+            if state != _M_INSIDE:
+                self._collapse = self._last_space
+            self._skip(len(marker))
+            return
+        if state != _M_INSIDE and marker in self._stoppers:
+            # A tool call: marker processing stops (the call's body is the syntax's).
+            self._m_emit(marker)
+            self._m_state = _M_PASS
+            return
+        self._skip(len(marker))
+        if state == _M_BEFORE and marker in self._starts:
+            self._m_state = _M_INSIDE
+            self._r_seen = True
+        elif state == _M_INSIDE:
+            self._m_state = _M_AFTER
+        elif marker in self._stray and marker not in self._response_tags:
+            self._notes.append(
+                f"removed {marker} at offset {self._m_at}: no reasoning was opened before it"
+            )
+        self._collapse = self._last_space
+
+    def _m_emit(self, text: str) -> None:
+        """Text of the marked stage: reasoning, or content for the content parser."""
+        if not text:
+            return
+        if self._m_state == _M_INSIDE:
+            self._emit_reasoning(text)
+            self._skip(len(text))
+            return
+        if self._collapse:
+            stripped = text.lstrip(_BLANKS)
+            if len(stripped) < len(text):
+                self._skip(len(text) - len(stripped))
+                text = stripped
+            if not text:
+                return
+            self._collapse = False
+        self._read(text)
+        self._last_space = text[-1] in _BLANKS
+        if self._fresh and text.strip(_BLANKS):
+            self._fresh = False
+
+    def _read(self, text: str) -> None:
+        """The content parser: text and tool-call blocks."""
+        lt = self._lt
+        if lt and lt not in text and self._mode == _TEXT and not self._pending and not self._bare:
+            # The steady case: no marker can start in ``text`` (what _text would find).
+            self._emit(text)
+            self._offset += len(text)
+            return
         # Undecided text (a partial tag, at most a few characters) is only left over at
         # the end of a chunk, so joining it to the next chunk copies each chunk once.
         if self._pending:
@@ -504,7 +809,12 @@ class ReleaseStreamParser(StreamParser):
         else:
             self._bare = _NO_BARE
         text_of = self._text_of
-        if self._message is None and (text_of is None or not text_of.decoding):
+        if (
+            self._message is None
+            and (text_of is None or not text_of.decoding)
+            and self._m_state == _M_OFF
+            and self._cite is None
+        ):
             self._lanes = True
         return start
 
@@ -558,24 +868,25 @@ class ReleaseStreamParser(StreamParser):
                 f"the {self._marker} block at offset {self._offset} {reason}; kept as content"
             )
         self._emit(block)
-        self._offset += len(block)
+        self._offset += len(block) + self._lag
+        self._lag = 0
         self._mode = _TEXT
         self._block = []
         self._block_len = 0
         self._scanner = None
         return pos
 
-    def _skip_space(self, text: str, pos: int) -> int:
+    def _skip_space(self, text: str, pos: int, non_space: re.Pattern[str] = _NON_SPACE) -> int:
         """Add the whitespace from ``pos`` on to the block; the next non-space index (or
         ``len(text)`` when the chunk ends first)."""
-        found = _NON_SPACE.search(text, pos)
+        found = non_space.search(text, pos)
         start = len(text) if found is None else found.start()
         self._add_block(text[pos:start])
         return start
 
     def _in_block(self, text: str, pos: int) -> int:
         if self._mode == _OPEN:
-            start = self._skip_space(text, pos)
+            start = self._skip_space(text, pos, _NON_BLANK_BODY)
             if start == len(text):
                 return start
             assert self._syntax is not None
@@ -657,11 +968,26 @@ class ReleaseStreamParser(StreamParser):
                     index += 1
                 self._flush_text()
                 self._out.append(Delta(tool_calls=tuple(deltas)))
-        self._offset += len(block)
+        self._offset += len(block) + self._lag
+        self._lag = 0
         self._mode = _TEXT
         self._block = []
         self._block_len = 0
         self._scanner = None
+
+
+class _Trimmed:
+    """The end of the citation stages: the parser's trimmed content."""
+
+    __slots__ = ("end", "write")
+
+    def __init__(self, parser: ReleaseStreamParser) -> None:
+        self.write = parser._trim
+        self.end = _nothing
+
+
+def _nothing() -> None:
+    pass
 
 
 class ReleaseOutputProcessor(OutputProcessor):

@@ -73,6 +73,15 @@ def _special_token_error(token: str, field: str) -> InvalidRequestError:
     )
 
 
+def _refusal(refused: str | tuple[str, str], field: str) -> InvalidRequestError:
+    """The error of an option's refused value (an :class:`~granite_formatters.release.Option`
+    check's answer: a message, or the path of the part at fault and a message)."""
+    if isinstance(refused, tuple):
+        path, refused = refused
+        field = f"{field}.{path}"
+    return InvalidRequestError(refused, field=field)
+
+
 def _json(value: Any, field: str, indent: int | None = None) -> str:
     try:
         return tojson(value, indent)
@@ -110,9 +119,12 @@ def _checked(text: str, field: str, policy: SpecialTokenPolicy, tokens: SpecialT
     return text
 
 
-def _typed_text(message: Any, text: str) -> str:
-    """A validated message's text as the template joins its parts: the newlines of empty
-    text parts before the first non-empty one are not printed."""
+def _typed_text(message: Any, text: str, by_template: bool) -> str:
+    """A validated message's text as :func:`join_parts` joins its parts: when the
+    template joins them (``by_template``), the newlines of empty text parts before the
+    first non-empty one are not printed."""
+    if not by_template:
+        return text
     skip = getattr(message, "_leading_empty_parts", 0)
     if skip and type(skip) is int and text.startswith("\n" * min(skip, len(text))):
         return text[skip:]
@@ -298,6 +310,7 @@ class ReleaseInputProcessor(InputProcessor):
         }
         self._reads_effort = release.option("reasoning_effort") is not None
         self._dated = release.system_prompt is not None
+        self._joins_parts = release.template_joins_parts
         self._declared = {option.name: option for option in reversed(release.options)}
         # Generation prompts with controls, by the controls' items (checked valid: exact
         # str keys, bool/str/null values, so equal items print alike).
@@ -439,7 +452,7 @@ class ReleaseInputProcessor(InputProcessor):
                 if option.check is not None:
                     refused = option.check(value)
                     if refused is not None:
-                        raise InvalidRequestError(refused, field=f"chat_template_kwargs.{key}")
+                        raise _refusal(refused, f"chat_template_kwargs.{key}")
                 if key == "available_tools":
                     if value:
                         if tools:
@@ -471,7 +484,7 @@ class ReleaseInputProcessor(InputProcessor):
             if effort_option is not None and effort is not None and effort_option.check:
                 refused = effort_option.check(effort)
                 if refused is not None:
-                    raise InvalidRequestError(refused, field="reasoning_effort")
+                    raise _refusal(refused, "reasoning_effort")
             top_level_effort(release, options, kwargs, effort)
         return tools, tools_field, options
 
@@ -545,7 +558,7 @@ class ReleaseInputProcessor(InputProcessor):
                 if text is None:
                     text = ""
                 elif text and text[0] == "\n":
-                    text = _typed_text(messages[index], text)
+                    text = _typed_text(messages[index], text, self._joins_parts)
             else:
                 text = self._text(raw_messages, messages, index, text)
             if role == "user" or (role == "system" and index > 0):
@@ -688,7 +701,8 @@ class ReleaseInputProcessor(InputProcessor):
             if first_text is None:
                 raise self._missing_content(0)
             text = self._text(raw_messages, messages, 0, first_text)
-            if sentinel in text:
+            # (a str subclass's own __contains__ could hide a token: checked in full)
+            if type(text) is not str or sentinel in text:
                 text = _checked(text, "messages[0].content", policy, tokens)
             out = [headers["system"], text, end]
             if first_calls:
@@ -731,13 +745,19 @@ class ReleaseInputProcessor(InputProcessor):
                         and role == "assistant"
                         and (release.template_writes_calls or problems.strict)
                     ):
-                        raise self._missing_content(index)
+                        raise self._missing_content(index, calls=bool(calls))
                     text = ""
                 elif raw_messages is not None:
                     text = self._text(raw_messages, messages, index, text)
                 elif text and text[0] == "\n":
-                    text = _typed_text(messages[index], text)
-            if sentinel in role or sentinel in text:
+                    text = _typed_text(messages[index], text, self._joins_parts)
+            if (
+                sentinel in role
+                or sentinel in text
+                # (a typed request's str subclass, whose own __contains__ could hide a
+                # token: checked in full; a plain request's texts are exact str)
+                or (typed and (type(text) is not str or type(role) is not str))
+            ):
                 where = f"messages[{index}]"
                 role = _checked(role, f"{where}.role", policy, tokens)
                 if role == "assistant" and policy == "error" and release.record_tokens_lead:
@@ -831,11 +851,20 @@ class ReleaseInputProcessor(InputProcessor):
             text = release.tool_calls.write(text, _history_calls(calls, where, problems), writer)
         return text
 
-    def _missing_content(self, index: int) -> InvalidRequestError:
+    def _missing_content(self, index: int, *, calls: bool = False) -> InvalidRequestError:
+        """A message's missing content; ``calls``: the message has tool calls (which the
+        template does not print either)."""
+        hint = ""
+        if calls:
+            hint = (
+                " The template prints only the content, not the tool_calls: give content "
+                '"" with the calls (strict mode, the default, writes the calls), or put '
+                "the text of the calls in content."
+            )
         return InvalidRequestError(
             f"the content is missing (null); the {self.release.name} chat template renders "
             "only the content of each message and fails without it. Give a string "
-            '("" for an empty turn).',
+            f'("" for an empty turn).{hint}',
             field=f"messages[{index}].content",
         )
 
@@ -851,7 +880,7 @@ class ReleaseInputProcessor(InputProcessor):
         if text is None:
             return ""
         if text and text[0] == "\n":
-            return _typed_text(messages[index], text)
+            return _typed_text(messages[index], text, self._joins_parts)
         return text
 
     def _check_assistant_lead(self, text: str, field: str) -> None:

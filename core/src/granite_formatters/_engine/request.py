@@ -145,7 +145,9 @@ def document_data(document: Any) -> dict[str, Any]:
                 break
         else:
             return data
-    dumped: dict[str, Any] = document.model_dump(exclude_unset=True)
+    # (no serializer warnings: a field changed to another type after validation is
+    # refused by the renderer, naming it)
+    dumped: dict[str, Any] = document.model_dump(exclude_unset=True, warnings=False)
     return dumped
 
 

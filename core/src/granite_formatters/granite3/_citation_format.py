@@ -10,13 +10,15 @@ import attrs
 
 if TYPE_CHECKING:
     from ._citation_lines import CitationEntry
+    from ._citation_reader import CitationReader
     from ._documents import DocumentIndex
     from ._linepatterns import PatternSet
     from ._sections import SectionBlock
     from ._sentences import SentenceSplitter
     from ._spans import Span
+    from ._stages import TextSink
     from ._tags import TagEvent, TagGrammar
-    from .types import Citation
+    from .types import Citation, Granite3ChatCompletion
 
 __all__ = ["CitationFormat", "CitationInput"]
 
@@ -67,3 +69,21 @@ class CitationFormat:
     section_open: str = ""
     section_close: str = ""
     documents_by_position: bool = True
+
+    def reader(
+        self, content: TextSink, notes: list[str], request: Granite3ChatCompletion | None
+    ) -> CitationReader | None:
+        """The citation stages of one parse for ``request`` (``None`` when it reads no
+        citations: a request without documents or the citation controls): the answer
+        text written to it goes on to ``content`` with the tags removed."""
+        from ._citation_reader import CitationReader, reads_citations
+
+        if not reads_citations(request):
+            return None
+        return CitationReader(
+            self,
+            content,
+            notes,
+            documents=request.documents if request is not None else None,
+            no_request=request is None,
+        )

@@ -78,6 +78,11 @@ class CitationTagRemover(ScanningSink):
         return None if self._pending else self._lane_chars
 
     def write(self, text: str) -> None:
+        if not self._pending and self._lane_chars.isdisjoint(text):
+            # The steady case: no partial tag pending and none can start in ``text``
+            # (see lane): what a scan would do, whitespace repair only.
+            self._text(text)
+            return
         if text and self._waiting:
             # An undecided tag is asked again directly (what _scan would do first, as
             # the pending text begins with the tag's marker), not rescanned.

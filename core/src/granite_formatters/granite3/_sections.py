@@ -65,8 +65,12 @@ class SectionSplitter(ScanningSink):
             return
         if self._sections is not None:
             self._sections.append(text)
-        else:
+        elif self._pending or self._at_line_start or not self._lane_chars.isdisjoint(text):
             super().write(text)
+        else:
+            # The steady case (see lane): the answer goes on, away from a line start,
+            # and nothing in ``text`` can start a header: passed on whole.
+            self.next.write(text)
 
     def _holds(self) -> frozenset[str]:
         return NOTHING if self._at_line_start else self._prefixes

@@ -46,6 +46,12 @@ from .transport import BackendClient
 __all__ = ["MAX_BATCH", "create_app"]
 
 
+def _text_stop(finish: Finish) -> str | None:
+    """The stop string the backend matched, for the parsed message (a token id is not
+    text: it stays on the response's choice only)."""
+    return finish.stop_reason if isinstance(finish.stop_reason, str) else None
+
+
 def _dumps(data: Any) -> str:
     return json.dumps(data, ensure_ascii=False, separators=(",", ":"))
 
@@ -322,13 +328,19 @@ class _Server:
         self.backend.observe(prepared.prompt, finish.usage)
         log.usage = finish.usage
         log.emit()
-        message = openai_message(prepared.formatter.parse("".join(pieces), prepared.request))
+        # (parsed as a stream of one chunk, which is what a batch parse is, so that the
+        # matched stop string reaches the message as it does when streaming)
+        parser = prepared.formatter.stream_parser(prepared.request)
+        parser.feed("".join(pieces))
+        parser.close(stop_reason=_text_stop(finish))
+        message = openai_message(parser.message)
         body = completion(
             prepared.params.model,
             message,
             finish.reason,
             finish.usage,
             logprobs if prepared.params.logprobs else None,
+            finish.stop_reason,
         )
         return JSONResponse(body)
 
@@ -366,11 +378,12 @@ class _Server:
             if isinstance(event, Piece):
                 pending.extend(event.logprobs)
                 return chunks(parser.feed(event.text))
-            out = chunks(parser.close())
+            out = chunks(parser.close(stop_reason=_text_stop(event)))
             message = openai_message(parser.message)
             extras = {k: v for k, v in message.items() if k not in STREAMED_KEYS}
             reason = finish_reason(message, event.reason)
-            out += maker.event(extras, reason, list(pending) if want_logprobs else None)
+            lp = list(pending) if want_logprobs else None
+            out += maker.event(extras, reason, lp, stop_reason=event.stop_reason)
             log.usage = event.usage
             self.backend.observe(prepared.prompt, event.usage)
             if prepared.params.include_usage:

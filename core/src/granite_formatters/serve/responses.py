@@ -90,13 +90,19 @@ def completion(
     reason: str,
     usage: Usage | None,
     logprobs: list[dict[str, Any]] | None = None,
+    stop_reason: str | int | None = None,
 ) -> dict[str, Any]:
+    """A ``chat.completion`` object; ``stop_reason`` (the stop string or token id the
+    backend matched) is added to the choice, as vLLM's chat endpoint adds it, when the
+    backend gave one."""
     choice: dict[str, Any] = {
         "index": 0,
         "message": message,
         "finish_reason": finish_reason(message, reason),
         "logprobs": {"content": logprobs} if logprobs is not None else None,
     }
+    if stop_reason is not None:
+        choice["stop_reason"] = stop_reason
     return {
         "id": _new_id(),
         "object": "chat.completion",
@@ -157,13 +163,17 @@ class ChunkMaker:
         delta: dict[str, Any],
         finish: str | None = None,
         logprobs: list[dict[str, Any]] | None = None,
+        *,
+        stop_reason: str | int | None = None,
     ) -> bytes:
-        """``sse_event(self.chunk(...))``, byte for byte, without building the chunk."""
+        """``sse_event(self.chunk(...))``, byte for byte, without building the chunk;
+        ``stop_reason`` is added to the choice when given (see :func:`completion`)."""
         body = _dumps(self._delta(delta))
-        if finish is None and logprobs is None:
+        if finish is None and logprobs is None and stop_reason is None:
             return self._head + body.encode("utf-8", "replace") + _PLAIN_TAIL
         lp = _dumps({"content": logprobs}) if logprobs is not None else "null"
-        body += f',"finish_reason":{_dumps(finish)},"logprobs":{lp}}}]}}'
+        stop = "" if stop_reason is None else f',"stop_reason":{_dumps(stop_reason)}'
+        body += f',"finish_reason":{_dumps(finish)},"logprobs":{lp}{stop}}}]}}'
         return self._head + body.encode("utf-8", "replace") + b"\n\n"
 
     def _object(

@@ -63,7 +63,8 @@ def valid_control_items(controls: dict[str, Any]) -> tuple[tuple[str, Any], ...]
 
 
 def controls_problem(controls: Any) -> tuple[str, str] | None:
-    """``(field, message)`` for the first invalid key or value, or ``None``.
+    """``(field, message)`` for the first invalid key or value, or ``None``; the field
+    names the control (``chat_template_kwargs.controls.length``) when it is a string.
 
     Values are compared by exact type (``1`` is not ``true``; a ``str`` subclass is not a
     string); the message quotes the value received.
@@ -76,7 +77,8 @@ def controls_problem(controls: Any) -> tuple[str, str] | None:
         allowed = CONTROL_VALUES.get(key) if type(key) is str else None
         if allowed is None:
             known = ", ".join(CONTROL_VALUES)
-            return _WHERE, f"unknown control {quote(key)}; the controls are {known}"
+            where = f"{_WHERE}.{key}" if type(key) is str else _WHERE
+            return where, f"unknown control {quote(key)}; the controls are {known}"
         if value is None:
             continue
         if (type(value) is bool or type(value) is str) and any(
@@ -107,8 +109,9 @@ class Controls:
     name: str = "controls"
 
     @staticmethod
-    def check(value: Any) -> str | None:
-        """Why ``value`` is refused, naming the control (``None``: accepted)."""
+    def check(value: Any) -> str | tuple[str, str] | None:
+        """Why ``value`` is refused (``None``: accepted): ``(control, message)`` when one
+        control is at fault (its field is ``chat_template_kwargs.controls.<control>``)."""
         if value is None or (type(value) is dict and valid_control_items(value) is not None):
             return None
         problem = controls_problem(value)
@@ -116,7 +119,7 @@ class Controls:
             return None
         field, message = problem
         if field != _WHERE:
-            message = f"the control {field[len(_WHERE) + 1 :]!r} {message}"
+            return field[len(_WHERE) + 1 :], message
         return message
 
     @staticmethod

@@ -4,7 +4,7 @@ Granite 3.2 writes ``Here is my thought process:`` … ``Here is my response:`` 
 ``Here's``, straight or curly apostrophe); Granite 3.3 writes ``<think>`` … ``</think>``
 and wraps its answer in ``<response>`` tags. The prompt opens nothing (the system prompt
 asks for the markers), and past reasoning is not written back into history. Read from
-output by the Granite 3 parser: text before the first start marker is content, text
+output by the engine's parser: text before the first start marker is content, text
 up to the first end marker is reasoning. The specification is in
 ``docs/output-formats.md``.
 """
@@ -27,7 +27,8 @@ class MarkedReasoning:
     ``starts``/``ends`` are the markers (any of them), ``response_tags`` are removed from
     the content when reasoning is read, ``drop_stray_ends`` removes an end marker with
     no start before it (noted). Reasoning is read when the request's ``thinking`` option
-    is true or not given.
+    is true or not given, from a start marker anywhere in the content before a tool
+    call.
     """
 
     starts: tuple[str, ...]
@@ -70,6 +71,14 @@ class MarkedReasoning:
 
     def removed_when_off(self, options: Mapping[str, Any]) -> str:
         return ""
+
+    def reads(self, given: Mapping[str, Any]) -> bool:
+        """True when ``thinking`` is not given, or given true."""
+        return "thinking" not in given or bool(given["thinking"])
+
+    @property
+    def anywhere(self) -> bool:
+        return True
 
 
 _HERE = ("Here is", "Here's", "Here\u2019s")

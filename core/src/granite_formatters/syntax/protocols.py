@@ -196,3 +196,13 @@ class ReasoningSyntax(Protocol):
         """An empty reasoning block the model may still write at the start of its output
         when reasoning is off, removed there (``""`` for none)."""
         ...
+
+    # Optional (read with defaults, so a syntax written before them keeps working):
+    # ``anywhere`` (default false): reasoning may start anywhere in the content before a
+    # tool call, the text before its start marker being content, instead of only at the
+    # start of the output; such a syntax also gives ``starts`` and ``ends`` (every
+    # marker, ``open`` and ``close`` first), ``response_tags`` (removed from the content
+    # before a tool call), ``drop_stray_ends`` (an end marker with no reasoning opened
+    # before it is removed, noted) and ``reads(given)``: whether the output is read for
+    # reasoning at all, ``given`` being the template options the request sets (absent
+    # keys absent, no defaults filled in).

@@ -73,4 +73,5 @@ GRANITE32 = Release(
     citations=CO_CITATIONS,
     tool_call_markers=("<tool_call>",),
     tool_call_ends=("</tool_call>",),
+    dropped_tokens=("<|end_of_text|>",),
 )

@@ -87,4 +87,5 @@ GRANITE33 = Release(
     citations=CITE_TOKEN_CITATIONS,
     tool_call_markers=("<tool_call>",),
     tool_call_ends=("</tool_call>",),
+    dropped_tokens=("<|end_of_text|>",),
 )

@@ -29,6 +29,7 @@ __all__ = [
     "encode_json",
     "finite",
     "loads_object",
+    "stop_reason_of",
     "usage_of",
 ]
 
@@ -63,10 +64,21 @@ class Piece:
 @attrs.frozen
 class Finish:
     """The backend finished: ``reason`` is ``"length"`` (token limit) or ``"stop"``;
-    ``usage`` is ``None`` when the backend did not count."""
+    ``usage`` is ``None`` when the backend did not count; ``stop_reason`` is the stop
+    string (or, from vLLM, the stop token id) the backend matched, when it says."""
 
     reason: str
     usage: Usage | None = None
+    stop_reason: str | int | None = None
+
+
+def stop_reason_of(value: Any) -> str | int | None:
+    """A backend's matched stop string or token id (``None`` for anything else)."""
+    if isinstance(value, str):
+        return value or None
+    if isinstance(value, int) and not isinstance(value, bool):
+        return value
+    return None
 
 
 #: How much of a backend's error answer is kept for the log.

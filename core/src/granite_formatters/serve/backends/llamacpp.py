@@ -7,7 +7,16 @@ from typing import Any
 
 import httpx
 
-from .base import Backend, Finish, Piece, clean_text, drain, loads_object, usage_of
+from .base import (
+    Backend,
+    Finish,
+    Piece,
+    clean_text,
+    drain,
+    loads_object,
+    stop_reason_of,
+    usage_of,
+)
 from .sse import sse_data
 
 __all__ = ["LlamaCppBackend"]
@@ -35,7 +44,8 @@ class LlamaCppBackend(Backend):
             if chunk.get("stop") is True:
                 limited = chunk.get("stop_type") == "limit" or chunk.get("stopped_limit") is True
                 usage = usage_of(chunk.get("tokens_evaluated"), chunk.get("tokens_predicted"))
-                yield Finish("length" if limited else "stop", usage)
+                word = None if limited else stop_reason_of(chunk.get("stopping_word"))
+                yield Finish("length" if limited else "stop", usage, word)
                 await drain(events)
                 return
         raise self.ended_early()

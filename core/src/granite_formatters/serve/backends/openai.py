@@ -21,6 +21,7 @@ from .base import (
     encode_json,
     finite,
     loads_object,
+    stop_reason_of,
     usage_of,
 )
 from .sse import sse_data
@@ -162,6 +163,7 @@ class OpenAIBackend(Backend):
 
     async def events(self, response: httpx.Response) -> AsyncIterator[Piece | Finish]:
         reason: str | None = None
+        stop: str | int | None = None
         usage: Usage | None = None
         events = sse_data(response)
         while True:
@@ -177,7 +179,7 @@ class OpenAIBackend(Backend):
             if data is None:
                 break
             if data == "[DONE]":
-                yield Finish("length" if reason == "length" else "stop", usage)
+                yield Finish("length" if reason == "length" else "stop", usage, stop)
                 await drain(events)
                 return
             if not data:
@@ -195,7 +197,8 @@ class OpenAIBackend(Backend):
                     yield Piece(clean_text(text), logprobs)
                 if choice.get("finish_reason"):
                     reason = str(choice["finish_reason"])
+                    stop = stop_reason_of(choice.get("stop_reason"))
         if reason is None:
             raise self.ended_early()
         # finish_reason came, [DONE] did not: the answer is whole.
-        yield Finish("length" if reason == "length" else "stop", usage)
+        yield Finish("length" if reason == "length" else "stop", usage, stop)
