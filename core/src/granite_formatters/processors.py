@@ -224,6 +224,11 @@ def _check_options(
 
 _POLICIES = ("error", "strip", "keep")
 
+#: The body keys :meth:`Formatter.format` reads from a request dict (vLLM's flags).
+_BODY_FLAGS = frozenset({"add_generation_prompt", "continue_final_message", "extra_body"})
+
+_DATE = datetime.date
+
 #: Request classes seen that are not mappings (typed requests: no body flags to read).
 _TYPED_CLASSES: set[type] = set()
 
@@ -461,29 +466,21 @@ class Formatter(Generic[M_co]):
         and asking one for an option it does not declare is a
         :class:`~granite_formatters.errors.FormatterError`.
         """
+        kind = type(request)
         if (
-            self._accepts is _ALL_OPTIONS
-            and continue_final_message is None
+            continue_final_message is None
             and (
                 # a plain dict without the body flags, or a typed request (which keeps no
                 # OpenAI parameters): nothing to read from the body
-                (
-                    request.__class__ is dict
-                    and "add_generation_prompt" not in request
-                    and "continue_final_message" not in request
-                    and "extra_body" not in request
-                )
-                or request.__class__ in _TYPED_CLASSES
-                or (
-                    request.__class__ is not dict
-                    and request.__class__ is not str
-                    and _is_typed(request)
-                )
+                (kind is dict and _BODY_FLAGS.isdisjoint(request))
+                or kind in _TYPED_CLASSES
+                or (kind is not dict and kind is not str and _is_typed(request))
             )
-            and (add_generation_prompt is None or add_generation_prompt.__class__ is bool)
-            and strict.__class__ is bool
-            and (today is None or today.__class__ is datetime.date)
+            and (today is None or type(today) is _DATE)
+            and (add_generation_prompt is None or type(add_generation_prompt) is bool)
+            and (strict is True or strict is False)
             and (special_tokens is None or special_tokens in _POLICIES)
+            and self._accepts is _ALL_OPTIONS
         ):
             # The usual call (a plain dict without body flags or a typed request, valid
             # options, a processor of the current contract): what the steps below come

@@ -47,6 +47,8 @@ __all__ = ["ReleaseInputProcessor"]
 #: How many default system texts a processor keeps (then it starts afresh).
 _SYSTEM_TEXTS_KEPT = 32
 
+_DATE = datetime.date
+
 _PRINTED_ROLES = frozenset({"system", "user", "assistant", "tool"})
 
 
@@ -175,11 +177,15 @@ def _clock() -> Any:
     return dates
 
 
-def _typed_options(options: Any) -> dict[str, Any]:
+def _typed_options(options: Any) -> Any:
     """The options a typed ``chat_template_kwargs`` object (``Granite3Kwargs``) was given:
-    its fields set and its extra keys, read without dumping it."""
-    given = {name: getattr(options, name) for name in options.model_fields_set}
-    extra = getattr(options, "model_extra", None)
+    its fields set and its extra keys, read without dumping it (``{}`` for none); anything
+    else that is not a mapping as it is."""
+    fields_set = getattr(options, "__pydantic_fields_set__", None)
+    if fields_set is None:
+        return options
+    given = {name: getattr(options, name) for name in fields_set} if fields_set else {}
+    extra = options.__pydantic_extra__
     return {**given, **extra} if extra else given
 
 
@@ -311,6 +317,10 @@ class ReleaseInputProcessor(InputProcessor):
         self._controlled: dict[tuple[tuple[str, Any], ...], str] = {}
         # The turn headers of the roles every request has (others are made when met).
         self._headers = _Headers(release.turns)
+        # What every render reads of the release, resolved once.
+        self._end = release.turns.end
+        self._generation_prompt = self._headers["assistant"]
+        self._refused = frozenset(release.refused_roles)
         layout = release.documents_turns
         self._per_document = layout if isinstance(layout, DocumentTurnPerDocument) else None
         self._document_frame = (
@@ -356,26 +366,30 @@ class ReleaseInputProcessor(InputProcessor):
         """
         policy: SpecialTokenPolicy = "error" if special_tokens is None else special_tokens
         problems = STRICT if strict else Problems(False)
-        release = self.release
         dated = self._dated
         if dated:
             if today is None:
                 today = (_CLOCK or _clock()).current_date()
-            elif type(today) is not datetime.date:
+            elif type(today) is not _DATE:
                 today = _checked_day(today)
-        plain = plain_request(chat_completion) if type(chat_completion) is dict else None
-        if plain is not None:
+        raw: Mapping[str, Any] | None
+        if type(chat_completion) is dict and (plain := plain_request(chat_completion)):
             request: RequestView = plain
-            raw: Mapping[str, Any] | None = chat_completion  # type: ignore[assignment]
+            raw = chat_completion
         else:
-            request, raw = view(chat_completion, problems, release.family)
+            request, raw = view(chat_completion, problems, self.release.family)
         try:
-            if not dated or today is None:
-                prompt = self._render(request, raw, add_generation_prompt, policy, problems)
-            else:
+            if dated:
                 prompt = self._render_turns(
-                    request, raw, add_generation_prompt, policy, problems, today
+                    request,
+                    raw,
+                    add_generation_prompt,
+                    policy,
+                    problems,
+                    today,  # type: ignore[arg-type]
                 )
+            else:
+                prompt = self._render(request, raw, add_generation_prompt, policy, problems)
         except (TypeError, AttributeError):
             if raw is not None or isinstance(request, PlainRequest):
                 raise
@@ -387,7 +401,7 @@ class ReleaseInputProcessor(InputProcessor):
             prompt = self._render_any(request, None, add_generation_prompt, policy, problems, today)
         if problems.items:
             warnings.warn(
-                f"{release.name}: the prompt leaves out what the official chat "
+                f"{self.release.name}: the prompt leaves out what the official chat "
                 "template drops: " + "; ".join(problems.items),
                 DroppedInputWarning,
                 stacklevel=3,
@@ -421,7 +435,7 @@ class ReleaseInputProcessor(InputProcessor):
         it is ``"none"`` unless ``chat_template_kwargs`` sets that.
         """
         kwargs: Any = request.chat_template_kwargs
-        if kwargs is not None and type(kwargs) is not dict and not isinstance(kwargs, Mapping):
+        if kwargs is not None and type(kwargs) is not dict:
             # (a Granite3ChatCompletion's options object)
             kwargs = _typed_options(kwargs)
         if not kwargs and not self._reads_effort:
@@ -643,7 +657,7 @@ class ReleaseInputProcessor(InputProcessor):
         turns (Granite 3.x): the system turn (the caller's or the default), the tools
         turn, the documents turns, then every other message as a turn of its own role."""
         release = self.release
-        end = release.turns.end
+        end = self._end
         headers = self._headers
         tokens = self._tokens
         messages = request.messages
@@ -680,13 +694,15 @@ class ReleaseInputProcessor(InputProcessor):
             ):
                 problems.add(why, field)
 
-        sentinel = tokens.sentinel if policy != "keep" else None
+        # Text without the sentinel has no special token ("" with "keep": every text is
+        # passed to _checked, which keeps it).
+        sentinel = tokens.sentinel if policy != "keep" else ""
         if custom_system:
-            start = 1
             if first_text is None:
                 raise self._missing_content(0)
             text = self._text(raw_messages, messages, 0, first_text)
-            if sentinel is None or type(text) is not str or sentinel in text:
+            # (a str subclass's own __contains__ could hide a token: checked in full)
+            if type(text) is not str or sentinel in text:
                 text = _checked(text, "messages[0].content", policy, tokens)
             out = [headers["system"], text, end]
             if first_calls:
@@ -695,9 +711,12 @@ class ReleaseInputProcessor(InputProcessor):
                     "messages carry tool calls.",
                     "messages[0].tool_calls",
                 )
+            start = 1
+            rest = rows[1:]
         else:
-            start = 0
             out = [self._system_turn(today, bool(tools), bool(documents), thinking, controls)]
+            start = 0
+            rest = rows
         if tools:
             tools_turn = release.tools_turn
             if tools_turn is None:
@@ -717,25 +736,27 @@ class ReleaseInputProcessor(InputProcessor):
             else:
                 self._document_turns(out, documents, layout, policy, problems)
 
-        writes_calls = release.template_writes_calls or problems.strict
-        refused = release.refused_roles
-        for index in range(start, len(rows)):
-            role, text, calls = rows[index]
-            if text is None:
-                if not (calls and role == "assistant" and writes_calls):
-                    raise self._missing_content(index, calls=bool(calls))
-                text = ""
-            elif raw_messages is not None:
-                text = self._text(raw_messages, messages, index, text)
-            elif typed and text and text[0] == "\n":
-                text = _typed_text(messages[index], text, self._joins_parts)
+        refused = self._refused
+        for index, (role, text, calls) in enumerate(rest, start):
+            if text is None or typed:
+                if text is None:
+                    if not (
+                        calls
+                        and role == "assistant"
+                        and (release.template_writes_calls or problems.strict)
+                    ):
+                        raise self._missing_content(index, calls=bool(calls))
+                    text = ""
+                elif raw_messages is not None:
+                    text = self._text(raw_messages, messages, index, text)
+                elif text and text[0] == "\n":
+                    text = _typed_text(messages[index], text, self._joins_parts)
             if (
-                sentinel is None
-                # (a str subclass's own __contains__ could hide a token: checked in full)
-                or type(text) is not str
-                or type(role) is not str
-                or sentinel in role
+                sentinel in role
                 or sentinel in text
+                # (a typed request's str subclass, whose own __contains__ could hide a
+                # token: checked in full; a plain request's texts are exact str)
+                or (typed and (type(text) is not str or type(role) is not str))
             ):
                 where = f"messages[{index}]"
                 role = _checked(role, f"{where}.role", policy, tokens)
@@ -750,11 +771,11 @@ class ReleaseInputProcessor(InputProcessor):
                     f"messages[{index}].role",
                 )
             if calls:
-                text = self._turn_calls(role, text, calls, index, writes_calls, policy, problems)
+                text = self._turn_calls(role, text, calls, index, policy, problems)
             out += (headers[role], text, end)
-        if add_generation_prompt and len(rows) > start:
+        if add_generation_prompt and rest:
             if not controls or release.controls is None:
-                out.append(headers["assistant"])
+                out.append(self._generation_prompt)
             else:
                 out.append(self._controlled_prompt(controls))
         return "".join(out)
@@ -805,7 +826,6 @@ class ReleaseInputProcessor(InputProcessor):
         text: str,
         calls: Sequence[Any],
         index: int,
-        writes_calls: bool,
         policy: SpecialTokenPolicy,
         problems: Problems,
     ) -> str:
@@ -813,6 +833,7 @@ class ReleaseInputProcessor(InputProcessor):
         that writes them, or in strict mode), else a problem."""
         where = f"messages[{index}]"
         release = self.release
+        writes_calls = release.template_writes_calls or problems.strict
         if role != "assistant":
             problems.add(
                 f"tool_calls on a {quote(role)} message are not rendered; only "

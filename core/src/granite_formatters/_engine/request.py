@@ -133,9 +133,9 @@ def document_data(document: Any) -> dict[str, Any]:
     """``document.model_dump(exclude_unset=True)`` of a validated ``Document``, read
     straight from its fields when they are all it has and each is an exact ``str``,
     ``int`` or null (what a dump returns as it is); otherwise the dump itself."""
-    if not document.model_extra:
+    if not document.__pydantic_extra__:
         fields = vars(document)
-        fields_set = document.model_fields_set
+        fields_set = document.__pydantic_fields_set__
         if len(fields_set) == len(fields):
             data = dict(fields)
         else:
@@ -177,6 +177,9 @@ _DOCUMENT_KEYS = frozenset({"text", "doc_id", "title"})
 #: The types of a plain document's ``doc_id`` (not ``bool``) and title (missing: null).
 _ID_TYPES = frozenset({str, int, type(None)})
 _TITLE_TYPES = frozenset({str, type(None)})
+#: The top-level keys of a plain request: the fields read and the ignored OpenAI/vLLM
+#: parameters (not ``extra_body``, whose contents validation moves).
+_PLAIN_KEYS = REQUEST_FIELDS | (OPENAI_REQUEST_PARAMETERS - {"extra_body"})
 #: ``tuple.__new__``: a :class:`PlainRequest` made without a Python-level frame.
 _new = tuple.__new__
 
@@ -196,11 +199,8 @@ def plain_request(data: dict[str, Any]) -> PlainRequest | None:
     (the renderer judges each key against the release's options), so it needs only be
     a dict of ``str`` keys without ``documents`` (which validation moves).
     """
-    for key in data:
-        if key not in REQUEST_FIELDS and (
-            key == "extra_body" or key not in OPENAI_REQUEST_PARAMETERS
-        ):
-            return None
+    if not _PLAIN_KEYS.issuperset(data):
+        return None
     model = data.get("model")
     messages = data.get("messages")
     if (model is not None and type(model) is not str) or type(messages) is not list:
@@ -214,19 +214,20 @@ def plain_request(data: dict[str, Any]) -> PlainRequest | None:
             content = message["content"]
             if type(role) is not str or type(content) is not str:
                 return None
-            calls = None
-            if len(message) > 2:  # (two keys: exactly role and content)
-                calls = message.get("tool_calls")
-                if calls is not None and (
-                    type(calls) is not list or any(type(call) is not dict for call in calls)
-                ):
-                    return None  # (objects such as the openai package's: validation reads them)
-                if not are_plain_keys(message):
-                    return None  # validation refuses it ("Keys should be strings")
-                for name in _OPTIONAL_MESSAGE_STRINGS:
-                    value = message.get(name)
-                    if value is not None and type(value) is not str:
-                        return None
+            if len(message) == 2:  # (exactly role and content)
+                turns.append((role, content, None))
+                continue
+            calls = message.get("tool_calls")
+            if calls is not None and (
+                type(calls) is not list or any(type(call) is not dict for call in calls)
+            ):
+                return None  # (objects such as the openai package's: validation reads them)
+            if not are_plain_keys(message):
+                return None  # validation refuses it ("Keys should be strings")
+            for name in _OPTIONAL_MESSAGE_STRINGS:
+                value = message.get(name)
+                if value is not None and type(value) is not str:
+                    return None
             turns.append((role, content, calls))
     except KeyError:
         return None
