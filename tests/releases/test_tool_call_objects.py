@@ -64,8 +64,10 @@ CASES: dict[str, tuple[str, dict[str, Any], list[str]]] = {
 def test_what_is_read_from_a_tool_call_object(release: Release, case: str) -> None:
     formatter = get_formatter(release.model)
     declared = formatter.release
-    if declared is not None and declared.tool_calls is not JSON_BLOCKS:
-        pytest.skip(f"Granite {release.version} writes tool calls in another syntax")
+    if declared is not None and not (
+        declared.tool_calls is JSON_BLOCKS or JSON_BLOCKS.open in declared.tool_call_markers
+    ):
+        pytest.skip(f"Granite {release.version} reads no <tool_call> JSON objects")
     output, arguments, notes = CASES[case]
     processor = formatter.output_processor
     message = processor.transform(output)
