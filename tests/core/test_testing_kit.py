@@ -19,6 +19,7 @@ from granite_formatters.plugins import PluginHost
 from granite_formatters.testing import GoldenCase, load_golden_cases, render_chat_template
 
 from support import oracle
+from support.granite31_release import EXAMPLE_RELEASES
 from support.toy_plugins import toy_plugin
 
 REPO = Path(__file__).resolve().parents[2]
@@ -234,72 +235,30 @@ def test_contract_tests_without_plugin_name_or_model_ids_fail_saying_what_to_set
 
 # -- the Granite 3 input contract --------------------------------------------------------
 
-#: A plugin built like the bundled Granite 3 plugins: a Granite 3.1 release declared from
-#: the core's public names, whose prompts are the Granite 3.1 example's golden files.
-GRANITE3_PLUGIN = """
-from granite_formatters import Release, hookimpl
-from granite_formatters.granite3 import CO_CITATIONS, GRANITE3_SPECIAL_TOKENS, TOOL_CALL
-from granite_formatters.granite3.prompt_format import (
-    CO_CITATIONS_INSTRUCTION,
-    DOCUMENTS_INSTRUCTION,
-    HALLUCINATIONS_INSTRUCTION,
-    PLAIN_INSTRUCTION,
-    PREAMBLE,
-    TOOLS_AND_DOCUMENTS_INSTRUCTION,
-    TOOLS_INSTRUCTION,
-)
-from granite_formatters.release import Option
-from granite_formatters.syntax import (
-    CONTROLS,
-    GRANITE_ROLES,
-    JSON_LIST,
-    DatedSystemPrompt,
-    DocumentsTurn,
-    ToolsTurn,
-)
+#: A plugin built like the bundled Granite 3 plugins: the Granite 3.1 example's release
+#: declaration (public core names only), registered under a name of its own; its prompts
+#: are the example's golden files.
+GRANITE3_PLUGIN = (
+    EXAMPLE_RELEASES.read_text(encoding="utf-8")
+    + """
 
-KIT31 = Release(
-    name="Granite 3.1",
-    family="Granite 3",
-    turns=GRANITE_ROLES,
-    special_tokens=GRANITE3_SPECIAL_TOKENS,
-    stop_strings=("<|end_of_text|>",),
-    tool_calls=JSON_LIST,
-    citations=CO_CITATIONS,
-    system_prompt=DatedSystemPrompt(
-        preamble=PREAMBLE,
-        tools=TOOLS_INSTRUCTION,
-        tools_and_documents=TOOLS_AND_DOCUMENTS_INSTRUCTION,
-        documents=DOCUMENTS_INSTRUCTION,
-        plain=PLAIN_INSTRUCTION,
-        citations=CO_CITATIONS_INSTRUCTION,
-        hallucinations=HALLUCINATIONS_INSTRUCTION,
-    ),
-    tools_turn=ToolsTurn("tools"),
-    documents_turns=DocumentsTurn(),
-    controls=CONTROLS,
-    record_tokens=(TOOL_CALL,),
-    record_tokens_lead=True,
-    options=(Option("controls", None, CONTROLS.check),),
-    option_hints={"thinking": "it has no thinking mode"},
-    template_joins_parts=False,
-    refused_roles=("developer",),
-    template_writes_calls=False,
-)
+from granite_formatters import hookimpl
+
 
 @hookimpl
 def register_formatters(register):
-    register("kit-31", release=KIT31)
+    register("kit-31", release=GRANITE31)
 """
+)
 
 GRANITE3_CONTRACT = """
 from granite_formatters.testing import load_golden_cases
 from granite_formatters.testing.granite3 import Granite3InputContractTests
 
-from gf_kit_mod import KIT31
+from gf_kit_mod import GRANITE31
 
 class TestKit31Input(Granite3InputContractTests):
-    release = KIT31
+    release = GRANITE31
     release_name = "Granite 3.1"
     model_id = "kit-31"
     golden_cases = load_golden_cases({golden!r})

@@ -11,53 +11,19 @@ import datetime
 import warnings
 from typing import Any
 
+import attrs
 import pytest
 
-from granite_formatters import Release
 from granite_formatters.errors import DroppedInputWarning
-from granite_formatters.granite3 import GRANITE3_SPECIAL_TOKENS, TOOL_CALL
-from granite_formatters.release import Option
-from granite_formatters.syntax import (
-    CONTROLS,
-    GRANITE_ROLES,
-    JSON_LIST,
-    DatedSystemPrompt,
-    DocumentsTurn,
-    ToolsTurn,
-)
+
+from support.granite31_release import GRANITE31
 
 DAY = datetime.date(2025, 4, 6)
 HI = [{"role": "user", "content": "Hi"}]
 
 
 #: A Granite 3 release without a thinking mode.
-NO_THINKING = Release(
-    name="Granite 3.x test",
-    family="Granite 3",
-    turns=GRANITE_ROLES,
-    special_tokens=GRANITE3_SPECIAL_TOKENS,
-    stop_strings=("<|end_of_text|>",),
-    tool_calls=JSON_LIST,
-    system_prompt=DatedSystemPrompt(
-        preamble="Date: {date}.",
-        tools=" T",
-        tools_and_documents=" TD",
-        documents=" D",
-        plain=" P",
-        citations=" C",
-        hallucinations=" H",
-    ),
-    tools_turn=ToolsTurn("tools"),
-    documents_turns=DocumentsTurn(),
-    controls=CONTROLS,
-    record_tokens=(TOOL_CALL,),
-    record_tokens_lead=True,
-    options=(Option("controls", None, CONTROLS.check),),
-    option_hints={"thinking": "it has no thinking mode"},
-    template_joins_parts=False,
-    refused_roles=("developer",),
-    template_writes_calls=False,
-)
+NO_THINKING = attrs.evolve(GRANITE31, name="Granite 3.x test")
 
 
 def dropped(request: dict[str, Any]) -> tuple[str, list[str]]:
@@ -93,7 +59,7 @@ def test_every_left_out_part_is_named_in_one_warning() -> None:
     assert messages == [
         "Granite 3.x test: the prompt leaves out what the official chat template drops: "
         "chat_template_kwargs.thinking: Granite 3.x test has no 'thinking' option: its chat "
-        "template does not read it (it has no thinking mode).; "
+        "template does not read it (it has no thinking mode; set thinking to false).; "
         "chat_template_kwargs.controls.citations: Granite 3.x test cannot honour "
         "citations=true: a system message given as messages[0] replaces the whole default "
         "system prompt, which is where the citation instructions go. Either remove the "

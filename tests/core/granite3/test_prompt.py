@@ -19,26 +19,15 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from granite_formatters import Formatter, Release
+from granite_formatters import Formatter
 from granite_formatters.errors import DroppedInputWarning, InvalidRequestError
 from granite_formatters.granite3 import (
     GRANITE3_SPECIAL_TOKENS,
-    TOOL_CALL,
     Granite3ChatCompletion,
     dates,
     sanitize,
 )
-from granite_formatters.granite3.prompt_format import (
-    CO_CITATIONS_INSTRUCTION,
-    DOCUMENTS_INSTRUCTION,
-    HALLUCINATIONS_INSTRUCTION,
-    PLAIN_INSTRUCTION,
-    PREAMBLE,
-    TOOLS_AND_DOCUMENTS_INSTRUCTION,
-    TOOLS_INSTRUCTION,
-)
 from granite_formatters.jsonwriter import tojson
-from granite_formatters.release import Option
 from granite_formatters.special_tokens import (
     SpecialTokens,
     find_special_token_in_json,
@@ -47,15 +36,12 @@ from granite_formatters.special_tokens import (
 from granite_formatters.syntax import (
     CONTROLS,
     GRANITE_ROLES,
-    JSON_LIST,
-    DatedSystemPrompt,
-    DocumentsTurn,
-    ToolsTurn,
     format_date,
 )
 
 from support import oracle
 from support.granite3_support import TOKENS, strip_tokens, valid_requests
+from support.granite31_release import GRANITE31
 
 GRANITE32_TOKENS = TOKENS["3.2"]
 
@@ -378,34 +364,6 @@ def test_sanitize_rejects_unknown_parts(parts: Any) -> None:
 
 # ----------------------------------------------------------------------------- a release
 
-#: What a third party declares for Granite 3.1 with the public core API only.
-GRANITE31 = Release(
-    name="Granite 3.1",
-    family="Granite 3",
-    turns=GRANITE_ROLES,
-    special_tokens=GRANITE3_SPECIAL_TOKENS,
-    stop_strings=("<|end_of_text|>",),
-    tool_calls=JSON_LIST,
-    system_prompt=DatedSystemPrompt(
-        preamble=PREAMBLE,
-        tools=TOOLS_INSTRUCTION,
-        tools_and_documents=TOOLS_AND_DOCUMENTS_INSTRUCTION,
-        documents=DOCUMENTS_INSTRUCTION,
-        plain=PLAIN_INSTRUCTION,
-        citations=CO_CITATIONS_INSTRUCTION,
-        hallucinations=HALLUCINATIONS_INSTRUCTION,
-    ),
-    tools_turn=ToolsTurn("tools"),
-    documents_turns=DocumentsTurn(),
-    controls=CONTROLS,
-    record_tokens=(TOOL_CALL,),
-    record_tokens_lead=True,
-    options=(Option("controls", None, CONTROLS.check),),
-    option_hints={"thinking": "it has no thinking mode"},
-    template_joins_parts=False,
-    refused_roles=("developer",),
-    template_writes_calls=False,
-)
 
 DAY = datetime.date(2025, 4, 6)
 
@@ -437,8 +395,8 @@ def test_a_release_without_thinking_names_the_option_it_does_not_read() -> None:
     assert caught.value.field == "chat_template_kwargs.thinking"
     assert str(caught.value) == (
         "chat_template_kwargs.thinking: Granite 3.1 has no 'thinking' option: its chat "
-        "template does not read it (it has no thinking mode). Pass strict=False to render "
-        "what the official template renders."
+        "template does not read it (it has no thinking mode; set thinking to false). Pass "
+        "strict=False to render what the official template renders."
     )
     with pytest.warns(DroppedInputWarning, match="Granite 3.1 has no 'thinking' option"):
         prompt = GRANITE31.input_processor().transform(request, today=DAY, strict=False)
