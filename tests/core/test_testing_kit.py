@@ -259,7 +259,6 @@ from gf_kit_mod import GRANITE31
 
 class TestKit31Input(Granite3InputContractTests):
     release = GRANITE31
-    release_name = "Granite 3.1"
     model_id = "kit-31"
     golden_cases = load_golden_cases({golden!r})
     chat_template = {template!r}

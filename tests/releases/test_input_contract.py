@@ -24,7 +24,6 @@ from support.releases import Release
 def _contract(entry: Release) -> type:
     class Contract(Granite3InputContractTests):
         release = release_declaration(entry.version)
-        release_name = f"Granite {entry.version}"
         model_id = entry.model
         golden_cases = release_cases(entry)
 

@@ -88,7 +88,6 @@ SHARED = make_goldens.find_shared()
 
 class TestGranite31InputContract(Granite3InputContractTests):
     release = GRANITE31
-    release_name = "Granite 3.1"
     model_id = "granite-3.1-8b-instruct"
     golden_cases = TestGranite31Contract.golden_cases
     # The official template of ibm-granite/granite-3.1-8b-instruct, the reference render.

@@ -15,7 +15,6 @@ bundled Granite 3.2 and 3.3 plugins and the Granite 3.1 example do)::
 
     class TestMyInput(Granite3InputContractTests):
         release = MY_RELEASE
-        release_name = "Granite 3.1"
         model_id = "granite-3.1-8b-instruct"
         golden_cases = load_golden_cases(HERE / "golden")
         chat_template = HERE / "granite-3.1-8b-instruct.jinja"
@@ -133,7 +132,7 @@ class Granite3InputContractTests:
     ``release``
         your release declaration (a :class:`~granite_formatters.Release`);
     ``release_name``
-        the release as its messages name it (its ``name``, e.g. ``"Granite 3.1"``);
+        optional: the release as its messages name it (default: the release's ``name``);
     ``model_id``
         a model id your plugin registers with this release;
     ``golden_cases``
@@ -150,10 +149,10 @@ class Granite3InputContractTests:
         whether the release has a thinking mode (default ``True``); without one,
         ``thinking=true`` must be refused.
 
-    The first five are required: a test that needs one that is not set fails, saying
-    what to set. Each golden case is a separate test (``test_golden_prompt[name]``).
-    Requests are formatted through a :class:`~granite_formatters.Formatter`, which
-    checks the options.
+    ``release``, ``model_id``, ``golden_cases`` and ``chat_template`` are required: a
+    test that needs one that is not set fails, saying what to set. Each golden case is a
+    separate test (``test_golden_prompt[name]``). Requests are formatted through a
+    :class:`~granite_formatters.Formatter`, which checks the options.
     """
 
     release: ClassVar[Release | None] = None
@@ -183,7 +182,7 @@ class Granite3InputContractTests:
 
     @property
     def name(self) -> str:
-        return str(self._required("release_name", '"Granite 3.1"'))
+        return self.release_name or self._release().name
 
     def _release(self) -> Release:
         return cast(
