@@ -210,10 +210,7 @@ def test_an_unclosed_thought_is_reasoning_with_a_note(release: Release, request_
         "no thinking key": {"messages": [{"role": "user", "content": "Hi"}]},
         "thinking": THINKING,
     }[request_kind]
-    note = (
-        f"the reasoning has no end marker ({end!r}): the output ended inside it; the text "
-        "after the start marker is kept as reasoning"
-    )
+    note = f"the reasoning has no end marker {end}; kept as reasoning"
     for text, content, reasoning, notes in [
         (f"{start} Let me think.\nStill thinking", "", "Let me think.\nStill thinking", [note]),
         (f"Lead. {start} cut", "Lead.", "cut", [note]),

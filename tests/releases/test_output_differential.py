@@ -1,10 +1,11 @@
-"""Each Granite 3 release's declaration parses every output as its output format did.
+"""Each Granite 3 release's declaration reads as the output format its plugin declared.
 
-``GRANITE32.output_processor()`` / ``GRANITE33.output_processor()`` (the output side
-chosen by the release's declarations, which the plugins register) against the Granite 3
-parser given the output format each plugin declared before its output processor class
-was removed (below, as data), on random outputs made of the release's markers, with and
-without a request, in batch and streamed in random chunks.
+The Granite 3 pipeline configured by the release's declarations (``OutputFormat.of``)
+against the pipeline given the output format each plugin declared before its output
+processor class was removed (below, as data), on random outputs made of the release's
+markers, with and without a request, in batch and streamed in random chunks. (The
+release's own parser, the engine's, is held to the pipeline of its declarations by
+``test_engine_granite3_differential``.)
 """
 
 from __future__ import annotations
@@ -111,9 +112,10 @@ _FORMATS = {
 
 @functools.cache
 def _pair(version: str) -> tuple[Any, Any]:
-    """(the declaration's output processor, the Granite 3 parser of the former format)."""
+    """(the Granite 3 parser of the declaration, that of the former format)."""
     former = Granite3OutputProcessor(output_format=_FORMATS[version])
-    return release_declaration(version).output_processor(), former
+    declared = Granite3OutputProcessor(output_format=OutputFormat.of(release_declaration(version)))
+    return declared, former
 
 
 @settings(DIFFERENTIAL, max_examples=400)
@@ -148,12 +150,9 @@ def _without_ids(deltas: list[Any]) -> list[Any]:
     ]
 
 
-def test_declaration_declares_the_granite3_message(release: Release) -> None:
-    declared, _ = _pair(release.version)
-    assert declared_message_type(declared) is Granite3AssistantMessage
-
-
 def test_the_registered_output_processor_is_the_declarations(release: Release) -> None:
     processor = get_formatter(release.model).output_processor
-    assert isinstance(processor, Granite3OutputProcessor)
-    assert processor.output_format == _FORMATS[release.version]
+    declared = release_declaration(release.version)
+    assert processor == declared.output_processor()
+    assert declared_message_type(processor) is Granite3AssistantMessage
+    assert OutputFormat.of(declared) == _FORMATS[release.version]
