@@ -17,6 +17,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from granite_formatters import get_formatter
+from granite_formatters.granite3 import Granite3AssistantMessage
+from granite_formatters.processors import declared_message_type
 from granite_formatters.streaming import Delta
 
 from support.cited_outputs import (
@@ -45,6 +47,7 @@ from support.granite3_output_support import (
     stream,
     truncations,
 )
+from support.release_data import release_declaration
 from support.releases import RELEASES, Release, with_feature
 
 APPLIES_TO = "citations"
@@ -57,6 +60,12 @@ def parser(release: Release) -> Any:
 
 def data(release: Release) -> CitedOutputs:
     return CITED_OUTPUTS[release.version]
+
+
+def test_the_registered_parser_is_the_declarations(release: Release) -> None:
+    processor = parser(release)
+    assert processor == release_declaration(release.version).output_processor()
+    assert declared_message_type(processor) is Granite3AssistantMessage
 
 
 def _rows(table: str) -> list[Any]:
