@@ -43,11 +43,13 @@ def test_the_granite3_root_holds_what_a_user_or_plugin_needs() -> None:
     from granite_formatters import granite3
     from granite_formatters.granite3 import citations, prompt_format
 
-    assert len(granite3.__all__) == 19
+    assert len(granite3.__all__) == 15  # (the Granite 3 pipeline's four names removed)
     for name in granite3.__all__:
         assert getattr(granite3, name) is not None
     assert not [name for name in granite3.__all__ if name.startswith("_")]
     # The wording and the citation-format toolkit live in their public modules.
     assert not hasattr(granite3, "TagGrammar") and not hasattr(granite3, "PREAMBLE")
+    # The Granite 3 pipeline is gone: every release is parsed by the one parser.
+    assert not hasattr(granite3, "Granite3OutputProcessor")
     assert citations.TagGrammar.__name__ == "TagGrammar"
     assert prompt_format.PREAMBLE.startswith("Knowledge Cutoff Date")

@@ -17,6 +17,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from granite_formatters import get_formatter
+from granite_formatters.granite3 import Granite3AssistantMessage
+from granite_formatters.processors import declared_message_type
 from granite_formatters.streaming import Delta
 
 from support.cited_outputs import (
@@ -45,6 +47,7 @@ from support.granite3_output_support import (
     stream,
     truncations,
 )
+from support.release_data import release_declaration
 from support.releases import RELEASES, Release, with_feature
 
 APPLIES_TO = "citations"
@@ -57,6 +60,12 @@ def parser(release: Release) -> Any:
 
 def data(release: Release) -> CitedOutputs:
     return CITED_OUTPUTS[release.version]
+
+
+def test_the_registered_parser_is_the_declarations(release: Release) -> None:
+    processor = parser(release)
+    assert processor == release_declaration(release.version).output_processor()
+    assert declared_message_type(processor) is Granite3AssistantMessage
 
 
 def _rows(table: str) -> list[Any]:
@@ -210,10 +219,7 @@ def test_an_unclosed_thought_is_reasoning_with_a_note(release: Release, request_
         "no thinking key": {"messages": [{"role": "user", "content": "Hi"}]},
         "thinking": THINKING,
     }[request_kind]
-    note = (
-        f"the reasoning has no end marker ({end!r}): the output ended inside it; the text "
-        "after the start marker is kept as reasoning"
-    )
+    note = f"the reasoning has no end marker {end}; kept as reasoning"
     for text, content, reasoning, notes in [
         (f"{start} Let me think.\nStill thinking", "", "Let me think.\nStill thinking", [note]),
         (f"Lead. {start} cut", "Lead.", "cut", [note]),

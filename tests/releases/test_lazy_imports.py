@@ -3,8 +3,8 @@
 For each release, in a fresh interpreter: format a plain dict, then parse. The modules
 of the release's output processor (its class and bases, other than the abstract
 ``granite_formatters.processors``), the streaming module and the pydantic request types
-must be imported by the parse, not before it; the output-only helpers of the Granite 3
-parser (:data:`OUTPUT_ONLY`) are never imported by formatting.
+must be imported by the parse, not before it; the output-only stages of the citation
+reader (:data:`OUTPUT_ONLY`) are never imported by formatting.
 """
 
 from __future__ import annotations
@@ -15,8 +15,8 @@ import sys
 
 from support.releases import Release
 
-#: Modules only the Granite 3 parser uses, for every release never imported by formatting.
-OUTPUT_ONLY = ("granite_formatters.granite3._toolcalls", "granite_formatters.granite3._sentences")
+#: Modules only the citation reader uses, for every release never imported by formatting.
+OUTPUT_ONLY = ("granite_formatters.granite3._citetags", "granite_formatters.granite3._sentences")
 
 SCRIPT = """
 import json, sys

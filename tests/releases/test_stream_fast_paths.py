@@ -1,15 +1,12 @@
-"""The stream parsers' fast paths against their full path, delta by delta.
+"""The stream parser's fast paths against the batch parse, delta by delta.
 
-Each stream parser lets a chunk that cannot touch a marker skip the stages (Granite 3:
-the lanes of ``Granite3StreamParser._plan``, the steady lane finished in ``feed``, the
-marker beginnings held back by ``_write``; the engine's parser: content and block-body
-chunks finished in ``feed``). With the Granite 3 fast paths turned off (``_fast_lanes``)
-every chunk takes the full path; both must give the same deltas, in the same pieces, and
-the same message. The engine's parser owns its steady cases (there is no switch): its
-stream must give the batch parse's message, and its deltas must add up to that message,
-for chunkings aimed at the fast paths' edges: cuts at every position of every marker, text
-made only of marker beginnings and marker characters, one- and four-character chunks,
-UTF-8 bytes cut anywhere, and chunks that end in whitespace.
+The engine's parser (every release's) lets content and block-body chunks that cannot
+touch a marker skip its scans, finished in ``feed``: its stream must give the batch
+parse's message, and its deltas must add up to that message, for chunkings aimed at the
+fast paths' edges: cuts at every position of every marker, text made only of marker
+beginnings and marker characters, one- and four-character chunks, UTF-8 bytes cut
+anywhere, and chunks that end in whitespace. (The Granite 3 pipeline's lanes, compared
+here with its full path until it was removed, are gone with it.)
 """
 
 from __future__ import annotations
@@ -24,7 +21,6 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from granite_formatters import get_formatter
-from granite_formatters.granite3.output import Granite3StreamParser
 from granite_formatters.streaming import Delta
 
 from .test_stream_fast_lane import RAG, samples
@@ -41,21 +37,9 @@ GRANITE4_KEPT = (
 )
 
 
-class _FullPath3(Granite3StreamParser):
-    _fast_lanes = False
-
-
-def parsers(release: Release, request: Any) -> tuple[Any, Any]:
-    """A stream parser of ``release`` for ``request`` and the same with no fast path
-    (``None`` for a parser without the switch)."""
-    processor = get_formatter(release.model).output_processor
-    fast = processor.stream_parser(request)
-    if not isinstance(fast, Granite3StreamParser):
-        return fast, None
-    assert isinstance(fast, Granite3StreamParser)
-    slow = _FullPath3(fast._processor, fast._request)
-    assert slow._lane is None
-    return fast, slow
+def stream_parser(release: Release, request: Any) -> Any:
+    """A stream parser of ``release`` for ``request``."""
+    return get_formatter(release.model).output_processor.stream_parser(request)
 
 
 def _plain(delta: Delta) -> Delta:
@@ -74,18 +58,8 @@ def run(parser: Any, pieces: Sequence[Any]) -> tuple[list[list[Delta]], Any]:
 
 
 def check_same(release: Release, request: Any, pieces: Sequence[Any]) -> None:
-    fast, slow = parsers(release, request)
-    fast_deltas, fast_message = run(fast, pieces)
-    if slow is None:
-        check_adds_up(release, request, pieces, fast_deltas, fast_message)
-        return
-    slow_deltas, slow_message = run(slow, pieces)
-    assert fast_deltas == slow_deltas
-    assert comparable(fast_message) == comparable(slow_message)
-    if isinstance(fast, Granite3StreamParser) and fast._tags is not None:
-        # The tag positions exactly (a citation's sentence would hide a small shift).
-        assert slow._tags is not None
-        assert fast._tags.events == slow._tags.events
+    deltas, message = run(stream_parser(release, request), pieces)
+    check_adds_up(release, request, pieces, deltas, message)
 
 
 def check_adds_up(
@@ -204,7 +178,7 @@ def test_bytes_cut_anywhere(
     raw = ("é😀 " + sample + " 日本.").encode() + (b"\xe6\x97" if cut_last else b"")
     pieces = cut(raw, range(size, len(raw), size))
     check_same(release, request, pieces)
-    fast, _ = parsers(release, request)
+    fast = stream_parser(release, request)
     run(fast, pieces)
     processor = get_formatter(release.model).output_processor
     text = raw.decode("utf-8", "replace")
@@ -246,7 +220,7 @@ def test_bytes_and_str_chunks_mixed(release: Release, data: st.DataObject, size:
         for index, piece in enumerate(cut(raw, range(size, len(raw), size)))
     ]
     check_same(release, chat_request, pieces)
-    fast, _ = parsers(release, chat_request)
+    fast = stream_parser(release, chat_request)
     run(fast, pieces)
     processor = get_formatter(release.model).output_processor
     expected = processor.transform(mixed_text(pieces), chat_request)
@@ -255,16 +229,13 @@ def test_bytes_and_str_chunks_mixed(release: Release, data: st.DataObject, size:
 
 def test_a_str_chunk_ends_a_character_cut_by_the_bytes_before_it(release: Release) -> None:
     pieces: list[Any] = [b"caf\xc3", "X", b"\xa9 ok"]
-    fast, slow = parsers(release, None)
-    for parser in (fast, slow):
-        if parser is None:  # (a parser without a full path to compare)
-            continue
-        run(parser, pieces)
-        # (A release whose output starts inside its reasoning reads this as reasoning.)
-        message = parser.message
-        assert (getattr(message, "reasoning_content", None) or message.content) == (
-            "caf\ufffdX\ufffd ok"
-        )
+    parser = stream_parser(release, None)
+    run(parser, pieces)
+    # (A release whose output starts inside its reasoning reads this as reasoning.)
+    message = parser.message
+    assert (getattr(message, "reasoning_content", None) or message.content) == (
+        "caf\ufffdX\ufffd ok"
+    )
 
 
 @settings(max_examples=60)
@@ -288,7 +259,7 @@ def test_no_fast_lane_takes_a_chunk_after_close(release: Release) -> None:
     # refused. A stream of bytes ending in a held marker beginning and a cut character
     # is flushed by close (one more write, which must not reopen a lane).
     for ending in ("plain text", "cut character"):
-        fast, _ = parsers(release, None)
+        fast = stream_parser(release, None)
         if ending == "cut character":
             fast.feed(b"Some text then <th\xc3")
         else:
@@ -309,8 +280,7 @@ def test_a_parser_without_deltas_builds_the_same_message(
     from granite_formatters._engine.parse import ReleaseOutputProcessor, ReleaseStreamParser
 
     processor = get_formatter(release.model).output_processor
-    if not isinstance(processor, ReleaseOutputProcessor):
-        pytest.skip(f"Granite {release.version} runs on its own parser")
+    assert isinstance(processor, ReleaseOutputProcessor)
     text = data.draw(marker_soup(markers_of(release)))
     pieces = cut(text, data.draw(st.lists(st.integers(0, len(text)), max_size=30)))
     engine_release = processor.release

@@ -729,6 +729,6 @@ BARE_CALL = {"json-list-tool-calls": _CALL}
 BROKEN_CALL = {
     "json-list-tool-calls": (
         '<|tool_call|>[{"name": "get_weather", "arguments": {"city": }}]',
-        "is not valid JSON",
+        "is not a tool call: not valid JSON",
     )
 }

@@ -74,8 +74,8 @@ class Release:
     warning with ``strict=False``.
 
     ``citations`` is the release's citation syntax (Granite 3.x: ``CO_CITATIONS``,
-    ``CITE_TOKEN_CITATIONS``); a release that declares one is parsed by the Granite 3
-    pipeline (citations, sections, hallucinations; its messages are
+    ``CITE_TOKEN_CITATIONS``); the output of a release that declares one is also read
+    for citations, sections and hallucinations (its messages are
     ``Granite3AssistantMessage``). ``tool_call_markers`` are further markers that open a
     tool call in output besides ``tool_calls.open`` (Granite 3.x: ``<tool_call>``);
     ``tool_call_ends`` are end markers removed from the content wherever they stand
@@ -129,9 +129,9 @@ class Release:
     def output_processor(self) -> OutputProcessor:
         """A new output processor parsing this release's output."""
         if self.citations is not None:
-            from .granite3.output import Granite3OutputProcessor, OutputFormat
+            from .granite3._citation_reader import CitedOutputProcessor
 
-            return Granite3OutputProcessor(output_format=OutputFormat.of(self))
+            return CitedOutputProcessor(self)
         from ._engine.parse import ReleaseOutputProcessor
 
         return ReleaseOutputProcessor(self)

@@ -9,12 +9,8 @@ from typing import Any
 
 import pytest
 from granite_formatters import get_formatter
-from granite_formatters.granite3 import (
-    CO_CITATIONS,
-    Granite3AssistantMessage,
-    Granite3OutputProcessor,
-    OutputFormat,
-)
+from granite_formatters.granite3 import Granite3AssistantMessage
+from granite_formatters.processors import OutputProcessor, declared_message_type
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -41,19 +37,18 @@ RAG_OUTPUT = (
 
 
 @pytest.fixture(scope="module")
-def processor() -> Granite3OutputProcessor:
-    made = GRANITE31.output_processor()
-    assert isinstance(made, Granite3OutputProcessor)
-    return made
+def processor() -> OutputProcessor:
+    """The parser the formatter of a Granite 3.1 model name uses."""
+    return get_formatter("granite3.1-dense:8b").output_processor
 
 
-def parse(processor: Granite3OutputProcessor, output: str, request: Any = None) -> Any:
+def parse(processor: OutputProcessor, output: str, request: Any = None) -> Any:
     message = processor.transform(output, request)
     assert isinstance(message, Granite3AssistantMessage)
     return message
 
 
-def test_citations_and_hallucinations_with_spans(processor: Granite3OutputProcessor) -> None:
+def test_citations_and_hallucinations_with_spans(processor: OutputProcessor) -> None:
     message = parse(processor, RAG_OUTPUT, RAG_REQUEST)
     content = message.content
     assert content == (
@@ -84,10 +79,9 @@ def test_citations_and_hallucinations_with_spans(processor: Granite3OutputProces
 def test_formatter_parse_is_the_output_processor() -> None:
     formatter = get_formatter("granite3.1-dense:8b")
     processor = formatter.output_processor
-    assert isinstance(processor, Granite3OutputProcessor)
-    assert processor.output_format == OutputFormat(
-        release="Granite 3.1", citations=CO_CITATIONS
-    )  # (no reasoning markers; <|tool_call|> and <tool_call>, the default markers)
+    # The declared release's parser, whose messages carry citations and hallucinations.
+    assert processor == GRANITE31.output_processor()
+    assert declared_message_type(processor) is Granite3AssistantMessage
     message = formatter.parse(RAG_OUTPUT, RAG_REQUEST)
     assert (
         message.model_dump()
@@ -95,7 +89,7 @@ def test_formatter_parse_is_the_output_processor() -> None:
     )
 
 
-def test_a_context_not_in_the_document_has_no_span(processor: Granite3OutputProcessor) -> None:
+def test_a_context_not_in_the_document_has_no_span(processor: OutputProcessor) -> None:
     output = 'Paris.<co>1</co>\n\n# Citations:\n<co>1</co> Document 0: "Lyon is big."'
     [citation] = parse(processor, output, RAG_REQUEST).citations
     assert citation.context_text == "Lyon is big."
@@ -103,7 +97,7 @@ def test_a_context_not_in_the_document_has_no_span(processor: Granite3OutputProc
     assert citation.response_text == "Paris."
 
 
-def test_a_tag_without_a_listed_citation_is_noted(processor: Granite3OutputProcessor) -> None:
+def test_a_tag_without_a_listed_citation_is_noted(processor: OutputProcessor) -> None:
     message = parse(processor, "Paris.<co>3</co>", RAG_REQUEST)
     assert message.content == "Paris."
     assert message.citations == []
@@ -130,7 +124,7 @@ CALLS = (
     ],
     ids=["special_token", "plain_marker", "with_request", "bare_list_tools_offered"],
 )
-def test_tool_calls(processor: Granite3OutputProcessor, output: str, request_: Any) -> None:
+def test_tool_calls(processor: OutputProcessor, output: str, request_: Any) -> None:
     message = parse(processor, output, request_)
     assert message.content == ""
     assert [(call.name, call.arguments) for call in message.tool_calls] == [
@@ -146,21 +140,21 @@ def test_tool_calls(processor: Granite3OutputProcessor, output: str, request_: A
 
 
 def test_a_bare_list_is_an_answer_when_no_tools_were_offered(
-    processor: Granite3OutputProcessor,
+    processor: OutputProcessor,
 ) -> None:
     message = parse(processor, CALLS, {"messages": [{"role": "user", "content": "A list?"}]})
     assert message.tool_calls == []
     assert message.content == CALLS
 
 
-def test_invalid_tool_call_json_stays_content(processor: Granite3OutputProcessor) -> None:
+def test_invalid_tool_call_json_stays_content(processor: OutputProcessor) -> None:
     output = '<|tool_call|>[{"name": "get_time", "arguments": {'
     message = parse(processor, output)
     assert message.tool_calls == []
     assert message.content == output
 
 
-def test_there_is_no_reasoning(processor: Granite3OutputProcessor) -> None:
+def test_there_is_no_reasoning(processor: OutputProcessor) -> None:
     output = "Here is my thought process:\nI think.\nHere is my response:\nHello."
     request = {"messages": [{"role": "user", "content": "Hi"}]}
     message = parse(processor, output, request)

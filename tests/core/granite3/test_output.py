@@ -1,10 +1,13 @@
-"""The shared Granite 3 output code, exercised without any plugin (a toy release)."""
+"""The shared Granite 3 output code, exercised without any plugin (a toy release with a toy
+citation format, parsed by the one parser)."""
 
 from __future__ import annotations
 
 import pytest
 
+from granite_formatters import Release
 from granite_formatters.errors import InvalidRequestError
+from granite_formatters.granite3._citation_reader import CitedOutputProcessor
 from granite_formatters.granite3._spans import ContextLocator
 from granite_formatters.granite3.citations import (
     ANCHOR,
@@ -24,9 +27,10 @@ from granite_formatters.granite3.citations import (
     parse_hallucinations_text,
     split_section_blocks,
 )
-from granite_formatters.granite3.output import Granite3OutputProcessor, OutputFormat
 from granite_formatters.granite3.types import Citation, Hallucination
+from granite_formatters.special_tokens import SpecialTokens
 from granite_formatters.streaming import Delta, ToolCallDelta
+from granite_formatters.syntax import CHATML, JSON_LIST, MarkedReasoning
 from granite_formatters.types import Document
 
 from .test_citetags import PointTags
@@ -183,7 +187,7 @@ def test_make_citation() -> None:
 
 
 # ----------------------------------------------------------------------------------------
-# The pipeline, with a toy release
+# The parser, with a toy release
 
 
 def _read_toy_section(body: str, notes: list[str]) -> list[CitationEntry]:
@@ -217,13 +221,20 @@ TOY_CITATIONS = CitationFormat(
 )
 
 
-class ToyOutputProcessor(Granite3OutputProcessor):
-    output_format = OutputFormat(
-        release="Toy", citations=TOY_CITATIONS, thought_starts=("<t>",), thought_ends=("</t>",)
-    )
-
-
-TOY = ToyOutputProcessor()
+TOY_RELEASE = Release(
+    name="Toy",
+    family="Toy",
+    turns=CHATML,
+    special_tokens=SpecialTokens(("<|im_start|>", "<|im_end|>")),
+    stop_strings=("<|im_end|>",),
+    tool_calls=JSON_LIST,
+    tool_call_markers=("<tool_call>",),
+    reasoning=MarkedReasoning(starts=("<t>",), ends=("</t>",)),
+    citations=TOY_CITATIONS,
+)
+_TOY = TOY_RELEASE.output_processor()
+assert isinstance(_TOY, CitedOutputProcessor)  # (its messages are Granite3AssistantMessage)
+TOY = _TOY
 DOCS = [{"text": "Doc zero says hello."}, {"text": "Doc one says bye."}]
 REQUEST = {"messages": [{"role": "user", "content": "q"}], "documents": DOCS}
 OUTPUT = (

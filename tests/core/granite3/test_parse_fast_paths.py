@@ -211,11 +211,11 @@ def test_a_tag_inside_a_quoted_context_is_removed_only_where_there_is_one() -> N
     # The citations section is searched for tag markers once; only then are contexts
     # cleaned one by one. A context with a tag and one without, in 3.3 syntax (the
     # core's cite-token format, so no plugin is needed).
-    from granite_formatters.granite3 import (
-        CITE_TOKEN_CITATIONS,
-        Granite3OutputProcessor,
-        OutputFormat,
-    )
+    from granite_formatters import Release
+    from granite_formatters.granite3 import CITE_TOKEN_CITATIONS
+    from granite_formatters.granite3._citation_reader import CitedOutputProcessor
+    from granite_formatters.special_tokens import SpecialTokens
+    from granite_formatters.syntax import CHATML
 
     request = {
         "messages": [{"role": "user", "content": "Q?"}],
@@ -226,9 +226,15 @@ def test_a_tag_inside_a_quoted_context_is_removed_only_where_there_is_one() -> N
     answer = f"Granite is a family.{tag} It is open.{tag}\n\n"
     tagged = 'd: "Granite is ' + tag + 'a family of models."\nd: "It is open."'
     plain = 'd: "Granite is a family of models."\nd: "It is open."'
-    parser = Granite3OutputProcessor(
-        output_format=OutputFormat(release="cite tokens", citations=CITE_TOKEN_CITATIONS)
-    )
+    parser = Release(
+        name="cite tokens",
+        family="Toy",
+        turns=CHATML,
+        special_tokens=SpecialTokens(("<|im_start|>", "<|im_end|>")),
+        stop_strings=("<|im_end|>",),
+        citations=CITE_TOKEN_CITATIONS,
+    ).output_processor()
+    assert isinstance(parser, CitedOutputProcessor)
     with_tag = parser.transform(answer + section.replace("{lines}", tagged), request)
     without = parser.transform(answer + section.replace("{lines}", plain), request)
     assert [c.context_text for c in with_tag.citations] == [

@@ -1,4 +1,10 @@
-"""The reasoning splitter and the stages around it (trimmer, section splitter)."""
+"""Marked reasoning as the parser reads it (3.2's phrases, 3.3's tags, on toy releases),
+and the stages around the citation reader (trimmer, section splitter).
+
+The reasoning cases were written for the Granite 3 pipeline's reasoning splitter; they
+now run through the one parser (``Release.output_processor()``), streamed in the cuts
+given.
+"""
 
 from __future__ import annotations
 
@@ -8,33 +14,51 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from granite_formatters.granite3._reasoning import ReasoningSplitter
+from granite_formatters import Release
 from granite_formatters.granite3._sections import SectionSplitter
-from granite_formatters.granite3._stages import CONTENT, REASONING, ChannelSink, Outbox, Trimmer
+from granite_formatters.granite3._stages import CONTENT, ChannelSink, Outbox, Trimmer
 from granite_formatters.granite3.citations import BoundedPattern, Lit, PatternSet, Rep
+from granite_formatters.special_tokens import SpecialTokens
+from granite_formatters.syntax import CHATML, JSON_LIST, MarkedReasoning
 
 from support.granite3_output_support import cuts_for
 
 STARTS = ("Here is my thought process:", "Here's my thought process:")
 ENDS = ("Here is my response:", "Here's my response:")
+TOOLS = {"messages": [{"role": "user", "content": "q"}], "tools": [{"name": "f"}]}
 
 
 def split(
-    text: str, cuts: list[int] | None = None, **options: object
+    text: str, cuts: list[int] | None = None, **options: Any
 ) -> tuple[str, str, bool, list[str]]:
-    """(content, reasoning, thinking_seen, notes) for ``text`` written in pieces."""
-    outbox = Outbox()
-    reasoning = ChannelSink(outbox, REASONING)
-    content = ChannelSink(outbox, CONTENT)
-    kwargs: dict[str, object] = {"starts": STARTS, "ends": ENDS, "drops": ("<|end_of_text|>",)}
-    kwargs.update(options)
-    splitter = ReasoningSplitter(Trimmer(reasoning), Trimmer(content), outbox, **kwargs)  # type: ignore[arg-type]
+    """(content, reasoning, whether a thought was read, notes) for ``text`` streamed in
+    pieces through a toy release's parser; ``options`` are the ``MarkedReasoning``'s
+    (``starts``, ``ends``, ``response_tags``, ``drop_stray_ends``), ``tool_markers``
+    further tool-call markers and ``leading_json`` whether tools were offered."""
+    markers = options.pop("tool_markers", ())
+    request = TOOLS if options.pop("leading_json", False) else None
+    reasoning = MarkedReasoning(**{"starts": STARTS, "ends": ENDS, **options})
+    release = Release(
+        name="Toy",
+        family="Toy",
+        turns=CHATML,
+        special_tokens=SpecialTokens(("<|im_start|>", "<|im_end|>")),
+        stop_strings=("<|im_end|>",),
+        tool_calls=JSON_LIST,
+        reasoning=reasoning,
+        tool_call_markers=markers,
+        dropped_tokens=("<|end_of_text|>",),
+    )
+    parser = release.output_processor().stream_parser(request)
     previous = 0
     for cut in [*(cuts or []), len(text)]:
-        splitter.write(text[previous:cut])
+        parser.feed(text[previous:cut])
         previous = cut
-    splitter.end()
-    return content.text(), reasoning.text(), splitter.thinking_seen, outbox.notes
+    parser.close()
+    message = parser.message
+    assert message is not None
+    thought = message.reasoning_content
+    return message.content, thought or "", thought is not None, message.notes
 
 
 @pytest.mark.parametrize(
@@ -72,7 +96,7 @@ def test_tags_removed_from_the_content_and_stray_ends() -> None:
     options: dict[str, Any] = {
         "starts": ("<think>",),
         "ends": ("</think>",),
-        "content_drops": ("<response>", "</response>"),
+        "response_tags": ("<response>", "</response>"),
         "drop_stray_ends": True,
     }
     assert split("<think>a</think>\n<response>\nb\n</response>\nP.S.", **options)[:2] == (
@@ -82,20 +106,20 @@ def test_tags_removed_from_the_content_and_stray_ends() -> None:
     assert split("<response>b</response>", **options)[:3] == ("b", "", False)
     content, _, seen, notes = split("a</think>b", **options)
     assert (content, seen) == ("ab", False)
-    assert notes == ["removed '</think>' that had no opening marker before it"]
+    assert notes == ["removed </think> at offset 1: no reasoning was opened before it"]
 
 
-def test_stoppers_end_marker_processing() -> None:
+def test_no_marker_is_read_in_a_tool_call() -> None:
     options: dict[str, Any] = {
         "starts": ("<think>",),
         "ends": ("</think>",),
-        "content_drops": ("<response>",),
-        "stoppers": ("<|tool_call|>",),
+        "response_tags": ("<response>",),
     }
+    # No reasoning marker is read in a tool call (the call is read, the content empty).
     text = '<|tool_call|>[{"name": "f", "arguments": {"q": "<think><response>"}}]'
-    assert split(text, **options)[:3] == (text, "", False)
+    assert split(text, **options)[:3] == ("", "", False)
     bare = ' [{"name": "f", "arguments": {"q": "<think>"}}]'
-    assert split(bare, leading_json=True, **options)[:3] == (bare.strip(), "", False)
+    assert split(bare, leading_json=True, **options)[:3] == ("", "", False)
     assert split(bare, **options)[2] is True
 
 

@@ -16,10 +16,8 @@ from granite_formatters.granite3._markers import (
     marker_prefixes,
     partial_marker_length,
 )
-from granite_formatters.granite3._reasoning import ReasoningSplitter
 from granite_formatters.granite3._sections import SectionSplitter
 from granite_formatters.granite3._stages import CONTENT, REASONING, ChannelSink, Outbox
-from granite_formatters.granite3._toolcalls import ToolCallExtractor
 from granite_formatters.granite3.cite_format import CITE_GRAMMAR, CITE_SECTION_PATTERNS
 from granite_formatters.granite3.co_format import COTAG_GRAMMAR
 
@@ -54,20 +52,7 @@ def shortcuts_off(sink: Any) -> None:
 def _stages(kind: str, outbox: Outbox) -> tuple[Any, ChannelSink, ChannelSink]:
     content, reasoning = ChannelSink(outbox, CONTENT), ChannelSink(outbox, REASONING)
     sink: Any
-    if kind == "reasoning":
-        sink = ReasoningSplitter(
-            reasoning,
-            content,
-            outbox,
-            starts=("<think>",),
-            ends=("</think>",),
-            content_drops=("<response>", "</response>"),
-            drops=("<|end_of_text|>",),
-            stoppers=("<|tool_call|>",),
-        )
-    elif kind == "tools":
-        sink = ToolCallExtractor(content, outbox)
-    elif kind == "sections":
+    if kind == "sections":
         sink = SectionSplitter(
             content,
             outbox,
@@ -95,7 +80,7 @@ PIECES = [
 
 @settings(max_examples=300)
 @given(
-    kind=st.sampled_from(["reasoning", "tools", "sections", "cite", "co"]),
+    kind=st.sampled_from(["sections", "cite", "co"]),
     pieces=st.lists(st.sampled_from(PIECES), max_size=25),
     size=st.integers(1, 4),
 )

@@ -1,4 +1,9 @@
-"""Tool-call parsing: every marker form, tolerated variations, limits, determinism."""
+"""Granite 3.x tool-call parsing (``<|tool_call|>`` / ``<tool_call>`` and a JSON list, or a
+bare leading list when tools were offered): every marker form, tolerated variations,
+limits, determinism. The cases were written for the Granite 3 pipeline's tool-call
+stage; they run through the one parser (a toy release declaring the 3.x tool calls), so
+the content is stripped and the notes are worded as for every release.
+"""
 
 from __future__ import annotations
 
@@ -10,14 +15,26 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from granite_formatters import jsonscan
-from granite_formatters.granite3 import _toolcalls as toolcalls
-from granite_formatters.granite3._stages import CONTENT, TOOL_CALL, ChannelSink, Outbox
-from granite_formatters.granite3._toolcalls import ToolCallExtractor, build_tool_calls
+from granite_formatters import Release, jsonscan
 from granite_formatters.jsonscan import JsonScanner
+from granite_formatters.special_tokens import SpecialTokens
+from granite_formatters.syntax import CHATML, JSON_LIST
 from granite_formatters.types import ToolCall
 
 from support.granite3_output_support import cuts_for
+
+#: The Granite 3.x tool calls on a toy release.
+TOY = Release(
+    name="Toy",
+    family="Toy",
+    turns=CHATML,
+    special_tokens=SpecialTokens(("<|im_start|>", "<|im_end|>")),
+    stop_strings=("<|im_end|>",),
+    tool_calls=JSON_LIST,
+    tool_call_markers=("<tool_call>",),
+    tool_call_ends=("</tool_call>",),
+)
+TOOLS = {"messages": [{"role": "user", "content": "q"}], "tools": [{"name": "f"}]}
 
 
 class ToolCallParse(NamedTuple):
@@ -27,14 +44,9 @@ class ToolCallParse(NamedTuple):
 
 
 def parse_tool_calls(text: str, *, tools_offered: bool = False) -> ToolCallParse:
-    """The tool-call stage alone, over the whole text (content not stripped)."""
-    outbox = Outbox()
-    sink = ChannelSink(outbox, CONTENT)
-    extractor = ToolCallExtractor(sink, outbox, bare_list=tools_offered)
-    extractor.write(text)
-    extractor.end()
-    calls = [piece[1][1] for piece in outbox.pieces if piece[0] == TOOL_CALL]
-    return ToolCallParse(sink.text(), calls, outbox.notes)
+    """The parse of the whole text (``tools_offered``: a request offering tools)."""
+    message = TOY.output_processor().transform(text, TOOLS if tools_offered else None)
+    return ToolCallParse(message.content, message.tool_calls, message.notes)
 
 
 CALLS = (
@@ -53,16 +65,16 @@ def names_args(calls: list[ToolCall]) -> list[tuple[str, object]]:
 def test_marked_list(marker: str, lead: str, gap: str) -> None:
     parsed = parse_tool_calls(lead + marker + gap + CALLS)
     assert names_args(parsed.tool_calls) == EXPECTED
-    assert parsed.content == lead
+    assert parsed.content == ""  # (the lead is whitespace: stripped)
     assert parsed.notes == []
 
 
 def test_bare_list_only_when_tools_were_offered() -> None:
     text = "\n " + CALLS
     assert names_args(parse_tool_calls(text, tools_offered=True).tool_calls) == EXPECTED
-    assert parse_tool_calls(text, tools_offered=True).content == "\n "
+    assert parse_tool_calls(text, tools_offered=True).content == ""
     plain = parse_tool_calls(text)
-    assert plain.tool_calls == [] and plain.content == text and plain.notes == []
+    assert plain.tool_calls == [] and plain.content == text.strip() and plain.notes == []
 
 
 def test_bare_list_that_is_not_tool_calls_is_an_answer() -> None:
@@ -109,7 +121,7 @@ def test_two_marked_blocks() -> None:
     text = '<|tool_call|>[{"name": "a"}]\n<|tool_call|>[{"name": "b"}]'
     parsed = parse_tool_calls(text)
     assert [c.name for c in parsed.tool_calls] == ["a", "b"]
-    assert parsed.content == "\n"
+    assert parsed.content == ""
     assert len({c.id for c in parsed.tool_calls}) == 2
 
 
@@ -117,12 +129,12 @@ def test_two_marked_blocks() -> None:
     ("text", "note"),
     [
         ('<|tool_call|>[{"name": "f", "arguments": {', "is cut off"),
-        ('<|tool_call|>[{"name": "f"}}]', "is not valid JSON"),
+        ('<|tool_call|>[{"name": "f"}}]', "is not a tool call: not valid JSON"),
         ('<|tool_call|>[{"arguments": {}}]', "item 0 is not a tool call object"),
         ('<|tool_call|>["f"]', "item 0 is not a tool call object"),
         ("<|tool_call|>[1, 2]", "item 0 is not a tool call object"),
         ("<|tool_call|> call f please", "is not followed by JSON"),
-        ("<|tool_call|>", "has no JSON after it"),
+        ("<|tool_call|>", "is cut off"),
     ],
 )
 def test_invalid_tool_calls_stay_in_the_content(text: str, note: str) -> None:
@@ -135,7 +147,7 @@ def test_invalid_tool_calls_stay_in_the_content(text: str, note: str) -> None:
 def test_stray_closing_tag_is_removed_with_a_note() -> None:
     parsed = parse_tool_calls("Done.</tool_call>")
     assert parsed.content == "Done."
-    assert parsed.notes == ["removed a </tool_call> that closes no tool call"]
+    assert parsed.notes == ["removed </tool_call> at offset 5: it closes no tool call"]
 
 
 def test_json_bombs_are_capped(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -145,7 +157,6 @@ def test_json_bombs_are_capped(monkeypatch: pytest.MonkeyPatch) -> None:
     assert "nested deeper than 64 levels" in parsed.notes[0]
 
     monkeypatch.setattr(jsonscan, "MAX_JSON_CHARS", 50)
-    monkeypatch.setattr(toolcalls, "MAX_JSON_CHARS", 50)
     big = '<|tool_call|>[{"name": "f", "arguments": {"x": "' + "y" * 100 + '"}}] tail'
     parsed = parse_tool_calls(big)
     assert parsed.tool_calls == [] and parsed.content == big
@@ -163,27 +174,28 @@ def test_json_scanner_handles_strings_and_escapes() -> None:
     assert end is not None and json.loads(text[:end]) == [{"a": ']}"[{', "b": "\\"}]
 
 
-def test_build_tool_calls_reasons() -> None:
-    assert build_tool_calls("{") == (
-        "not valid JSON (Expecting property name enclosed in double quotes: line 1 column 2 "
-        "(char 1))"
-    )
-    assert build_tool_calls('"x"') == "not a list of tool calls"
-    assert build_tool_calls('{"name": "f"}', bare=True) == "not a list of tool calls"
-    assert names_args(build_tool_calls('{"name": "f"}'))  # type: ignore[arg-type]
+def test_what_is_not_a_call_list() -> None:
+    # (The former pipeline's build_tool_calls reasons, as the parser reads them.)
+    assert parse_tool_calls("<|tool_call|>{").notes == [
+        "the <|tool_call|> block at offset 0 is cut off; kept as content"
+    ]
+    assert parse_tool_calls('<|tool_call|>"x"').notes == [
+        "the <|tool_call|> block at offset 0 is not followed by JSON; kept as content"
+    ]
+    assert parse_tool_calls('{"name": "f"}', tools_offered=True) == ('{"name": "f"}', [], [])
+    assert names_args(parse_tool_calls('<|tool_call|>{"name": "f"}').tool_calls) == [("f", {})]
 
 
 def _chunked(text: str, cuts: list[int], tools: bool) -> tuple[str, list[ToolCall], list[str]]:
-    outbox = Outbox()
-    sink = ChannelSink(outbox, CONTENT)
-    extractor = ToolCallExtractor(sink, outbox, bare_list=tools)
+    parser = TOY.output_processor().stream_parser(TOOLS if tools else None)
     previous = 0
     for cut in [*cuts, len(text)]:
-        extractor.write(text[previous:cut])
+        parser.feed(text[previous:cut])
         previous = cut
-    extractor.end()
-    calls = [value[1] for channel, value in outbox.pieces if channel == TOOL_CALL]
-    return sink.text(), calls, outbox.notes
+    parser.close()
+    message = parser.message
+    assert message is not None
+    return message.content, message.tool_calls, message.notes
 
 
 SOUP = st.lists(
@@ -214,9 +226,9 @@ def _shape(calls: list[ToolCall]) -> list[tuple[str, str, object]]:
 @given(text=SOUP, tools=st.booleans())
 def test_nothing_is_lost(text: str, tools: bool) -> None:
     parsed = parse_tool_calls(text, tools_offered=tools)
-    empty_list = any("empty list: no tool was called" in note for note in parsed.notes)
+    empty_list = any(note.endswith("holds no call") for note in parsed.notes)
     if not parsed.tool_calls and "</tool_call>" not in text and not empty_list:
-        assert parsed.content == text
+        assert parsed.content == text.strip()
 
 
 @pytest.mark.parametrize("marker", ["<|tool_call|>", "<tool_call>"])
@@ -225,7 +237,7 @@ def test_an_empty_call_list_is_removed_with_a_note(marker: str) -> None:
     assert parsed == (
         "Nothing to call.",
         [],
-        [f"{marker} was followed by an empty list: no tool was called"],
+        [f"the {marker} block at offset 16 holds no call"],
     )
     # Without a marker an empty list is an answer, not a tool call.
     assert parse_tool_calls("[]", tools_offered=True) == ("[]", [], [])

@@ -1,17 +1,17 @@
-"""Shared code of the Granite 3.x releases: request/response types, the output parser
+"""Shared code of the Granite 3.x releases: request/response types, the citation formats
 and the wording their declarations compose.
 
-The package root holds what a user or a Granite 3 plugin needs: the output processors,
-the output formats (data a release declares), the request and message types and the
-special tokens. The public modules hold the rest, each named for what it holds:
-:mod:`.prompt_format` (the system prompts' wording), :mod:`.tokens`, :mod:`.dates`,
-:mod:`.citations` (what a new citation format is built from), :mod:`.cite_format` and
-:mod:`.co_format` (the two bundled citation formats). The parsing machinery is private.
+The package root holds what a user or a Granite 3 plugin needs: the citation formats
+(data a release declares), the request and message types and the special tokens. The
+public modules hold the rest, each named for what it holds: :mod:`.prompt_format` (the
+system prompts' wording), :mod:`.tokens`, :mod:`.dates`, :mod:`.citations` (what a new
+citation format is built from), :mod:`.cite_format` and :mod:`.co_format` (the two
+bundled citation formats). The citation reading machinery is private (the core's one
+parser runs it).
 
 The tokens are imported with this package; the request and message types (pydantic),
-:func:`sanitize` and the output side (parsers, streaming) are imported on first use of
-one of their names, so that a process that only formats plain-dict prompts never loads
-them.
+:func:`sanitize` and the citation formats are imported on first use of one of their
+names, so that a process that only formats plain-dict prompts never loads them.
 """
 
 from __future__ import annotations
@@ -32,12 +32,6 @@ if TYPE_CHECKING:
     from ._sanitize import sanitize
     from .cite_format import CITE_TOKEN_CITATIONS
     from .co_format import CO_CITATIONS
-    from .output import (
-        CoCitationOutputProcessor,
-        Granite3OutputProcessor,
-        Granite3StreamParser,
-        OutputFormat,
-    )
     from .types import (
         Citation,
         Granite3AssistantMessage,
@@ -58,11 +52,7 @@ _LAZY = {
     "Hallucination": "types",
     "CITE_TOKEN_CITATIONS": "cite_format",
     "CO_CITATIONS": "co_format",
-    "CoCitationOutputProcessor": "output",
     "CitationFormat": "_citation_format",
-    "Granite3OutputProcessor": "output",
-    "Granite3StreamParser": "output",
-    "OutputFormat": "output",
 }
 
 
@@ -79,14 +69,10 @@ __all__ = [
     "TOOL_CALL",
     "Citation",
     "CitationFormat",
-    "CoCitationOutputProcessor",
     "Granite3AssistantMessage",
     "Granite3ChatCompletion",
     "Granite3Controls",
     "Granite3Kwargs",
-    "Granite3OutputProcessor",
-    "Granite3StreamParser",
     "Hallucination",
-    "OutputFormat",
     "sanitize",
 ]
