@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import functools
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
 import attrs
@@ -164,6 +164,9 @@ class ReleaseStreamParser(StreamParser):
         "_bare",
         "_block",
         "_block_len",
+        "_c_firsts",
+        "_c_lane",
+        "_c_write",
         "_called",
         "_calls",
         "_chunks",
@@ -213,6 +216,7 @@ class ReleaseStreamParser(StreamParser):
         "_response_tags",
         "_role_sent",
         "_scanner",
+        "_settled",
         "_spaces",
         "_started",
         "_starts",
@@ -331,6 +335,18 @@ class ReleaseStreamParser(StreamParser):
             self._think = _INSIDE if reasoning.starts_inside(options) else _LEAD
             self._removed = reasoning.removed_when_off(options)
             self._lanes = False
+        # The cited lane (see _settle): the characters that need the scans of the
+        # marked stage (in each of its states) or of the content parser.
+        firsts = frozenset(marker[0] for marker in every)
+        self._c_firsts: tuple[frozenset[str], ...] = (
+            tuple(firsts | each for each in self._m_firsts)
+            if self._m_state != _M_OFF
+            else (firsts,) * 5
+        )
+        self._settled: frozenset[str] | None = None
+        self._c_lane: frozenset[str] | None = None
+        self._c_write: Callable[[str], None] = _ignored
+        self._settle()
 
     def _marked_setup(self, release: Release, request: object, anywhere: bool) -> None:
         reasoning = release.reasoning
@@ -386,6 +402,39 @@ class ReleaseStreamParser(StreamParser):
                 spaces.append(chunk[size:])
             self._content.append(stripped)
             return [content_delta(stripped)]
+        settled = self._settled
+        if settled is not None and chunk.__class__ is str and chunk and settled.isdisjoint(chunk):
+            # The cited lane (see _settle): neither the marked stage nor the content
+            # parser can find a marker in this chunk, so it is content (their
+            # bookkeeping, as _marked and _read do it), and goes on to the citation
+            # stages, or past their scans when it holds no character they look for.
+            self._chunks.append(chunk)
+            size = len(chunk)
+            if self._m_state != _M_OFF:
+                self._m_at += size
+                self._last_space = chunk[-1] in _BLANKS
+                if self._fresh and chunk.strip(_BLANKS):
+                    self._fresh = False
+            self._offset += size
+            lane = self._c_lane
+            if lane is not None and lane.isdisjoint(chunk):
+                self._c_write(chunk)
+            else:
+                assert self._cite is not None
+                self._cite.write(chunk)
+                self._cite_lane()
+            out_text = self._out_text
+            if not out_text:
+                return []
+            if not self._deltas:
+                out_text.clear()
+                return []
+            text = out_text[0] if len(out_text) == 1 else "".join(out_text)
+            self._out_text = []
+            if self._role_sent:
+                return [content_delta(text)]
+            self._role_sent = True
+            return [attrs.evolve(content_delta(text), role="assistant")]
         if self._lanes and chunk.__class__ is str and chunk:
             mode = self._mode
             if mode == _JSON and self._scanner is not None and self._scanner.take(chunk):
@@ -433,6 +482,8 @@ class ReleaseStreamParser(StreamParser):
                 self._offset += len(chunk)
             else:
                 self._consume(chunk)
+        if self._cite is not None:
+            self._settle()
         if not self._deltas:
             self._out_text.clear()
             return []
@@ -461,6 +512,53 @@ class ReleaseStreamParser(StreamParser):
             and self._role_sent
         )
         return deltas
+
+    def _settle(self) -> None:
+        """Open or close the cited lane at the top of :meth:`feed` for the stages' state.
+
+        It is open while the marked stage (if any) is before or after the reasoning
+        with nothing pending and no seam to collapse, and the content parser is in the
+        text with nothing pending: a chunk holding none of the characters that begin
+        their markers (``_settled``) is content for the citation stages, which say in
+        turn which characters need their scans (``_c_lane``, see
+        :meth:`~granite_formatters.granite3._citation_reader.CitationReader.lane`). No
+        such chunk changes any of this, so it is only worked out again after a chunk
+        that took the full path (or went through the citation stages' scans).
+        """
+        self._settled = None
+        if (
+            self._cite is None
+            or self._message is not None
+            or self._mode != _TEXT
+            or self._pending
+            or self._bare
+        ):
+            return
+        text_of = self._text_of
+        if text_of is not None and text_of.decoding:
+            return
+        state = self._m_state
+        if state == _M_OFF:
+            if self._think != _DONE:
+                return
+        elif (
+            state == _M_INSIDE
+            or self._m_pending
+            or self._collapse
+            or (self._m_lead and self._fresh and state == _M_BEFORE)
+        ):
+            return
+        self._settled = self._c_firsts[state]
+        self._cite_lane()
+
+    def _cite_lane(self) -> None:
+        """Where the cited lane hands a chunk free of the citation stages' characters."""
+        assert self._cite is not None
+        lane = self._cite.lane()
+        if lane is None:
+            self._c_lane = None
+        else:
+            self._c_lane, self._c_write = lane
 
     def _safe(self, chunk: str) -> str:
         """``chunk`` with lone surrogates replaced by U+FFFD (noted at the end)."""
@@ -500,6 +598,7 @@ class ReleaseStreamParser(StreamParser):
                     "kept as reasoning"
                 )
         self._lanes = self._steady = False
+        self._settled = None
         if self._mode == _TEXT:
             self._emit(self._pending)
             self._pending = ""
@@ -987,6 +1086,10 @@ class _Trimmed:
 
 
 def _nothing() -> None:
+    pass
+
+
+def _ignored(text: str) -> None:
     pass
 
 
