@@ -106,12 +106,34 @@ def _marked_tables(
     return markers, patterns, tuple(frozenset(marker[0] for marker in each) for each in markers)
 
 
-def _partial_any(text: str, markers: tuple[str, ...], pos: int) -> int:
+#: What :func:`_partial_in` needs of some markers: a pattern finding their first
+#: characters (``None`` without markers), their proper prefixes, the longest's length.
+_Partials = tuple[re.Pattern[str] | None, frozenset[str], int]
+
+
+@functools.lru_cache(maxsize=64)
+def _partials(markers: tuple[str, ...]) -> _Partials:
+    """The :data:`_Partials` of ``markers`` (made once per marker set)."""
+    firsts = sorted({marker[0] for marker in markers if marker})
+    first = re.compile("[" + "".join(map(re.escape, firsts)) + "]") if firsts else None
+    prefixes = frozenset(marker[:size] for marker in markers for size in range(1, len(marker)))
+    return first, prefixes, max(map(len, markers), default=0)
+
+
+def _partial_in(text: str, pos: int, partials: _Partials) -> int:
     """Length of the longest suffix of ``text[pos:]`` that is a proper prefix of one of
-    ``markers``."""
-    longest = max(map(len, markers), default=0)
-    tail = text[max(pos, len(text) - longest + 1) :]
-    return max((_partial_prefix(tail, marker) for marker in markers), default=0)
+    the markers of ``partials``."""
+    first, prefixes, longest = partials
+    if first is None:
+        return 0
+    size = len(text)
+    found = first.search(text, max(pos, size - longest + 1))
+    while found is not None:
+        start = found.start()
+        if text[start:] in prefixes:  # (the earliest is the longest)
+            return size - start
+        found = first.search(text, start + 1)
+    return 0
 
 
 def _given_options(request: object) -> Mapping[str, Any]:
@@ -166,6 +188,7 @@ class ReleaseStreamParser(StreamParser):
         "_block_len",
         "_c_firsts",
         "_c_lane",
+        "_c_partials",
         "_c_write",
         "_called",
         "_calls",
@@ -193,6 +216,7 @@ class ReleaseStreamParser(StreamParser):
         "_m_firsts",
         "_m_lead",
         "_m_markers",
+        "_m_partials",
         "_m_patterns",
         "_m_pending",
         "_m_state",
@@ -262,6 +286,7 @@ class ReleaseStreamParser(StreamParser):
         every = (self._open, *release.tool_call_markers, *self._ends) if syntax else ()
         self._every = every = tuple(dict.fromkeys(every)) or (self._open,)
         self._finder: re.Pattern[str] | None = None
+        self._c_partials = _partials(every)
         if len(every) > 1:
             longest_first = sorted(every, key=len, reverse=True)
             self._finder = re.compile("|".join(map(re.escape, longest_first)))
@@ -368,6 +393,7 @@ class ReleaseStreamParser(StreamParser):
         self._m_markers, self._m_patterns, self._m_firsts = _marked_tables(
             starts, ends, tags, stray, stoppers, drops
         )
+        self._m_partials = tuple(map(_partials, self._m_markers))
         self._m_state = _M_BEFORE
         self._m_pending = ""
         self._m_at = 0  # the offset of the start of _m_pending in the output
@@ -810,7 +836,7 @@ class ReleaseStreamParser(StreamParser):
             pattern = self._m_patterns[state]
             found = pattern.search(text, pos) if pattern is not None else None
             if found is None:
-                keep = 0 if final else _partial_any(text, self._m_markers[state], pos)
+                keep = 0 if final else _partial_in(text, pos, self._m_partials[state])
                 self._m_emit(text[pos : size - keep])
                 self._m_pending = text[size - keep :]
                 self._m_at += size - keep
@@ -929,9 +955,7 @@ class ReleaseStreamParser(StreamParser):
                 tail_start = max(pos, len(text) - len(self._open) + 1)
                 end = len(text) - _partial_prefix(text[tail_start:], self._open)
             else:
-                tail_start = max(pos, len(text) - max(map(len, self._every)) + 1)
-                tail = text[tail_start:]
-                end = len(text) - max(_partial_prefix(tail, each) for each in self._every)
+                end = len(text) - _partial_in(text, pos, self._c_partials)
             self._emit(text[pos:end])
             self._offset += end - pos
             self._pending = text[end:]
