@@ -452,11 +452,10 @@ class ReleaseStreamParser(StreamParser):
             out_text = self._out_text
             if not out_text:
                 return []
-            if not self._deltas:
-                out_text.clear()
-                return []
             text = out_text[0] if len(out_text) == 1 else "".join(out_text)
-            self._out_text = []
+            out_text.clear()
+            if not self._deltas:
+                return []
             if self._role_sent:
                 return [content_delta(text)]
             self._role_sent = True
@@ -704,11 +703,17 @@ class ReleaseStreamParser(StreamParser):
                 return
             self._started = True
         stripped = text.rstrip()
+        spaces = self._spaces
         if not stripped:
-            self._spaces.append(text)
+            spaces.append(text)
             return
-        body = "".join(self._spaces) + stripped if self._spaces else stripped
-        self._spaces = [text[len(stripped) :]] if len(stripped) < len(text) else []
+        if spaces:
+            body = "".join(spaces) + stripped
+            spaces.clear()
+        else:
+            body = stripped
+        if len(stripped) < len(text):
+            spaces.append(text[len(stripped) :])
         self._content.append(body)
         self._out_text.append(body)
 
