@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import functools
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
 import attrs
@@ -106,12 +106,34 @@ def _marked_tables(
     return markers, patterns, tuple(frozenset(marker[0] for marker in each) for each in markers)
 
 
-def _partial_any(text: str, markers: tuple[str, ...], pos: int) -> int:
+#: What :func:`_partial_in` needs of some markers: a pattern finding their first
+#: characters (``None`` without markers), their proper prefixes, the longest's length.
+_Partials = tuple[re.Pattern[str] | None, frozenset[str], int]
+
+
+@functools.lru_cache(maxsize=64)
+def _partials(markers: tuple[str, ...]) -> _Partials:
+    """The :data:`_Partials` of ``markers`` (made once per marker set)."""
+    firsts = sorted({marker[0] for marker in markers if marker})
+    first = re.compile("[" + "".join(map(re.escape, firsts)) + "]") if firsts else None
+    prefixes = frozenset(marker[:size] for marker in markers for size in range(1, len(marker)))
+    return first, prefixes, max(map(len, markers), default=0)
+
+
+def _partial_in(text: str, pos: int, partials: _Partials) -> int:
     """Length of the longest suffix of ``text[pos:]`` that is a proper prefix of one of
-    ``markers``."""
-    longest = max(map(len, markers), default=0)
-    tail = text[max(pos, len(text) - longest + 1) :]
-    return max((_partial_prefix(tail, marker) for marker in markers), default=0)
+    the markers of ``partials``."""
+    first, prefixes, longest = partials
+    if first is None:
+        return 0
+    size = len(text)
+    found = first.search(text, max(pos, size - longest + 1))
+    while found is not None:
+        start = found.start()
+        if text[start:] in prefixes:  # (the earliest is the longest)
+            return size - start
+        found = first.search(text, start + 1)
+    return 0
 
 
 def _given_options(request: object) -> Mapping[str, Any]:
@@ -164,6 +186,10 @@ class ReleaseStreamParser(StreamParser):
         "_bare",
         "_block",
         "_block_len",
+        "_c_firsts",
+        "_c_lane",
+        "_c_partials",
+        "_c_write",
         "_called",
         "_calls",
         "_chunks",
@@ -190,6 +216,7 @@ class ReleaseStreamParser(StreamParser):
         "_m_firsts",
         "_m_lead",
         "_m_markers",
+        "_m_partials",
         "_m_patterns",
         "_m_pending",
         "_m_state",
@@ -213,6 +240,7 @@ class ReleaseStreamParser(StreamParser):
         "_response_tags",
         "_role_sent",
         "_scanner",
+        "_settled",
         "_spaces",
         "_started",
         "_starts",
@@ -258,6 +286,7 @@ class ReleaseStreamParser(StreamParser):
         every = (self._open, *release.tool_call_markers, *self._ends) if syntax else ()
         self._every = every = tuple(dict.fromkeys(every)) or (self._open,)
         self._finder: re.Pattern[str] | None = None
+        self._c_partials = _partials(every)
         if len(every) > 1:
             longest_first = sorted(every, key=len, reverse=True)
             self._finder = re.compile("|".join(map(re.escape, longest_first)))
@@ -331,6 +360,18 @@ class ReleaseStreamParser(StreamParser):
             self._think = _INSIDE if reasoning.starts_inside(options) else _LEAD
             self._removed = reasoning.removed_when_off(options)
             self._lanes = False
+        # The cited lane (see _settle): the characters that need the scans of the
+        # marked stage (in each of its states) or of the content parser.
+        firsts = frozenset(marker[0] for marker in every)
+        self._c_firsts: tuple[frozenset[str], ...] = (
+            tuple(firsts | each for each in self._m_firsts)
+            if self._m_state != _M_OFF
+            else (firsts,) * 5
+        )
+        self._settled: frozenset[str] | None = None
+        self._c_lane: frozenset[str] | None = None
+        self._c_write: Callable[[str], None] = _ignored
+        self._settle()
 
     def _marked_setup(self, release: Release, request: object, anywhere: bool) -> None:
         reasoning = release.reasoning
@@ -352,6 +393,7 @@ class ReleaseStreamParser(StreamParser):
         self._m_markers, self._m_patterns, self._m_firsts = _marked_tables(
             starts, ends, tags, stray, stoppers, drops
         )
+        self._m_partials = tuple(map(_partials, self._m_markers))
         self._m_state = _M_BEFORE
         self._m_pending = ""
         self._m_at = 0  # the offset of the start of _m_pending in the output
@@ -386,6 +428,38 @@ class ReleaseStreamParser(StreamParser):
                 spaces.append(chunk[size:])
             self._content.append(stripped)
             return [content_delta(stripped)]
+        settled = self._settled
+        if settled is not None and chunk.__class__ is str and chunk and settled.isdisjoint(chunk):
+            # The cited lane (see _settle): neither the marked stage nor the content
+            # parser can find a marker in this chunk, so it is content (their
+            # bookkeeping, as _marked and _read do it), and goes on to the citation
+            # stages, or past their scans when it holds no character they look for.
+            self._chunks.append(chunk)
+            size = len(chunk)
+            if self._m_state != _M_OFF:
+                self._m_at += size
+                self._last_space = chunk[-1] in _BLANKS
+                if self._fresh and chunk.strip(_BLANKS):
+                    self._fresh = False
+            self._offset += size
+            lane = self._c_lane
+            if lane is not None and lane.isdisjoint(chunk):
+                self._c_write(chunk)
+            else:
+                assert self._cite is not None
+                self._cite.write(chunk)
+                self._cite_lane()
+            out_text = self._out_text
+            if not out_text:
+                return []
+            text = out_text[0] if len(out_text) == 1 else "".join(out_text)
+            out_text.clear()
+            if not self._deltas:
+                return []
+            if self._role_sent:
+                return [content_delta(text)]
+            self._role_sent = True
+            return [attrs.evolve(content_delta(text), role="assistant")]
         if self._lanes and chunk.__class__ is str and chunk:
             mode = self._mode
             if mode == _JSON and self._scanner is not None and self._scanner.take(chunk):
@@ -433,6 +507,8 @@ class ReleaseStreamParser(StreamParser):
                 self._offset += len(chunk)
             else:
                 self._consume(chunk)
+        if self._cite is not None:
+            self._settle()
         if not self._deltas:
             self._out_text.clear()
             return []
@@ -461,6 +537,53 @@ class ReleaseStreamParser(StreamParser):
             and self._role_sent
         )
         return deltas
+
+    def _settle(self) -> None:
+        """Open or close the cited lane at the top of :meth:`feed` for the stages' state.
+
+        It is open while the marked stage (if any) is before or after the reasoning
+        with nothing pending and no seam to collapse, and the content parser is in the
+        text with nothing pending: a chunk holding none of the characters that begin
+        their markers (``_settled``) is content for the citation stages, which say in
+        turn which characters need their scans (``_c_lane``, see
+        :meth:`~granite_formatters.granite3._citation_reader.CitationReader.lane`). No
+        such chunk changes any of this, so it is only worked out again after a chunk
+        that took the full path (or went through the citation stages' scans).
+        """
+        self._settled = None
+        if (
+            self._cite is None
+            or self._message is not None
+            or self._mode != _TEXT
+            or self._pending
+            or self._bare
+        ):
+            return
+        text_of = self._text_of
+        if text_of is not None and text_of.decoding:
+            return
+        state = self._m_state
+        if state == _M_OFF:
+            if self._think != _DONE:
+                return
+        elif (
+            state == _M_INSIDE
+            or self._m_pending
+            or self._collapse
+            or (self._m_lead and self._fresh and state == _M_BEFORE)
+        ):
+            return
+        self._settled = self._c_firsts[state]
+        self._cite_lane()
+
+    def _cite_lane(self) -> None:
+        """Where the cited lane hands a chunk free of the citation stages' characters."""
+        assert self._cite is not None
+        lane = self._cite.lane()
+        if lane is None:
+            self._c_lane = None
+        else:
+            self._c_lane, self._c_write = lane
 
     def _safe(self, chunk: str) -> str:
         """``chunk`` with lone surrogates replaced by U+FFFD (noted at the end)."""
@@ -500,6 +623,7 @@ class ReleaseStreamParser(StreamParser):
                     "kept as reasoning"
                 )
         self._lanes = self._steady = False
+        self._settled = None
         if self._mode == _TEXT:
             self._emit(self._pending)
             self._pending = ""
@@ -579,11 +703,17 @@ class ReleaseStreamParser(StreamParser):
                 return
             self._started = True
         stripped = text.rstrip()
+        spaces = self._spaces
         if not stripped:
-            self._spaces.append(text)
+            spaces.append(text)
             return
-        body = "".join(self._spaces) + stripped if self._spaces else stripped
-        self._spaces = [text[len(stripped) :]] if len(stripped) < len(text) else []
+        if spaces:
+            body = "".join(spaces) + stripped
+            spaces.clear()
+        else:
+            body = stripped
+        if len(stripped) < len(text):
+            spaces.append(text[len(stripped) :])
         self._content.append(body)
         self._out_text.append(body)
 
@@ -711,7 +841,7 @@ class ReleaseStreamParser(StreamParser):
             pattern = self._m_patterns[state]
             found = pattern.search(text, pos) if pattern is not None else None
             if found is None:
-                keep = 0 if final else _partial_any(text, self._m_markers[state], pos)
+                keep = 0 if final else _partial_in(text, pos, self._m_partials[state])
                 self._m_emit(text[pos : size - keep])
                 self._m_pending = text[size - keep :]
                 self._m_at += size - keep
@@ -830,9 +960,7 @@ class ReleaseStreamParser(StreamParser):
                 tail_start = max(pos, len(text) - len(self._open) + 1)
                 end = len(text) - _partial_prefix(text[tail_start:], self._open)
             else:
-                tail_start = max(pos, len(text) - max(map(len, self._every)) + 1)
-                tail = text[tail_start:]
-                end = len(text) - max(_partial_prefix(tail, each) for each in self._every)
+                end = len(text) - _partial_in(text, pos, self._c_partials)
             self._emit(text[pos:end])
             self._offset += end - pos
             self._pending = text[end:]
@@ -987,6 +1115,10 @@ class _Trimmed:
 
 
 def _nothing() -> None:
+    pass
+
+
+def _ignored(text: str) -> None:
     pass
 
 

@@ -9,6 +9,8 @@ and the citations, documents and hallucinations built from them and the tag posi
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from functools import lru_cache
 from operator import itemgetter
 from typing import TYPE_CHECKING
 
@@ -22,7 +24,7 @@ from ._markers import marker_pattern
 from ._notes import excerpt
 from ._sections import SectionBlock, SectionSplitter, split_section_blocks
 from ._sentences import split_sentences
-from ._stages import Outbox, TextSink
+from ._stages import NOTHING, Outbox, TextSink
 from ._tags import TagEvent
 from .types import Granite3AssistantMessage
 
@@ -63,6 +65,12 @@ def reads_citations(request: object) -> bool:
     kwargs = getattr(request, "chat_template_kwargs", None)
     controls = getattr(kwargs, "controls", None) or {}
     return "citations" in controls or "hallucinations" in controls
+
+
+@lru_cache(maxsize=64)
+def _joined(outer: frozenset[str], inner: frozenset[str]) -> frozenset[str]:
+    """The characters of two stages' lanes (a handful of pairs per release)."""
+    return outer | inner
 
 
 class CitationReader:
@@ -118,6 +126,27 @@ class CitationReader:
         self._blocks: list[SectionBlock] = []
         self._entries: list[CitationEntry] = []
         self._items: list[Hallucination] = []
+
+    def lane(self) -> tuple[frozenset[str], Callable[[str], None]] | None:
+        """The characters that need a scan by one of the stages now and where text
+        holding none of them goes (what :attr:`write` would do with it, the scans
+        skipped), or ``None`` when every text needs the scans (a stage is mid-marker or
+        at a line start). Valid until text holding one of them is written.
+
+        The section splitter passes such text on unchanged to the tag remover, which
+        only repairs whitespace (see their ``lane``); once the sections are collected,
+        every text is only collected.
+        """
+        sections = self._sections
+        if sections.collecting:
+            return NOTHING, sections.write
+        outer = sections.lane()
+        if outer is None:
+            return None
+        inner = self._tags.lane()
+        if inner is None:
+            return None
+        return _joined(outer, inner), self._tags.text
 
     def end(self) -> None:
         """No more text: the sections are read, what they do not account for goes on."""

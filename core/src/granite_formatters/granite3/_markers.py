@@ -51,6 +51,7 @@ class _Prepared(NamedTuple):
     # The markers as one alternation, longest first (None when there are no markers):
     # a search finds the earliest marker, the longest on a tie, in one C-level scan.
     any_marker: re.Pattern[str] | None
+    partials: frozenset[str]  # their proper prefixes
 
 
 @lru_cache(maxsize=256)
@@ -67,6 +68,7 @@ def _prepare(markers: tuple[str, ...]) -> _Prepared:
         max((len(m) for m in present), default=0),
         first_char,
         re.compile("|".join(map(re.escape, by_length))) if by_length else None,
+        frozenset(m[:size] for m in present for size in range(1, len(m))),
     )
 
 
@@ -145,15 +147,12 @@ def partial_marker_length(text: str, markers: Sequence[str], start: int = 0) -> 
     first = max(start, len(text) - prepared.longest + 1)
     if prepared.first_char is None:
         return 0
-    found = prepared.first_char.search(text, first)
-    if found is None:
-        return 0
-    firsts = prepared.firsts
-    for position in range(found.start(), len(text)):  # the earliest start gives the longest
-        if text[position] not in firsts:
-            continue
-        tail = text[position:]
-        for marker in prepared.by_length:
-            if len(marker) > len(tail) and marker.startswith(tail):
-                return len(text) - position
+    search = prepared.first_char.search
+    partials = prepared.partials
+    found = search(text, first)
+    while found is not None:  # the earliest start gives the longest
+        position = found.start()
+        if text[position:] in partials:
+            return len(text) - position
+        found = search(text, position + 1)
     return 0

@@ -1,0 +1,107 @@
+"""The engine parser's cited lane against its full path, delta by delta.
+
+For a release with citations, ``ReleaseStreamParser.feed`` finishes a chunk that none of
+the stages can find a marker in at its top (the marked stage's and the content parser's
+bookkeeping, then the citation stages' own steady case). A test-only subclass whose lane
+never opens takes the full path for every chunk: both must give the same deltas, feed by
+feed, and the same message, for realistic cited outputs and marker soups cut anywhere
+(and in one- and four-character chunks, the lane's usual chunks).
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Sequence
+from typing import Any
+
+import attrs
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from granite_formatters._engine.parse import ReleaseStreamParser
+from granite_formatters.streaming import Delta
+
+from support.cited_outputs import CITED_OUTPUTS
+from support.granite3_output_support import comparable, cuts_for, marker_soup, truncations
+from support.release_data import release_declaration
+from support.releases import Release
+
+APPLIES_TO = "citations"
+
+
+class _FullPath(ReleaseStreamParser):
+    """The engine's parser with its cited lane closed: every chunk takes the full path."""
+
+    __slots__ = ()
+
+    def _settle(self) -> None:
+        self._settled = None
+
+
+def _plain(delta: Delta) -> Delta:
+    # Generated tool-call ids are random per parser (the messages are compared with
+    # support.comparable, which checks them); the rest of each delta must be equal.
+    return attrs.evolve(
+        delta, tool_calls=tuple(attrs.evolve(call, id=None) for call in delta.tool_calls)
+    )
+
+
+def _run(parser: ReleaseStreamParser, pieces: Sequence[str]) -> tuple[list[list[Delta]], Any]:
+    out = [[_plain(d) for d in parser.feed(piece)] for piece in pieces]
+    out.append([_plain(d) for d in parser.close()])
+    return out, parser.message
+
+
+def _pieces(text: str, cuts: Sequence[int]) -> list[str]:
+    bounds = [0, *cuts, len(text)]
+    return [text[a:b] for a, b in itertools.pairwise(bounds)]
+
+
+def check_same(release: Release, request: Any, pieces: Sequence[str]) -> None:
+    declared = release_declaration(release.version)
+    lane = ReleaseStreamParser(declared, request)
+    full = _FullPath(declared, request)
+    lane_deltas, lane_message = _run(lane, pieces)
+    full_deltas, full_message = _run(full, pieces)
+    assert lane_deltas == full_deltas
+    assert comparable(lane_message) == comparable(full_message)
+
+
+def test_the_full_path_parser_never_takes_the_lane(release: Release) -> None:
+    cited = CITED_OUTPUTS[release.version]
+    declared = release_declaration(release.version)
+    parser = _FullPath(declared, cited.rag)
+    for piece in _pieces(cited.rag_output, range(4, len(cited.rag_output), 4)):
+        parser.feed(piece)
+        assert parser._settled is None
+    lane = ReleaseStreamParser(declared, cited.rag)
+    opened = 0
+    for piece in _pieces(cited.rag_output, range(4, len(cited.rag_output), 4)):
+        lane.feed(piece)
+        opened += lane._settled is not None
+    assert opened  # (the lane is taken on a realistic answer)
+
+
+@settings(max_examples=150, deadline=None)
+@given(data=st.data())
+def test_the_cited_lane_gives_the_full_paths_deltas(release: Release, data: st.DataObject) -> None:
+    cited = CITED_OUTPUTS[release.version]
+    output = data.draw(
+        st.one_of(cited.outputs().flatmap(truncations), marker_soup(cited.every_marker)),
+        label="output",
+    )
+    request = data.draw(st.sampled_from(cited.requests), label="request")
+    size = data.draw(st.sampled_from([0, 1, 4]), label="chunk size")
+    if size:
+        cuts = list(range(size, len(output), size))
+    else:
+        cuts = data.draw(cuts_for(output), label="cuts")
+    check_same(release, request, _pieces(output, cuts))
+
+
+def test_the_realistic_answer_in_small_chunks(release: Release) -> None:
+    cited = CITED_OUTPUTS[release.version]
+    for request in cited.requests:
+        for size in (1, 2, 3, 4, 5, 7):
+            text = cited.rag_output
+            check_same(release, request, _pieces(text, range(size, len(text), size)))
