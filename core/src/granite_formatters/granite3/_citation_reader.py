@@ -138,11 +138,9 @@ class CitationReader:
         every text is only collected.
         """
         sections = self._sections
-        if sections.collecting:
-            return NOTHING, sections.write
         outer = sections.lane()
         if outer is None:
-            return None
+            return (NOTHING, sections.write) if sections.collecting else None
         inner = self._tags.lane()
         if inner is None:
             return None
