@@ -106,6 +106,19 @@ def _marked_tables(
     return markers, patterns, tuple(frozenset(marker[0] for marker in each) for each in markers)
 
 
+@functools.lru_cache(maxsize=64)
+def _lane_firsts(
+    every: tuple[str, ...], marked: tuple[frozenset[str], ...] | None
+) -> tuple[frozenset[str], ...]:
+    """The characters that need the scans of the content parser (the first characters of
+    ``every`` marker) and of the marked stage in each of its states (``marked``; ``None``
+    when it is off)."""
+    firsts = frozenset(marker[0] for marker in every)
+    if marked is None:
+        return (firsts,) * 5
+    return tuple(firsts | each for each in marked)
+
+
 #: What :func:`_partial_in` needs of some markers: a pattern finding their first
 #: characters (``None`` without markers), their proper prefixes, the longest's length.
 _Partials = tuple[re.Pattern[str] | None, frozenset[str], int]
@@ -288,8 +301,7 @@ class ReleaseStreamParser(StreamParser):
         self._finder: re.Pattern[str] | None = None
         self._c_partials = _partials(every)
         if len(every) > 1:
-            longest_first = sorted(every, key=len, reverse=True)
-            self._finder = re.compile("|".join(map(re.escape, longest_first)))
+            self._finder = _alternation(every)
             if len({marker[0] for marker in every}) > 1:
                 self._lt = ""  # (no chunk is free of every first character: no lanes)
         self._called = False  # (a block has held calls: a later end marker is silent)
@@ -362,12 +374,7 @@ class ReleaseStreamParser(StreamParser):
             self._lanes = False
         # The cited lane (see _settle): the characters that need the scans of the
         # marked stage (in each of its states) or of the content parser.
-        firsts = frozenset(marker[0] for marker in every)
-        self._c_firsts: tuple[frozenset[str], ...] = (
-            tuple(firsts | each for each in self._m_firsts)
-            if self._m_state != _M_OFF
-            else (firsts,) * 5
-        )
+        self._c_firsts = _lane_firsts(every, self._m_firsts if self._m_state != _M_OFF else None)
         self._settled: frozenset[str] | None = None
         self._c_lane: frozenset[str] | None = None
         self._c_write: Callable[[str], None] = _ignored
