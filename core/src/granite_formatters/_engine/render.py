@@ -27,6 +27,7 @@ from .request import (
     RequestView,
     body_value,
     document_data,
+    documents_data,
     join_parts,
     plain_request,
     raw_documents,
@@ -149,7 +150,7 @@ def _documents(request: RequestView, raw: Mapping[str, Any] | None) -> list[Any]
     validated = request.documents
     documents = raw_documents(raw) if raw is not None else None
     if not isinstance(documents, list) or len(documents) != len(validated):
-        return [document_data(doc) for doc in validated]
+        return documents_data(validated)
     if not all(type(doc) is dict for doc in documents):
         # Document objects or other mappings in a dict request: written as the
         # caller's mapping (key order kept) or as the validated document's data.

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Iterable, Mapping, Sequence
+from operator import attrgetter
 from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
 
 from ..errors import InvalidRequestError, quote
@@ -32,6 +33,7 @@ __all__ = [
     "Turn",
     "body_value",
     "document_data",
+    "documents_data",
     "join_parts",
     "output_options",
     "plain_request",
@@ -129,26 +131,31 @@ def raw_documents(raw: Mapping[str, Any]) -> Any:
     return found
 
 
+#: The types a document's dump returns as they are (``bool`` is not ``int`` here).
+_DUMPED_AS_IS = frozenset({str, int, type(None)})
+
+
 def document_data(document: Any) -> dict[str, Any]:
-    """``document.model_dump(exclude_unset=True)`` of a validated ``Document``, read
-    straight from its fields when they are all it has and each is an exact ``str``,
-    ``int`` or null (what a dump returns as it is); otherwise the dump itself."""
+    """``document.model_dump(exclude_unset=True)`` of a validated ``Document``: its own
+    field dict (not a copy: read only) when its fields are all it has, all set, and each
+    an exact ``str``, ``int`` or null (what a dump returns as it is); its set fields when
+    some are unset; otherwise the dump itself."""
+    fields: dict[str, Any] = document.__dict__
     if not document.__pydantic_extra__:
-        fields = vars(document)
         fields_set = document.__pydantic_fields_set__
-        if len(fields_set) == len(fields):
-            data = dict(fields)
-        else:
-            data = {name: value for name, value in fields.items() if name in fields_set}
-        for value in data.values():
-            if value is not None and type(value) is not str and type(value) is not int:
-                break
-        else:
-            return data
+        if len(fields_set) != len(fields):
+            fields = {name: value for name, value in fields.items() if name in fields_set}
+        if _DUMPED_AS_IS.issuperset(map(type, fields.values())):
+            return fields
     # (no serializer warnings: a field changed to another type after validation is
     # refused by the renderer, naming it)
     dumped: dict[str, Any] = document.model_dump(exclude_unset=True, warnings=False)
     return dumped
+
+
+def documents_data(documents: Sequence[Any]) -> list[dict[str, Any]]:
+    """:func:`document_data` of each validated document."""
+    return list(map(document_data, documents))
 
 
 class PlainRequest(NamedTuple):
@@ -167,7 +174,11 @@ def turns_of(request: RequestView) -> list[Turn]:
     an object per message)."""
     if type(request) is PlainRequest:
         return request.turns
-    return [(message.role, message.content, message.tool_calls) for message in request.messages]
+    return list(map(_TURN, request.messages))
+
+
+#: A validated message's :data:`Turn` (one C call per message).
+_TURN = attrgetter("role", "content", "tool_calls")
 
 
 #: The message keys besides role, content and tool_calls that validation reads as text.
