@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 
 from granite_formatters import Release
 from granite_formatters.granite3._sections import SectionSplitter
-from granite_formatters.granite3._stages import CONTENT, ChannelSink, Outbox, Trimmer
+from granite_formatters.granite3._stages import CONTENT, ChannelSink, Outbox
 from granite_formatters.granite3.citations import BoundedPattern, Lit, PatternSet, Rep
 from granite_formatters.special_tokens import SpecialTokens
 from granite_formatters.syntax import CHATML, JSON_LIST, MarkedReasoning
@@ -145,18 +145,6 @@ def test_nothing_is_dropped_but_markers(text: str) -> None:
         return sorted("".join(value.split()))
 
     assert visible(content + "\n" + reasoning) == visible(text)
-
-
-def test_trimmer_counts_what_it_drops() -> None:
-    outbox = Outbox()
-    sink = ChannelSink(outbox, CONTENT)
-    trimmer = Trimmer(sink)
-    for piece in ["  ", "\n a", " ", " b ", "\n", ""]:
-        trimmer.write(piece)
-    trimmer.end()
-    assert sink.text() == "a  b"
-    assert trimmer.lead == 4
-    assert [value for _, value in outbox.pieces] == ["a", "  b"]
 
 
 HEADERS = PatternSet(

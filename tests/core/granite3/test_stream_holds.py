@@ -17,7 +17,7 @@ from granite_formatters.granite3._markers import (
     partial_marker_length,
 )
 from granite_formatters.granite3._sections import SectionSplitter
-from granite_formatters.granite3._stages import CONTENT, REASONING, ChannelSink, Outbox
+from granite_formatters.granite3._stages import CONTENT, ChannelSink, Outbox
 from granite_formatters.granite3.cite_format import CITE_GRAMMAR, CITE_SECTION_PATTERNS
 from granite_formatters.granite3.co_format import COTAG_GRAMMAR
 
@@ -50,7 +50,7 @@ def shortcuts_off(sink: Any) -> None:
 
 
 def _stages(kind: str, outbox: Outbox) -> tuple[Any, ChannelSink, ChannelSink]:
-    content, reasoning = ChannelSink(outbox, CONTENT), ChannelSink(outbox, REASONING)
+    content, reasoning = ChannelSink(outbox, CONTENT), ChannelSink(outbox, "reasoning")
     sink: Any
     if kind == "sections":
         sink = SectionSplitter(

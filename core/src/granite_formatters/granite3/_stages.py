@@ -1,9 +1,9 @@
-"""The plumbing of the incremental output parsers: text sinks chained into a pipeline.
+"""The plumbing of the citation stages: text sinks chained into a pipeline.
 
-Each parsing step (reasoning split, tool calls, sections, citation tags, trimming)
-is a :class:`TextSink`: it receives text with :meth:`~TextSink.write`, in pieces of any
-size, keeps whatever it cannot decide yet (a possible marker prefix), and passes the
-rest on to the next sink. :meth:`~TextSink.end` says that no more text will come.
+Each citation stage (sections, citation tags) is a :class:`TextSink`: it receives text
+with :meth:`~TextSink.write`, in pieces of any size, keeps whatever it cannot decide
+yet (a possible marker prefix), and passes the rest on to the next sink.
+:meth:`~TextSink.end` says that no more text will come.
 
 Every sink is chunking-invariant: writing ``"ab"`` then ``"c"`` has the same effect as
 writing ``"abc"``. Batch parsing is therefore just streaming with one chunk, and the
@@ -14,15 +14,12 @@ from __future__ import annotations
 
 from typing import Any, Protocol
 
-from ..types import ToolCall, ToolCallIds
-
 __all__ = [
     "NOTHING",
     "Channel",
     "Outbox",
     "ScanningSink",
     "TextSink",
-    "Trimmer",
 ]
 
 #: The whitespace characters the parsers strip around markers (ASCII, as JSON's).
@@ -30,9 +27,7 @@ WHITESPACE = " \t\n\r\f\v"
 
 #: Output channel names.
 Channel = str
-REASONING = "reasoning"
 CONTENT = "content"
-TOOL_CALL = "tool_call"
 
 
 class TextSink(Protocol):
@@ -95,34 +90,22 @@ NOTHING: frozenset[str] = frozenset()
 class Outbox:
     """What a pipeline produced so far, in order, plus the notes it made.
 
-    ``pieces`` holds ``(REASONING, str)``, ``(CONTENT, str)`` and
-    ``(TOOL_CALL, (index, ToolCall))`` items; the stream parser drains it after each
-    chunk. ``notes`` lists what the parser could not interpret, each text once.
+    ``pieces`` holds ``(channel, text)`` items. ``notes`` lists what the parser could
+    not interpret, each text once.
     """
 
-    __slots__ = ("_noted", "new_call_id", "notes", "pieces", "tool_call_count")
+    __slots__ = ("_noted", "notes", "pieces")
 
     def __init__(self) -> None:
         self.pieces: list[tuple[Channel, Any]] = []
         self.notes: list[str] = []
         self._noted: set[str] = set()
-        self.tool_call_count = 0
-        #: Makes the ids of the calls the model gave none for (see :class:`ToolCallIds`).
-        self.new_call_id = ToolCallIds()
 
     def note(self, text: str) -> None:
         """Record ``text`` in ``notes`` (once)."""
         if text not in self._noted:
             self._noted.add(text)
             self.notes.append(text)
-
-    def tool_call(self, call: ToolCall) -> None:
-        self.pieces.append((TOOL_CALL, (self.tool_call_count, call)))
-        self.tool_call_count += 1
-
-    def drain(self) -> list[tuple[Channel, Any]]:
-        pieces, self.pieces = self.pieces, []
-        return pieces
 
 
 class ChannelSink:
@@ -145,47 +128,3 @@ class ChannelSink:
 
     def text(self) -> str:
         return "".join(self.chunks)
-
-
-class Trimmer:
-    """Drops leading whitespace and holds trailing whitespace until more text shows.
-
-    The output is therefore the input ``.strip()``-ped (Unicode whitespace, as
-    :meth:`str.strip`), produced incrementally.
-    ``lead`` counts the characters dropped at the start, so a position ``p`` in the
-    input maps to ``p - lead`` in the output (clamped to the output's length).
-    """
-
-    __slots__ = ("_held", "_started", "lead", "next")
-
-    def __init__(self, next_sink: TextSink) -> None:
-        self.next = next_sink
-        self.lead = 0
-        self._started = False
-        self._held: list[str] = []  # whitespace pieces (a list: O(1) per piece)
-
-    def write(self, text: str) -> None:
-        if not text:
-            return
-        if not self._started:
-            stripped = text.lstrip()
-            self.lead += len(text) - len(stripped)
-            if not stripped:
-                return
-            self._started = True
-            text = stripped
-        body = text.rstrip()
-        if body:
-            size = len(body)
-            held = self._held
-            if held:
-                held.append(body)
-                body = "".join(held)
-            self.next.write(body)
-            self._held = [text[size:]] if size < len(text) else []
-        else:
-            self._held.append(text)
-
-    def end(self) -> None:
-        self._held = []
-        self.next.end()
