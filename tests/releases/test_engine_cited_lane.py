@@ -14,15 +14,13 @@ import itertools
 from collections.abc import Sequence
 from typing import Any
 
-import attrs
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from granite_formatters._engine.parse import ReleaseStreamParser
-from granite_formatters.streaming import Delta
 
 from support.cited_outputs import CITED_OUTPUTS
-from support.granite3_output_support import comparable, cuts_for, marker_soup, truncations
+from support.granite3_output_support import comparable, cuts_for, feed_all, marker_soup, truncations
 from support.release_data import release_declaration
 from support.releases import Release
 
@@ -38,20 +36,6 @@ class _FullPath(ReleaseStreamParser):
         self._settled = None
 
 
-def _plain(delta: Delta) -> Delta:
-    # Generated tool-call ids are random per parser (the messages are compared with
-    # support.comparable, which checks them); the rest of each delta must be equal.
-    return attrs.evolve(
-        delta, tool_calls=tuple(attrs.evolve(call, id=None) for call in delta.tool_calls)
-    )
-
-
-def _run(parser: ReleaseStreamParser, pieces: Sequence[str]) -> tuple[list[list[Delta]], Any]:
-    out = [[_plain(d) for d in parser.feed(piece)] for piece in pieces]
-    out.append([_plain(d) for d in parser.close()])
-    return out, parser.message
-
-
 def _pieces(text: str, cuts: Sequence[int]) -> list[str]:
     bounds = [0, *cuts, len(text)]
     return [text[a:b] for a, b in itertools.pairwise(bounds)]
@@ -61,8 +45,8 @@ def check_same(release: Release, request: Any, pieces: Sequence[str]) -> None:
     declared = release_declaration(release.version)
     lane = ReleaseStreamParser(declared, request)
     full = _FullPath(declared, request)
-    lane_deltas, lane_message = _run(lane, pieces)
-    full_deltas, full_message = _run(full, pieces)
+    lane_deltas, lane_message = feed_all(lane, pieces)
+    full_deltas, full_message = feed_all(full, pieces)
     assert lane_deltas == full_deltas
     assert comparable(lane_message) == comparable(full_message)
 

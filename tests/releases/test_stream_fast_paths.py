@@ -15,7 +15,6 @@ import itertools
 from collections.abc import Sequence
 from typing import Any
 
-import attrs
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -25,7 +24,7 @@ from granite_formatters.streaming import Delta
 
 from .test_stream_fast_lane import RAG, samples
 from support.cited_outputs import CITED_OUTPUTS
-from support.granite3_output_support import comparable, marker_soup
+from support.granite3_output_support import comparable, feed_all, marker_soup
 from support.release_data import CITED_ANSWER
 from support.releases import Release
 
@@ -42,23 +41,8 @@ def stream_parser(release: Release, request: Any) -> Any:
     return get_formatter(release.model).output_processor.stream_parser(request)
 
 
-def _plain(delta: Delta) -> Delta:
-    # Generated tool-call ids are random per parser (the messages are compared with
-    # support.comparable, which checks them); the rest of each delta must be equal.
-    return attrs.evolve(
-        delta, tool_calls=tuple(attrs.evolve(call, id=None) for call in delta.tool_calls)
-    )
-
-
-def run(parser: Any, pieces: Sequence[Any]) -> tuple[list[list[Delta]], Any]:
-    """The deltas of each feed (and of close), and the message."""
-    out = [[_plain(d) for d in parser.feed(piece)] for piece in pieces]
-    out.append([_plain(d) for d in parser.close()])
-    return out, parser.message
-
-
 def check_same(release: Release, request: Any, pieces: Sequence[Any]) -> None:
-    deltas, message = run(stream_parser(release, request), pieces)
+    deltas, message = feed_all(stream_parser(release, request), pieces)
     check_adds_up(release, request, pieces, deltas, message)
 
 
@@ -179,7 +163,7 @@ def test_bytes_cut_anywhere(
     pieces = cut(raw, range(size, len(raw), size))
     check_same(release, request, pieces)
     fast = stream_parser(release, request)
-    run(fast, pieces)
+    feed_all(fast, pieces)
     processor = get_formatter(release.model).output_processor
     text = raw.decode("utf-8", "replace")
     assert text.endswith("\ufffd") is cut_last
@@ -221,7 +205,7 @@ def test_bytes_and_str_chunks_mixed(release: Release, data: st.DataObject, size:
     ]
     check_same(release, chat_request, pieces)
     fast = stream_parser(release, chat_request)
-    run(fast, pieces)
+    feed_all(fast, pieces)
     processor = get_formatter(release.model).output_processor
     expected = processor.transform(mixed_text(pieces), chat_request)
     assert comparable(fast.message) == comparable(expected)
@@ -230,7 +214,7 @@ def test_bytes_and_str_chunks_mixed(release: Release, data: st.DataObject, size:
 def test_a_str_chunk_ends_a_character_cut_by_the_bytes_before_it(release: Release) -> None:
     pieces: list[Any] = [b"caf\xc3", "X", b"\xa9 ok"]
     parser = stream_parser(release, None)
-    run(parser, pieces)
+    feed_all(parser, pieces)
     # (A release whose output starts inside its reasoning reads this as reasoning.)
     message = parser.message
     assert (getattr(message, "reasoning_content", None) or message.content) == (
@@ -288,5 +272,5 @@ def test_a_parser_without_deltas_builds_the_same_message(
     assert [quiet.feed(piece) for piece in pieces] == [[] for _ in pieces]
     assert quiet.close() == []
     loud = ReleaseStreamParser(engine_release, None)
-    run(loud, pieces)
+    feed_all(loud, pieces)
     assert comparable(quiet.message) == comparable(loud.message)

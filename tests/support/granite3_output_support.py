@@ -9,6 +9,7 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
+import attrs
 from hypothesis import strategies as st
 
 from granite_formatters.granite3.types import Granite3AssistantMessage
@@ -203,3 +204,19 @@ def check_every_split(processor: Any, text: str, request: Any, leaks: Sequence[s
                 assert not any(leak in piece for leak in leaks), (split, piece)
         assert joined(deltas) == (batch.content, reasoning_text)
         assert comparable(parser.message) == comparable(batch)
+
+
+def _without_ids(delta: Delta) -> Delta:
+    # Generated tool-call ids are random per parser (the messages are compared with
+    # comparable, which checks them); the rest of each delta must be equal.
+    return attrs.evolve(
+        delta, tool_calls=tuple(attrs.evolve(call, id=None) for call in delta.tool_calls)
+    )
+
+
+def feed_all(parser: Any, pieces: Sequence[Any]) -> tuple[list[list[Delta]], Any]:
+    """The deltas of each feed of ``pieces`` (and of close), tool-call ids left out, and
+    the message."""
+    out = [[_without_ids(d) for d in parser.feed(piece)] for piece in pieces]
+    out.append([_without_ids(d) for d in parser.close()])
+    return out, parser.message

@@ -14,12 +14,12 @@ from hypothesis import strategies as st
 
 from granite_formatters import Release
 from granite_formatters.errors import InvalidRequestError
-from granite_formatters.special_tokens import SpecialTokens
 from granite_formatters.streaming import Delta
-from granite_formatters.syntax import CHATML, JSON_LIST, HistoryCall, decode_json_list
+from granite_formatters.syntax import JSON_LIST, HistoryCall, decode_json_list
 from granite_formatters.types import AssistantMessage, ToolCall
 
 from support.history_writer import PlainWriter
+from support.toy_release import toy_release
 
 _JSON = st.recursive(
     st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(),
@@ -155,12 +155,8 @@ def test_keys_not_read_are_noted() -> None:
 # --------------------------------------------------------------------------- read by the engine
 
 #: A release of JSON-list tool calls and nothing else, run by the engine's parser.
-LISTS = Release(
-    name="Toy lists",
-    family="Toy",
-    turns=CHATML,
-    special_tokens=SpecialTokens(("<|im_start|>", "<|im_end|>")),
-    stop_strings=("<|im_end|>",),
+LISTS = toy_release(
+    "Toy lists",
     tool_calls=JSON_LIST,
 )
 CALL = '<|tool_call|>[{"name": "f", "arguments": {"a": 1}}]'

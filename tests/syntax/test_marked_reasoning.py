@@ -11,10 +11,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from granite_formatters import Release
-from granite_formatters.special_tokens import SpecialTokens
 from granite_formatters.streaming import Delta
 from granite_formatters.syntax import (
-    CHATML,
     JSON_LIST,
     THINK_RESPONSE,
     THOUGHT_PHRASES,
@@ -22,25 +20,19 @@ from granite_formatters.syntax import (
 )
 from granite_formatters.types import AssistantMessage
 
+from support.toy_release import toy_release
+
 #: A release with 3.3's reasoning markers, JSON-list tool calls and a dropped token.
-THINKS = Release(
-    name="Toy thinks",
-    family="Toy",
-    turns=CHATML,
-    special_tokens=SpecialTokens(("<|im_start|>", "<|im_end|>")),
-    stop_strings=("<|im_end|>",),
+THINKS = toy_release(
+    "Toy thinks",
     tool_calls=JSON_LIST,
     reasoning=THINK_RESPONSE,
     tool_call_markers=("<tool_call>",),
     dropped_tokens=("<|end_of_text|>",),
 )
 #: The same with 3.2's phrases.
-PHRASES = Release(
-    name="Toy phrases",
-    family="Toy",
-    turns=CHATML,
-    special_tokens=SpecialTokens(("<|im_start|>", "<|im_end|>")),
-    stop_strings=("<|im_end|>",),
+PHRASES = toy_release(
+    "Toy phrases",
     tool_calls=JSON_LIST,
     reasoning=THOUGHT_PHRASES,
 )

@@ -11,11 +11,11 @@ import attrs
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from granite_formatters import Release
 from granite_formatters.release import Option
-from granite_formatters.special_tokens import SpecialTokens
-from granite_formatters.syntax import CHATML, JSON_BLOCKS, ReasoningSyntax
+from granite_formatters.syntax import JSON_BLOCKS, ReasoningSyntax
 from granite_formatters.types import AssistantMessage
+
+from support.toy_release import toy_release
 
 
 @attrs.frozen
@@ -54,12 +54,8 @@ class OpenedThink:
 
 
 REASONING: ReasoningSyntax = OpenedThink()
-TOY = Release(
-    name="Toy 2",
-    family="Toy",
-    turns=CHATML,
-    special_tokens=SpecialTokens(("<|im_start|>", "<|im_end|>")),
-    stop_strings=("<|im_end|>",),
+TOY = toy_release(
+    "Toy 2",
     tool_calls=JSON_BLOCKS,
     reasoning=REASONING,
     always_system=True,

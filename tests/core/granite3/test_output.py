@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import pytest
 
-from granite_formatters import Release
 from granite_formatters.errors import InvalidRequestError
 from granite_formatters.granite3._citation_reader import CitedOutputProcessor
 from granite_formatters.granite3._spans import ContextLocator
@@ -28,9 +27,8 @@ from granite_formatters.granite3.citations import (
     split_section_blocks,
 )
 from granite_formatters.granite3.types import Citation, Hallucination
-from granite_formatters.special_tokens import SpecialTokens
 from granite_formatters.streaming import Delta, ToolCallDelta
-from granite_formatters.syntax import CHATML, JSON_LIST, MarkedReasoning
+from granite_formatters.syntax import JSON_LIST, MarkedReasoning
 from granite_formatters.types import Document
 
 from .test_citetags import PointTags
@@ -41,6 +39,7 @@ from support.granite3_output_support import (
     joined,
     stream,
 )
+from support.toy_release import toy_release
 
 # ----------------------------------------------------------------------------------------
 # The prior implementation's helpers
@@ -221,12 +220,7 @@ TOY_CITATIONS = CitationFormat(
 )
 
 
-TOY_RELEASE = Release(
-    name="Toy",
-    family="Toy",
-    turns=CHATML,
-    special_tokens=SpecialTokens(("<|im_start|>", "<|im_end|>")),
-    stop_strings=("<|im_end|>",),
+TOY_RELEASE = toy_release(
     tool_calls=JSON_LIST,
     tool_call_markers=("<tool_call>",),
     reasoning=MarkedReasoning(starts=("<t>",), ends=("</t>",)),

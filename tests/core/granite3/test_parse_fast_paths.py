@@ -57,6 +57,7 @@ from granite_formatters.granite3.types import Citation
 
 from .test_citetags import POINT, TAGGED, WrapTags, _chunked
 from support.granite3_output_support import cuts_for
+from support.toy_release import toy_release
 
 # Characters that decide the reading of an id: quotes, escapes, braces, line breaks,
 # control characters, non-ASCII and a lone surrogate.
@@ -211,11 +212,8 @@ def test_a_tag_inside_a_quoted_context_is_removed_only_where_there_is_one() -> N
     # The citations section is searched for tag markers once; only then are contexts
     # cleaned one by one. A context with a tag and one without, in 3.3 syntax (the
     # core's cite-token format, so no plugin is needed).
-    from granite_formatters import Release
     from granite_formatters.granite3 import CITE_TOKEN_CITATIONS
     from granite_formatters.granite3._citation_reader import CitedOutputProcessor
-    from granite_formatters.special_tokens import SpecialTokens
-    from granite_formatters.syntax import CHATML
 
     request = {
         "messages": [{"role": "user", "content": "Q?"}],
@@ -226,12 +224,8 @@ def test_a_tag_inside_a_quoted_context_is_removed_only_where_there_is_one() -> N
     answer = f"Granite is a family.{tag} It is open.{tag}\n\n"
     tagged = 'd: "Granite is ' + tag + 'a family of models."\nd: "It is open."'
     plain = 'd: "Granite is a family of models."\nd: "It is open."'
-    parser = Release(
-        name="cite tokens",
-        family="Toy",
-        turns=CHATML,
-        special_tokens=SpecialTokens(("<|im_start|>", "<|im_end|>")),
-        stop_strings=("<|im_end|>",),
+    parser = toy_release(
+        "cite tokens",
         citations=CITE_TOKEN_CITATIONS,
     ).output_processor()
     assert isinstance(parser, CitedOutputProcessor)

@@ -14,14 +14,13 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from granite_formatters import Release
 from granite_formatters.granite3._sections import SectionSplitter
 from granite_formatters.granite3._stages import CONTENT, ChannelSink, Outbox
 from granite_formatters.granite3.citations import BoundedPattern, Lit, PatternSet, Rep
-from granite_formatters.special_tokens import SpecialTokens
-from granite_formatters.syntax import CHATML, JSON_LIST, MarkedReasoning
+from granite_formatters.syntax import JSON_LIST, MarkedReasoning
 
 from support.granite3_output_support import cuts_for
+from support.toy_release import toy_release
 
 STARTS = ("Here is my thought process:", "Here's my thought process:")
 ENDS = ("Here is my response:", "Here's my response:")
@@ -38,12 +37,7 @@ def split(
     markers = options.pop("tool_markers", ())
     request = TOOLS if options.pop("leading_json", False) else None
     reasoning = MarkedReasoning(**{"starts": STARTS, "ends": ENDS, **options})
-    release = Release(
-        name="Toy",
-        family="Toy",
-        turns=CHATML,
-        special_tokens=SpecialTokens(("<|im_start|>", "<|im_end|>")),
-        stop_strings=("<|im_end|>",),
+    release = toy_release(
         tool_calls=JSON_LIST,
         reasoning=reasoning,
         tool_call_markers=markers,

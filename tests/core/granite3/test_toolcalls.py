@@ -15,21 +15,16 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from granite_formatters import Release, jsonscan
+from granite_formatters import jsonscan
 from granite_formatters.jsonscan import JsonScanner
-from granite_formatters.special_tokens import SpecialTokens
-from granite_formatters.syntax import CHATML, JSON_LIST
+from granite_formatters.syntax import JSON_LIST
 from granite_formatters.types import ToolCall
 
 from support.granite3_output_support import cuts_for
+from support.toy_release import toy_release
 
 #: The Granite 3.x tool calls on a toy release.
-TOY = Release(
-    name="Toy",
-    family="Toy",
-    turns=CHATML,
-    special_tokens=SpecialTokens(("<|im_start|>", "<|im_end|>")),
-    stop_strings=("<|im_end|>",),
+TOY = toy_release(
     tool_calls=JSON_LIST,
     tool_call_markers=("<tool_call>",),
     tool_call_ends=("</tool_call>",),
