@@ -19,6 +19,8 @@ from collections.abc import Sequence
 from functools import lru_cache
 from typing import NamedTuple
 
+from .._engine.parse import _partial_in, _partials
+
 __all__ = [
     "MarkerMatch",
     "MarkerSearch",
@@ -41,34 +43,19 @@ class MarkerMatch(NamedTuple):
 
 
 class _Prepared(NamedTuple):
-    by_length: tuple[str, ...]  # longest first
     firsts: frozenset[str]  # first characters
-    longest: int
-    # Finds the next character that can begin a marker (None when there are no markers):
-    # text without such a character holds no marker and no partial one, which settles
-    # most searches of short streamed chunks in one C-level scan.
-    first_char: re.Pattern[str] | None
     # The markers as one alternation, longest first (None when there are no markers):
     # a search finds the earliest marker, the longest on a tie, in one C-level scan.
     any_marker: re.Pattern[str] | None
-    partials: frozenset[str]  # their proper prefixes
 
 
 @lru_cache(maxsize=256)
 def _prepare(markers: tuple[str, ...]) -> _Prepared:
     present = {m for m in markers if m}
-    firsts = frozenset(m[0] for m in present)
-    first_char = (
-        re.compile("[" + "".join(re.escape(c) for c in sorted(firsts)) + "]") if firsts else None
-    )
-    by_length = tuple(sorted(present, key=lambda m: (-len(m), m)))
+    by_length = sorted(present, key=lambda m: (-len(m), m))
     return _Prepared(
-        by_length,
-        firsts,
-        max((len(m) for m in present), default=0),
-        first_char,
+        frozenset(m[0] for m in present),
         re.compile("|".join(map(re.escape, by_length))) if by_length else None,
-        frozenset(m[:size] for m in present for size in range(1, len(m))),
     )
 
 
@@ -143,16 +130,4 @@ def partial_marker_length(text: str, markers: Sequence[str], start: int = 0) -> 
     :class:`MarkerSearch`). Only the last ``max(len(marker)) - 1`` characters are
     examined, so the cost does not depend on the length of ``text``.
     """
-    prepared = _prepare(tuple(markers))
-    first = max(start, len(text) - prepared.longest + 1)
-    if prepared.first_char is None:
-        return 0
-    search = prepared.first_char.search
-    partials = prepared.partials
-    found = search(text, first)
-    while found is not None:  # the earliest start gives the longest
-        position = found.start()
-        if text[position:] in partials:
-            return len(text) - position
-        found = search(text, position + 1)
-    return 0
+    return _partial_in(text, start, _partials(tuple(markers)))
