@@ -453,14 +453,9 @@ class ReleaseStreamParser(StreamParser):
             if lane is not None and lane.isdisjoint(chunk):
                 self._c_write(chunk)
             else:
-                cite = self._cite
-                assert cite is not None
-                cite.write(chunk)
-                lane_now = cite.lane()  # (what _cite_lane does, inlined)
-                if lane_now is None:
-                    self._c_lane = None
-                else:
-                    self._c_lane, self._c_write = lane_now
+                assert self._cite is not None
+                self._cite.write(chunk)
+                self._cite_lane()
             out_text = self._out_text
             if not out_text:
                 return []
