@@ -6,6 +6,7 @@ from __future__ import annotations
 import datetime
 import warnings
 from collections.abc import Iterator, Mapping, Sequence
+from operator import attrgetter
 from typing import TYPE_CHECKING, Any
 
 from ..errors import DroppedInputWarning, InvalidRequestError, quote
@@ -21,15 +22,22 @@ from ..special_tokens import (
 from ..syntax.context_turns import DocumentsTurn, DocumentTurnPerDocument
 from ..syntax.protocols import HistoryCall
 from .request import (
+    _DOCUMENT_KEYS,
+    _TITLE_TYPES,
     STRICT,
+    VALIDATED_TYPES,
+    NotPlain,
     PlainRequest,
     Problems,
     RequestView,
     body_value,
     document_data,
     documents_data,
+    is_plain_document,
     join_parts,
+    plain_head,
     plain_request,
+    plain_turn,
     raw_documents,
     revalidated,
     top_level_effort,
@@ -49,6 +57,10 @@ __all__ = ["ReleaseInputProcessor"]
 _SYSTEM_TEXTS_KEPT = 32
 
 _DATE = datetime.date
+
+#: A validated message's role, content and tool calls; a validated document's text and id.
+_TURN = attrgetter("role", "content", "tool_calls")
+_TEXT_AND_ID = attrgetter("text", "doc_id")
 
 _PRINTED_ROLES = frozenset({"system", "user", "assistant", "tool"})
 
@@ -374,9 +386,12 @@ class ReleaseInputProcessor(InputProcessor):
             elif type(today) is not _DATE:
                 today = _checked_day(today)
         raw: Mapping[str, Any] | None
-        if type(chat_completion) is dict and (plain := plain_request(chat_completion)):
+        if type(chat_completion) is dict and (plain := plain_head(chat_completion)):
+            # (its messages and documents are checked as they are read: NotPlain)
             request: RequestView = plain
             raw = chat_completion
+        elif type(chat_completion) in VALIDATED_TYPES:
+            request, raw = chat_completion, None  # type: ignore[assignment]
         else:
             request, raw = view(chat_completion, problems, self.release.family)
         try:
@@ -391,8 +406,20 @@ class ReleaseInputProcessor(InputProcessor):
                 )
             else:
                 prompt = self._render(request, raw, add_generation_prompt, policy, problems)
+        except NotPlain:
+            prompt, problems = self._validated(
+                chat_completion, add_generation_prompt, policy, strict, today
+            )
+        except InvalidRequestError:
+            if type(request) is not PlainRequest or plain_request(raw) is not None:  # type: ignore[arg-type]
+                raise
+            # (a plain request's error found before a later message or document turned
+            # out not plain: validation speaks first, as for any request that is not plain)
+            prompt, problems = self._validated(
+                chat_completion, add_generation_prompt, policy, strict, today
+            )
         except (TypeError, AttributeError):
-            if raw is not None or isinstance(request, PlainRequest):
+            if raw is not None:
                 raise
             # A typed request changed after validation (a field set to another type, a
             # plain dict appended to its messages): validated again, it renders or
@@ -411,6 +438,22 @@ class ReleaseInputProcessor(InputProcessor):
 
     # ------------------------------------------------------------------ rendering
 
+    def _validated(
+        self,
+        chat_completion: RequestLike,
+        add_generation_prompt: bool,
+        policy: SpecialTokenPolicy,
+        strict: bool,
+        today: datetime.date | None,
+    ) -> tuple[str, Problems]:
+        """The prompt of a dict that is not plain after all, validated, and its problems."""
+        problems = STRICT if strict else Problems(False)
+        request, raw = view(chat_completion, problems, self.release.family)
+        return (
+            self._render_any(request, raw, add_generation_prompt, policy, problems, today),
+            problems,
+        )
+
     def _render_any(
         self,
         request: RequestView,
@@ -425,7 +468,7 @@ class ReleaseInputProcessor(InputProcessor):
         return self._render_turns(request, raw, add_generation_prompt, policy, problems, today)
 
     def _options(
-        self, request: RequestView, raw: Mapping[str, Any] | None, problems: Problems
+        self, request: RequestView, raw: Mapping[str, Any] | None, problems: Problems, kwargs: Any
     ) -> tuple[Any, str, Mapping[str, Any]]:
         """The tools to list (``available_tools`` may replace them), the request field
         they come from, and the template options, the release's defaults filled in.
@@ -435,7 +478,6 @@ class ReleaseInputProcessor(InputProcessor):
         unless ``chat_template_kwargs`` sets it, and turning ``enable_thinking`` off when
         it is ``"none"`` unless ``chat_template_kwargs`` sets that.
         """
-        kwargs: Any = request.chat_template_kwargs
         if kwargs is not None and type(kwargs) is not dict:
             # (a Granite3ChatCompletion's options object)
             kwargs = _typed_options(kwargs)
@@ -505,7 +547,9 @@ class ReleaseInputProcessor(InputProcessor):
         rows = turns_of(request)
         raw_messages = _raw_messages(request, raw)
 
-        tools, tools_field, options = self._options(request, raw, problems)
+        tools, tools_field, options = self._options(
+            request, raw, problems, request.chat_template_kwargs
+        )
 
         documents = _documents(request, raw) if request.documents else None
 
@@ -662,22 +706,39 @@ class ReleaseInputProcessor(InputProcessor):
         headers = self._headers
         tokens = self._tokens
         messages = request.messages
-        typed = type(request) is not PlainRequest
-        if not typed:
-            rows = request.turns  # type: ignore[attr-defined]
+        plain = type(request) is PlainRequest
+        # (a plain request's messages and documents are checked as they are read)
+        documents: Any
+        if plain:
+            rows: list[Any] = []
             raw_messages = None
-            documents = request.documents  # (the caller's dicts, already checked)
+            documents = request.documents
+            first = messages[0]
+            if type(first) is dict and len(first) == 2:
+                first_role = first.get("role")
+                first_text = first.get("content")
+                first_calls = None
+                if type(first_role) is not str or type(first_text) is not str:
+                    raise NotPlain
+            else:
+                first_role, first_text, first_calls = plain_turn(first)
         else:
-            rows = turns_of(request)
+            rows = list(map(_TURN, messages))
             raw_messages = None if raw is None else raw.get("messages")
-            documents = _documents(request, raw) if request.documents else None
-        if request.chat_template_kwargs or self._reads_effort:
-            tools, tools_field, options = self._options(request, raw, problems)
+            documents = request.documents or None
+            if documents is not None and raw is not None:
+                documents = _documents(request, raw)
+            first_role, first_text, first_calls = rows[0]
+        kwargs: Any = request.chat_template_kwargs
+        if kwargs is not None and type(kwargs) is not dict:
+            # (a Granite3ChatCompletion's options object)
+            kwargs = _typed_options(kwargs)
+        if kwargs or self._reads_effort:
+            tools, tools_field, options = self._options(request, raw, problems, kwargs)
             controls = options.get("controls")
             thinking = options.get("thinking") is True
         else:
             tools, tools_field, controls, thinking = request.tools, "tools", None, False
-        first_role, first_text, first_calls = rows[0]
         if policy == "strip" and type(first_role) is str:
             # As if the request had been sanitized first: "sys<|end_of_text|>tem" is a
             # system role.
@@ -698,6 +759,8 @@ class ReleaseInputProcessor(InputProcessor):
         # Text without the sentinel has no special token ("" with "keep": every text is
         # passed to _checked, which keeps it).
         sentinel = tokens.sentinel if policy != "keep" else ""
+        role: Any
+        text: Any
         if custom_system:
             if first_text is None:
                 raise self._missing_content(0)
@@ -713,11 +776,9 @@ class ReleaseInputProcessor(InputProcessor):
                     "messages[0].tool_calls",
                 )
             start = 1
-            rest = rows[1:]
         else:
             out = [self._system_turn(today, bool(tools), bool(documents), thinking, controls)]
             start = 0
-            rest = rows
         if tools:
             tools_turn = release.tools_turn
             if tools_turn is None:
@@ -735,51 +796,106 @@ class ReleaseInputProcessor(InputProcessor):
                     f"the {release.name} chat template does not render documents.", "documents"
                 )
             else:
-                self._document_turns(out, documents, layout, policy, problems)
+                self._document_turns(
+                    out, documents, layout, policy, problems, plain=plain, typed=raw is None
+                )
 
         refused = self._refused
-        for index, (role, text, calls) in enumerate(rest, start):
-            if text is None or typed:
-                if text is None:
-                    if not (
-                        calls
-                        and role == "assistant"
-                        and (release.template_writes_calls or problems.strict)
-                    ):
-                        raise self._missing_content(index, calls=bool(calls))
-                    text = ""
-                elif raw_messages is not None:
-                    text = self._text(raw_messages, messages, index, text)
-                elif text and text[0] == "\n":
-                    text = _typed_text(messages[index], text, self._joins_parts)
-            if (
-                sentinel in role
-                or sentinel in text
-                # (a typed request's str subclass, whose own __contains__ could hide a
-                # token: checked in full; a plain request's texts are exact str)
-                or (typed and (type(text) is not str or type(role) is not str))
-            ):
-                where = f"messages[{index}]"
-                role = _checked(role, f"{where}.role", policy, tokens)
-                if role == "assistant" and policy == "error" and release.record_tokens_lead:
-                    self._check_assistant_lead(text, f"{where}.content")
-                else:
-                    text = _checked(text, f"{where}.content", policy, tokens)
-            if role in refused:
-                problems.add(
-                    f"{release.name} was not trained on the role {quote(role)}; the chat "
-                    "template prints it verbatim as an unknown role. Use 'system'.",
-                    f"messages[{index}].role",
-                )
-            if calls:
-                text = self._turn_calls(role, text, calls, index, policy, problems)
-            out += (headers[role], text, end)
-        if add_generation_prompt and rest:
+        if plain:
+            try:  # (a dict of exactly role and content is read here, others by plain_turn)
+                for index, message in enumerate(messages[start:] if start else messages, start):
+                    if type(message) is dict and len(message) == 2:
+                        role = message["role"]
+                        text = message["content"]
+                        calls = None
+                        if type(role) is not str or type(text) is not str:
+                            raise NotPlain
+                    else:
+                        role, text, calls = plain_turn(message)
+                    if calls or sentinel in role or sentinel in text or role in refused:
+                        role, text = self._turn(
+                            index, role, text, calls, None, None, policy, problems
+                        )
+                    out += (headers[role], text, end)
+            except KeyError:
+                raise NotPlain from None
+        else:
+            for index, (role, text, calls) in enumerate(rows[start:] if start else rows, start):
+                if (
+                    type(text) is not str
+                    or type(role) is not str
+                    or raw_messages is not None
+                    or calls
+                    or sentinel in role
+                    or sentinel in text
+                    or role in refused
+                    or (text and text[0] == "\n")
+                ):
+                    role, text = self._turn(
+                        index, role, text, calls, messages, raw_messages, policy, problems
+                    )
+                out += (headers[role], text, end)
+        if add_generation_prompt and len(messages) > start:
             if not controls or release.controls is None:
                 out.append(self._generation_prompt)
             else:
                 out.append(self._controlled_prompt(controls))
         return "".join(out)
+
+    def _turn(
+        self,
+        index: int,
+        role: Any,
+        text: Any,
+        calls: Sequence[Any] | None,
+        messages: Sequence[Any] | None,
+        raw_messages: Any,
+        policy: SpecialTokenPolicy,
+        problems: Problems,
+    ) -> tuple[str, str]:
+        """A message's role and text as its turn prints them, in the cases the render
+        loop does not write as they are: a validated message's missing, joined or
+        non-``str`` text (``messages`` given), a special token in its role or text, a role
+        the release was not trained on, tool calls."""
+        release = self.release
+        tokens = self._tokens
+        if messages is not None:
+            if text is None:
+                if not (
+                    calls
+                    and role == "assistant"
+                    and (release.template_writes_calls or problems.strict)
+                ):
+                    raise self._missing_content(index, calls=bool(calls))
+                text = ""
+            elif raw_messages is not None:
+                text = self._text(raw_messages, messages, index, text)
+            elif text and text[0] == "\n":
+                text = _typed_text(messages[index], text, self._joins_parts)
+        sentinel = tokens.sentinel if policy != "keep" else ""
+        if (
+            sentinel in role
+            or sentinel in text
+            # (a typed request's str subclass, whose own __contains__ could hide a
+            # token: checked in full; a plain request's texts are exact str)
+            or type(text) is not str
+            or type(role) is not str
+        ):
+            where = f"messages[{index}]"
+            role = _checked(role, f"{where}.role", policy, tokens)
+            if role == "assistant" and policy == "error" and release.record_tokens_lead:
+                self._check_assistant_lead(text, f"{where}.content")
+            else:
+                text = _checked(text, f"{where}.content", policy, tokens)
+        if role in self._refused:
+            problems.add(
+                f"{release.name} was not trained on the role {quote(role)}; the chat "
+                "template prints it verbatim as an unknown role. Use 'system'.",
+                f"messages[{index}].role",
+            )
+        if calls:
+            text = self._turn_calls(role, text, calls, index, policy, problems)
+        return role, text
 
     def _system_turn(
         self,
@@ -910,32 +1026,65 @@ class ReleaseInputProcessor(InputProcessor):
         layout: DocumentsTurn | DocumentTurnPerDocument,
         policy: SpecialTokenPolicy,
         problems: Problems,
+        *,
+        plain: bool,
+        typed: bool,
     ) -> None:
-        """Append the documents turn(s) to ``out``."""
+        """Append the documents turn(s) to ``out``: a ``plain`` request's documents
+        (checked here: :class:`NotPlain`), a ``typed`` request's validated documents (read
+        by attribute), or mappings."""
         sentinel = self._tokens.sentinel if policy != "keep" else None
         if layout is self._per_document:
             # (one turn per document: its pieces written straight into the prompt)
             before, after, end = self._document_frame
             for index, document in enumerate(documents):
-                text = document.get("text")
-                doc_id = document.get("doc_id")
+                if typed:
+                    text, doc_id = _TEXT_AND_ID(document)
+                else:
+                    if (
+                        plain
+                        # (the usual document: its keys among the three read, a plain title)
+                        and not (
+                            type(document) is dict
+                            and _DOCUMENT_KEYS.issuperset(document)
+                            and type(document.get("title")) in _TITLE_TYPES
+                        )
+                        and not is_plain_document(document)
+                    ):
+                        raise NotPlain
+                    text = document.get("text")
+                    doc_id = document.get("doc_id")
                 if (
                     type(text) is not str
                     or type(doc_id) is not str
                     or (sentinel is not None and (sentinel in text or sentinel in doc_id))
                 ):
-                    text = self._document_text(index, text, policy)
+                    if plain and not is_plain_document(document):
+                        raise NotPlain
+                    if typed:
+                        document = document_data(document)
+                    text = self._document_text(index, document.get("text"), policy)
                     doc_id = self._document_id(index, document, policy, problems)
                 out += (before, doc_id, after, text, end)
             return
         texts: list[str] = []
         for document in documents:
-            text = document.get("text")
+            if typed:
+                text = document.text
+            else:
+                if plain and not is_plain_document(document):
+                    raise NotPlain
+                text = document.get("text")
             if type(text) is not str or (sentinel is not None and sentinel in text):
+                if typed:
+                    text = document_data(document).get("text")
                 text = self._document_text(len(texts), text, policy)
             texts.append(text)
         ids = (
-            [self._document_id(index, doc, policy, problems) for index, doc in enumerate(documents)]
+            [
+                self._document_id(index, document_data(doc) if typed else doc, policy, problems)
+                for index, doc in enumerate(documents)
+            ]
             if layout.reads_ids
             else []
         )

@@ -27,6 +27,8 @@ if TYPE_CHECKING:
 
 __all__ = [
     "STRICT",
+    "VALIDATED_TYPES",
+    "NotPlain",
     "PlainRequest",
     "Problems",
     "RequestView",
@@ -35,8 +37,12 @@ __all__ = [
     "document_data",
     "documents_data",
     "join_parts",
+    "is_plain_document",
     "output_options",
+    "plain_head",
     "plain_request",
+    "plain_turn",
+    "plain_turns",
     "raw_documents",
     "revalidated",
     "top_level_effort",
@@ -159,10 +165,11 @@ def documents_data(documents: Sequence[Any]) -> list[dict[str, Any]]:
 
 
 class PlainRequest(NamedTuple):
-    """A plain request dict read without validation: each message's :data:`Turn`, and
-    the caller's messages, tools, documents and ``chat_template_kwargs`` as they are."""
+    """A plain request dict read without validation: each message's :data:`Turn`
+    (``None``: not read yet, see :func:`plain_head`), and the caller's messages, tools,
+    documents and ``chat_template_kwargs`` as they are."""
 
-    turns: list[Turn]
+    turns: list[Turn] | None
     messages: list[dict[str, Any]]
     tools: list[dict[str, Any]] | None
     documents: list[dict[str, Any]] | None
@@ -171,9 +178,10 @@ class PlainRequest(NamedTuple):
 
 def turns_of(request: RequestView) -> list[Turn]:
     """Each message's role, content and tool calls (read once, as a tuple: cheaper than
-    an object per message)."""
+    an object per message); a plain request's are checked first (:func:`plain_turns`)."""
     if type(request) is PlainRequest:
-        return request.turns
+        turns = request.turns
+        return plain_turns(request) if turns is None else turns
     return list(map(_TURN, request.messages))
 
 
@@ -195,75 +203,79 @@ _PLAIN_KEYS = REQUEST_FIELDS | (OPENAI_REQUEST_PARAMETERS - {"extra_body"})
 _new = tuple.__new__
 
 
-def plain_request(data: dict[str, Any]) -> PlainRequest | None:
-    """The request of a plain dict that validation would accept unchanged, or ``None``.
+class NotPlain(Exception):
+    """A plain request's message or document is not plain after all: the request is
+    validated (raised by whoever reads them from a :func:`plain_head` request)."""
+
+
+def plain_turn(message: Any) -> Turn:
+    """A plain message's :data:`Turn`: a dict with a ``str`` role and content (not
+    content parts) and only plain keys, ``tool_calls`` a list of dicts,
+    ``tool_call_id``/``name``/``reasoning_content`` strings or null; else
+    :class:`NotPlain`. (A renderer reads a dict of exactly role and content itself.)"""
+    if type(message) is not dict:
+        raise NotPlain
+    role = message.get("role")
+    content = message.get("content")
+    if type(role) is not str or type(content) is not str:
+        raise NotPlain  # (a missing role or content is left to validation too)
+    if len(message) == 2:  # (exactly role and content)
+        return (role, content, None)
+    calls = message.get("tool_calls")
+    if calls is not None and (
+        type(calls) is not list or any(type(call) is not dict for call in calls)
+    ):
+        raise NotPlain  # (objects such as the openai package's: validation reads them)
+    if not are_plain_keys(message):
+        raise NotPlain  # validation refuses it ("Keys should be strings")
+    for name in _OPTIONAL_MESSAGE_STRINGS:
+        value = message.get(name)
+        if value is not None and type(value) is not str:
+            raise NotPlain
+    return (role, content, calls)
+
+
+def is_plain_document(document: Any) -> bool:
+    """A document dict of plain keys with a ``str`` text, a ``str``/``int`` (not
+    ``bool``) or missing ``doc_id`` and a ``str`` or missing title."""
+    return (
+        type(document) is dict
+        and (_DOCUMENT_KEYS.issuperset(document) or are_plain_keys(document))
+        and type(document.get("text")) is str
+        and type(document.get("doc_id")) in _ID_TYPES
+        and type(document.get("title")) in _TITLE_TYPES
+    )
+
+
+def plain_head(data: dict[str, Any]) -> PlainRequest | None:
+    """The request of a plain dict whose top level validation would accept unchanged,
+    or ``None``; its messages and documents are checked by whoever reads them
+    (:func:`turns_of`, or a renderer reading them itself), which raises :class:`NotPlain`
+    for one that is not plain (:func:`plain_request` checks them all).
 
     ``None`` unless every top-level key is a request field or an ignored OpenAI/vLLM
     parameter (not ``extra_body``, whose contents validation moves), ``model`` a string
-    or null, and ``messages`` (a non-empty list), ``tools`` and ``documents`` hold
-    exactly what validation keeps unchanged: each message a dict with a ``str`` role
-    and content (not content parts) and only plain keys, ``tool_calls`` a list of dicts,
-    ``tool_call_id``/``name``/``reasoning_content`` strings or null; each tool plain
-    (:func:`~granite_formatters.plaindicts.is_plain_tool`); each document a dict of
-    plain keys with a ``str`` text, a ``str``/``int`` (not ``bool``) or missing
-    ``doc_id`` and a ``str`` or missing title. ``chat_template_kwargs`` is free-form
-    (the renderer judges each key against the release's options), so it needs only be
-    a dict of ``str`` keys without ``documents`` (which validation moves).
+    or null, ``messages`` a non-empty list, ``documents`` a list or null, each tool plain
+    (:func:`~granite_formatters.plaindicts.is_plain_tool`). ``chat_template_kwargs`` is
+    free-form (the renderer judges each key against the release's options), so it needs
+    only be a dict of ``str`` keys without ``documents`` (which validation moves).
     """
     if not _PLAIN_KEYS.issuperset(data):
         return None
-    model = data.get("model")
     messages = data.get("messages")
-    if (model is not None and type(model) is not str) or type(messages) is not list:
-        return None
-    turns: list[Turn] = []
-    try:  # (subscripts: a message without role or content is left to validation)
-        for message in messages:
-            if type(message) is not dict:
-                return None
-            role = message["role"]
-            content = message["content"]
-            if type(role) is not str or type(content) is not str:
-                return None
-            if len(message) == 2:  # (exactly role and content)
-                turns.append((role, content, None))
-                continue
-            calls = message.get("tool_calls")
-            if calls is not None and (
-                type(calls) is not list or any(type(call) is not dict for call in calls)
-            ):
-                return None  # (objects such as the openai package's: validation reads them)
-            if not are_plain_keys(message):
-                return None  # validation refuses it ("Keys should be strings")
-            for name in _OPTIONAL_MESSAGE_STRINGS:
-                value = message.get(name)
-                if value is not None and type(value) is not str:
-                    return None
-            turns.append((role, content, calls))
-    except KeyError:
-        return None
-    if not turns:
+    if type(messages) is not list or not messages:
         return None
     if len(data) == 1:  # (only the messages)
-        return _new(PlainRequest, (turns, messages, None, None, None))
+        return _new(PlainRequest, (None, messages, None, None, None))
+    model = data.get("model")
+    if model is not None and type(model) is not str:
+        return None
     tools = data.get("tools")
     if tools is not None and not are_plain_tools(tools):
         return None
     documents = data.get("documents")
-    if documents is not None:
-        if type(documents) is not list:
-            return None
-        for document in documents:
-            if type(document) is not dict or not (
-                _DOCUMENT_KEYS.issuperset(document) or are_plain_keys(document)
-            ):
-                return None
-            if (
-                type(document.get("text")) is not str
-                or type(document.get("doc_id")) not in _ID_TYPES
-                or type(document.get("title")) not in _TITLE_TYPES
-            ):
-                return None
+    if documents is not None and type(documents) is not list:
+        return None
     options = data.get("chat_template_kwargs")
     if options is not None:
         if type(options) is not dict or "documents" in options:
@@ -271,12 +283,38 @@ def plain_request(data: dict[str, Any]) -> PlainRequest | None:
         for key in options:
             if type(key) is not str:
                 return None
-    return _new(PlainRequest, (turns, messages, tools, documents, options))
+    return _new(PlainRequest, (None, messages, tools, documents, options))
+
+
+def plain_turns(request: PlainRequest) -> list[Turn]:
+    """The :data:`Turn` of each message of a :func:`plain_head` request, its messages and
+    documents checked (:class:`NotPlain` for one that is not plain)."""
+    turns = list(map(plain_turn, request.messages))
+    documents = request.documents
+    if documents is not None and not all(map(is_plain_document, documents)):
+        raise NotPlain
+    return turns
+
+
+def plain_request(data: dict[str, Any]) -> PlainRequest | None:
+    """The request of a plain dict that validation would accept unchanged, its messages
+    and documents checked (:func:`plain_head`, :func:`plain_turns`), or ``None``."""
+    head = plain_head(data)
+    if head is None:
+        return None
+    try:
+        return head._replace(turns=plain_turns(head))
+    except NotPlain:
+        return None
 
 
 #: ``ChatCompletion`` and ``coerce_request``, imported on the first request that is not a
 #: plain dict (pydantic is not imported for plain dicts; an import statement costs ~1 µs).
 _VALIDATION: tuple[type[ChatCompletion], Callable[[Any, type[ChatCompletion]], Any]] | None = None
+
+
+#: The ``ChatCompletion`` classes :func:`view` has met (their requests are used as they are).
+VALIDATED_TYPES: set[type] = set()
 
 
 def view(
@@ -295,6 +333,8 @@ def view(
         _VALIDATION = (ChatCompletion, coerce_request)
     completion_type, coerce = _VALIDATION
     if type(chat_completion) is completion_type or isinstance(chat_completion, completion_type):
+        if len(VALIDATED_TYPES) < 64:
+            VALIDATED_TYPES.add(type(chat_completion))
         return chat_completion, None
     data: Any = chat_completion
     if isinstance(data, (str, bytes, bytearray)):
