@@ -23,6 +23,7 @@ from ..syntax.context_turns import DocumentsTurn, DocumentTurnPerDocument
 from ..syntax.protocols import HistoryCall
 from .request import (
     _DOCUMENT_KEYS,
+    _ID_TYPES,
     _TITLE_TYPES,
     STRICT,
     VALIDATED_TYPES,
@@ -1072,10 +1073,22 @@ class ReleaseInputProcessor(InputProcessor):
             if typed:
                 text = document.text
             else:
-                if plain and not is_plain_document(document):
+                if (
+                    plain
+                    # (the usual document: its keys among the three read, of plain types)
+                    and not (
+                        type(document) is dict
+                        and _DOCUMENT_KEYS.issuperset(document)
+                        and type(document.get("title")) in _TITLE_TYPES
+                        and type(document.get("doc_id")) in _ID_TYPES
+                    )
+                    and not is_plain_document(document)
+                ):
                     raise NotPlain
                 text = document.get("text")
             if type(text) is not str or (sentinel is not None and sentinel in text):
+                if plain and not is_plain_document(document):
+                    raise NotPlain
                 if typed:
                     text = document_data(document).get("text")
                 text = self._document_text(len(texts), text, policy)
