@@ -197,3 +197,29 @@ def test_typed_requests_render_like_their_golden_dicts(release: Release) -> None
                 strict=case.strict,
             )
         assert prompt == case.prompt, case.name
+
+
+@pytest.mark.parametrize(
+    "release", [pytest.param(r, id=r.version) for r in RELEASES if r.has("controls")]
+)
+def test_options_kept_between_requests_follow_each_request(release: Release) -> None:
+    """The renderer keeps the options of recent ``chat_template_kwargs``: a caller who
+    changes their options dict after a call, or sends equal values of another type, gets
+    the prompt of what they send now."""
+    formatter = get_formatter(release.model)
+    documents = [{"doc_id": "1", "text": "T"}]
+    kwargs: dict[str, Any] = {"controls": {"citations": True}}
+    request = {"messages": HI, "documents": documents, "chat_template_kwargs": kwargs}
+    cited = formatter.format(request, today=DAY)
+    kwargs["controls"]["hallucinations"] = True
+    both = formatter.format(request, today=DAY)
+    assert both != cited
+    fresh = {"controls": {"citations": True, "hallucinations": True}}
+    assert formatter.format({**request, "chat_template_kwargs": fresh}, today=DAY) == both
+    kwargs["controls"] = {"citations": True}
+    assert formatter.format(request, today=DAY) == cited
+    with pytest.raises(InvalidRequestError) as caught:
+        formatter.format(
+            {**request, "chat_template_kwargs": {"controls": {"citations": 1}}}, today=DAY
+        )
+    assert caught.value.field == "chat_template_kwargs.controls.citations"

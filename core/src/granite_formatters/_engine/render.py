@@ -4,6 +4,7 @@ prompt out, byte for byte what the release's official template prints."""
 from __future__ import annotations
 
 import datetime
+import marshal
 import warnings
 from collections.abc import Iterator, Mapping, Sequence
 from operator import attrgetter
@@ -54,8 +55,10 @@ if TYPE_CHECKING:
 
 __all__ = ["ReleaseInputProcessor"]
 
-#: How many default system texts a processor keeps (then it starts afresh).
+#: How many default system texts (and option sets) a processor keeps (then it starts
+#: afresh), and the longest options key kept.
 _SYSTEM_TEXTS_KEPT = 32
+_OPTION_KEY_LENGTH = 4096
 
 _DATE = datetime.date
 
@@ -198,7 +201,9 @@ def _typed_options(options: Any) -> Any:
     fields_set = getattr(options, "__pydantic_fields_set__", None)
     if fields_set is None:
         return options
-    given = {name: getattr(options, name) for name in fields_set} if fields_set else {}
+    given = {}
+    for name in fields_set:  # (a loop: a comprehension is a call before Python 3.12)
+        given[name] = getattr(options, name)
     extra = options.__pydantic_extra__
     return {**given, **extra} if extra else given
 
@@ -346,6 +351,10 @@ class ReleaseInputProcessor(InputProcessor):
         # Default system turns of a dated system prompt by date and flags (the controls
         # count through their citations and hallucinations keys).
         self._system_texts: dict[tuple[datetime.date, bool, bool, bool, bool, bool], str] = {}
+        # The template options of recent chat_template_kwargs that raised no problem and
+        # name no tools, by the kwargs' marshal bytes (equal bytes: the same data of the
+        # same exact types, so the same options; kept options are read only).
+        self._option_sets: dict[bytes, Mapping[str, Any]] = {}
         # The JSON lines of recently rendered tool and document lists (usually sent again
         # with every turn), keyed by the list's marshal bytes, the field and the policy.
         self._blocks = PlainDataMemo()
@@ -484,11 +493,24 @@ class ReleaseInputProcessor(InputProcessor):
             kwargs = _typed_options(kwargs)
         if not kwargs and not self._reads_effort:
             return request.tools, "tools", self._defaults  # (read only: shared)
+        data: bytes | None = None
+        if type(kwargs) is dict and not self._reads_effort:
+            # Options of the same exact data are the same (see _option_sets).
+            try:
+                data = marshal.dumps(kwargs)
+            except ValueError:
+                pass
+            else:
+                known = self._option_sets.get(data)
+                if known is not None:
+                    return request.tools, "tools", known
+                kwargs = marshal.loads(data)  # (a copy: kept options share nothing with the caller)
         release = self.release
         tools: Any = request.tools
         tools_field = "tools"
         options = dict(self._defaults)
         kwargs = kwargs or {}
+        problems_before = len(problems.items)
         declared = self._declared
         for key, value in kwargs.items():
             option = declared.get(key)
@@ -530,6 +552,15 @@ class ReleaseInputProcessor(InputProcessor):
                 if refused is not None:
                     raise _refusal(refused, "reasoning_effort")
             top_level_effort(release, options, kwargs, effort)
+        if (
+            data is not None
+            and tools_field == "tools"
+            and len(problems.items) == problems_before
+            and len(data) <= _OPTION_KEY_LENGTH
+        ):
+            if len(self._option_sets) >= _SYSTEM_TEXTS_KEPT:
+                self._option_sets.clear()
+            self._option_sets[data] = options
         return tools, tools_field, options
 
     def _render(
