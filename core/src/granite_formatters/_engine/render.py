@@ -38,12 +38,12 @@ from .request import (
     is_plain_document,
     join_parts,
     plain_head,
+    plain_messages,
     plain_request,
     plain_turn,
     raw_documents,
     revalidated,
     top_level_effort,
-    turns_of,
     view,
 )
 
@@ -576,7 +576,11 @@ class ReleaseInputProcessor(InputProcessor):
         end = turns.end
         headers = self._headers
         messages = request.messages
-        rows = turns_of(request)
+        rows = (
+            plain_messages(messages, request.documents)  # (checked as read: NotPlain)
+            if type(request) is PlainRequest
+            else list(map(_TURN, messages))
+        )
         raw_messages = _raw_messages(request, raw)
 
         tools, tools_field, options = self._options(

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from operator import attrgetter
 from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
 
 from ..errors import InvalidRequestError, quote
@@ -40,13 +39,12 @@ __all__ = [
     "is_plain_document",
     "output_options",
     "plain_head",
+    "plain_messages",
     "plain_request",
     "plain_turn",
-    "plain_turns",
     "raw_documents",
     "revalidated",
     "top_level_effort",
-    "turns_of",
     "view",
 ]
 
@@ -78,7 +76,7 @@ Turn = tuple[str, "str | None", "list[Any] | None"]
 
 class RequestView(Protocol):
     """What the renderer reads: a validated ``ChatCompletion`` or a :class:`PlainRequest`
-    (the messages through :func:`turns_of`)."""
+    (a plain request's messages read and checked by the renderer)."""
 
     @property
     def messages(self) -> Sequence[Any]: ...
@@ -165,28 +163,13 @@ def documents_data(documents: Sequence[Any]) -> list[dict[str, Any]]:
 
 
 class PlainRequest(NamedTuple):
-    """A plain request dict read without validation: each message's :data:`Turn`
-    (``None``: not read yet, see :func:`plain_head`), and the caller's messages, tools,
-    documents and ``chat_template_kwargs`` as they are."""
+    """A plain request dict read without validation (see :func:`plain_head`): the
+    caller's messages, tools, documents and ``chat_template_kwargs`` as they are."""
 
-    turns: list[Turn] | None
     messages: list[dict[str, Any]]
     tools: list[dict[str, Any]] | None
     documents: list[dict[str, Any]] | None
     chat_template_kwargs: dict[str, Any] | None
-
-
-def turns_of(request: RequestView) -> list[Turn]:
-    """Each message's role, content and tool calls (read once, as a tuple: cheaper than
-    an object per message); a plain request's are checked first (:func:`plain_turns`)."""
-    if type(request) is PlainRequest:
-        turns = request.turns
-        return plain_turns(request) if turns is None else turns
-    return list(map(_TURN, request.messages))
-
-
-#: A validated message's :data:`Turn` (one C call per message).
-_TURN = attrgetter("role", "content", "tool_calls")
 
 
 #: The message keys besides role, content and tool_calls that validation reads as text.
@@ -209,30 +192,43 @@ class NotPlain(Exception):
 
 
 def plain_turn(message: Any) -> Turn:
-    """A plain message's :data:`Turn`: a dict with a ``str`` role and content (not
-    content parts) and only plain keys, ``tool_calls`` a list of dicts,
-    ``tool_call_id``/``name``/``reasoning_content`` strings or null; else
-    :class:`NotPlain`. (A renderer reads a dict of exactly role and content itself.)"""
-    if type(message) is not dict:
-        raise NotPlain
-    role = message.get("role")
-    content = message.get("content")
-    if type(role) is not str or type(content) is not str:
-        raise NotPlain  # (a missing role or content is left to validation too)
-    if len(message) == 2:  # (exactly role and content)
-        return (role, content, None)
-    calls = message.get("tool_calls")
-    if calls is not None and (
-        type(calls) is not list or any(type(call) is not dict for call in calls)
-    ):
-        raise NotPlain  # (objects such as the openai package's: validation reads them)
-    if not are_plain_keys(message):
-        raise NotPlain  # validation refuses it ("Keys should be strings")
-    for name in _OPTIONAL_MESSAGE_STRINGS:
-        value = message.get(name)
-        if value is not None and type(value) is not str:
+    """A plain message's :data:`Turn` (see :func:`plain_messages`), else :class:`NotPlain`."""
+    return plain_messages((message,))[0]
+
+
+def plain_messages(messages: Iterable[Any], documents: list[Any] | None = None) -> list[Turn]:
+    """The :data:`Turn` of each plain message: a dict with a ``str`` role and content
+    (not content parts) and only plain keys, ``tool_calls`` a list of dicts,
+    ``tool_call_id``/``name``/``reasoning_content`` strings or null; :class:`NotPlain`
+    for any other (a missing role or content is left to validation too), or for a
+    document that is not plain (:func:`is_plain_document`)."""
+    turns: list[Turn] = []
+    append = turns.append
+    for message in messages:
+        if type(message) is not dict:
             raise NotPlain
-    return (role, content, calls)
+        role = message.get("role")
+        content = message.get("content")
+        if type(role) is not str or type(content) is not str:
+            raise NotPlain
+        if len(message) == 2:  # (exactly role and content)
+            append((role, content, None))
+            continue
+        calls = message.get("tool_calls")
+        if calls is not None and (
+            type(calls) is not list or any(type(call) is not dict for call in calls)
+        ):
+            raise NotPlain  # (objects such as the openai package's: validation reads them)
+        if not are_plain_keys(message):
+            raise NotPlain  # validation refuses it ("Keys should be strings")
+        for name in _OPTIONAL_MESSAGE_STRINGS:
+            value = message.get(name)
+            if value is not None and type(value) is not str:
+                raise NotPlain
+        append((role, content, calls))
+    if documents is not None and not all(map(is_plain_document, documents)):
+        raise NotPlain
+    return turns
 
 
 def is_plain_document(document: Any) -> bool:
@@ -250,7 +246,7 @@ def is_plain_document(document: Any) -> bool:
 def plain_head(data: dict[str, Any]) -> PlainRequest | None:
     """The request of a plain dict whose top level validation would accept unchanged,
     or ``None``; its messages and documents are checked by whoever reads them
-    (:func:`turns_of`, or a renderer reading them itself), which raises :class:`NotPlain`
+    (the renderer, with :func:`plain_messages` or itself), which raises :class:`NotPlain`
     for one that is not plain (:func:`plain_request` checks them all).
 
     ``None`` unless every top-level key is a request field or an ignored OpenAI/vLLM
@@ -266,7 +262,7 @@ def plain_head(data: dict[str, Any]) -> PlainRequest | None:
     if type(messages) is not list or not messages:
         return None
     if len(data) == 1:  # (only the messages)
-        return _new(PlainRequest, (None, messages, None, None, None))
+        return _new(PlainRequest, (messages, None, None, None))
     model = data.get("model")
     if model is not None and type(model) is not str:
         return None
@@ -283,29 +279,20 @@ def plain_head(data: dict[str, Any]) -> PlainRequest | None:
         for key in options:
             if type(key) is not str:
                 return None
-    return _new(PlainRequest, (None, messages, tools, documents, options))
-
-
-def plain_turns(request: PlainRequest) -> list[Turn]:
-    """The :data:`Turn` of each message of a :func:`plain_head` request, its messages and
-    documents checked (:class:`NotPlain` for one that is not plain)."""
-    turns = list(map(plain_turn, request.messages))
-    documents = request.documents
-    if documents is not None and not all(map(is_plain_document, documents)):
-        raise NotPlain
-    return turns
+    return _new(PlainRequest, (messages, tools, documents, options))
 
 
 def plain_request(data: dict[str, Any]) -> PlainRequest | None:
     """The request of a plain dict that validation would accept unchanged, its messages
-    and documents checked (:func:`plain_head`, :func:`plain_turns`), or ``None``."""
+    and documents checked (:func:`plain_head`, :func:`plain_messages`), or ``None``."""
     head = plain_head(data)
     if head is None:
         return None
     try:
-        return head._replace(turns=plain_turns(head))
+        plain_messages(head.messages, head.documents)
     except NotPlain:
         return None
+    return head
 
 
 #: ``ChatCompletion`` and ``coerce_request``, imported on the first request that is not a
