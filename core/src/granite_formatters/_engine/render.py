@@ -767,8 +767,11 @@ class ReleaseInputProcessor(InputProcessor):
             first_role, first_text, first_calls = rows[0]
         kwargs: Any = request.chat_template_kwargs
         if kwargs is not None and type(kwargs) is not dict:
-            # (a Granite3ChatCompletion's options object)
-            kwargs = _typed_options(kwargs)
+            # (a Granite3ChatCompletion's options object: none when nothing is set)
+            if getattr(kwargs, "__pydantic_fields_set__", True) or kwargs.__pydantic_extra__:
+                kwargs = _typed_options(kwargs)
+            else:
+                kwargs = None
         if kwargs or self._reads_effort:
             tools, tools_field, options = self._options(request, raw, problems, kwargs)
             controls = options.get("controls")
