@@ -377,7 +377,7 @@ class ReleaseStreamParser(StreamParser):
         self._c_firsts = _lane_firsts(every, self._m_firsts if self._m_state != _M_OFF else None)
         self._settled: frozenset[str] | None = None
         self._c_lane: frozenset[str] | None = None
-        self._c_write: Callable[[str], None] = _ignored
+        self._c_write: Callable[[str], str | None] = _ignored
         self._settle()
 
     def _marked_setup(self, release: Release, request: object, anywhere: bool) -> None:
@@ -450,12 +450,37 @@ class ReleaseStreamParser(StreamParser):
                     self._fresh = False
             self._offset += size
             lane = self._c_lane
-            if lane is not None and lane.isdisjoint(chunk):
-                self._c_write(chunk)
-            else:
+            if lane is None or not lane.isdisjoint(chunk):
                 assert self._cite is not None
                 self._cite.write(chunk)
                 self._cite_lane()
+            else:
+                # Past the citation stages' scans: what reaches the content is trimmed
+                # (_trim, inlined once the content has started: this runs for each
+                # streamed chunk).
+                text = self._c_write(chunk)
+                if not text:
+                    return []
+                if not self._started:
+                    self._trim(text)
+                else:
+                    body = text.rstrip()
+                    spaces = self._spaces
+                    if not body:
+                        spaces.append(text)
+                        return []
+                    size = len(body)
+                    if spaces:
+                        body = "".join(spaces) + body
+                        spaces.clear()
+                    if size < len(text):
+                        spaces.append(text[size:])
+                    self._content.append(body)
+                    if not self._deltas:
+                        return []
+                    if self._role_sent:
+                        return [content_delta(body)]
+                    self._out_text.append(body)
             out_text = self._out_text
             if not out_text:
                 return []

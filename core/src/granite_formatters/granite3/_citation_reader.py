@@ -127,11 +127,13 @@ class CitationReader:
         self._entries: list[CitationEntry] = []
         self._items: list[Hallucination] = []
 
-    def lane(self) -> tuple[frozenset[str], Callable[[str], None]] | None:
-        """The characters that need a scan by one of the stages now and where text
-        holding none of them goes (what :attr:`write` would do with it, the scans
-        skipped), or ``None`` when every text needs the scans (a stage is mid-marker or
-        at a line start). Valid until text holding one of them is written.
+    def lane(self) -> tuple[frozenset[str], Callable[[str], str | None]] | None:
+        """The characters that need a scan by one of the stages now and what takes text
+        holding none of them instead of :attr:`write` (the scans skipped): it returns
+        the text that then reaches ``content``, for the caller to write there. ``None``
+        when every text needs the scans (a stage is mid-marker or at a line start, or
+        tags wait for the text after them). Valid until text holding one of them is
+        written.
 
         The section splitter passes such text on unchanged to the tag remover, which
         only repairs whitespace (see their ``lane``); once the sections are collected,
@@ -141,10 +143,11 @@ class CitationReader:
         outer = sections.lane()
         if outer is None:
             return (NOTHING, sections.write) if sections.collecting else None
-        inner = self._tags.lane()
-        if inner is None:
+        tags = self._tags
+        inner = tags.lane()
+        if inner is None or not tags.resolved:
             return None
-        return _joined(outer, inner), self._tags.text
+        return _joined(outer, inner), tags.passes
 
     def end(self) -> None:
         """No more text: the sections are read, what they do not account for goes on."""
