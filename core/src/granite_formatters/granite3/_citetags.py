@@ -99,6 +99,9 @@ class CitationTagRemover(ScanningSink):
     def _holds(self) -> frozenset[str]:
         return self._prefixes
 
+    #: The texts a scan keeps whole, with nothing pending (the markers' beginnings).
+    holds = _holds
+
     def end(self) -> None:
         self._flush()
         if self._cluster is not None:
