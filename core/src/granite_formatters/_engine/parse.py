@@ -521,7 +521,7 @@ class ReleaseStreamParser(StreamParser):
                     self._fresh = False
             self._offset += size
             lane = self._c_lane
-            if lane is None or not lane.isdisjoint(chunk):
+            if lane is None or (lane and not lane.isdisjoint(chunk)):  # (empty: collected)
                 assert self._cite is not None
                 self._cite.write(chunk)
                 self._cite_lane()
@@ -602,6 +602,7 @@ class ReleaseStreamParser(StreamParser):
             chunk = text_of(chunk)
             if not chunk.isascii():
                 chunk = self._safe(chunk)
+        settle = self._cite is not None
         if chunk:
             self._chunks.append(chunk)
             if hold:
@@ -612,10 +613,10 @@ class ReleaseStreamParser(StreamParser):
                 self._emit(chunk)
                 self._offset += len(chunk)
             elif self._h_tails is not None:
-                self._hold_tail(chunk)
+                settle = not self._hold_tail(chunk)
             else:
                 self._consume(chunk)
-        if self._cite is not None:
+        if settle:
             self._settle()
         if not self._deltas:
             self._out_text.clear()
@@ -687,11 +688,12 @@ class ReleaseStreamParser(StreamParser):
         if self._h_sets and self._cite.between_markers():
             self._holding = self._h_sets[state]
 
-    def _hold_tail(self, chunk: str) -> None:
+    def _hold_tail(self, chunk: str) -> bool:
         """Consume ``chunk``, but hold back its end when it is the beginning of a marker
         that the stages, settled after the rest of the chunk, would keep whole (see
         :func:`_hold_tables`): feed keeps such text until a chunk decides it, the
-        stages' scans skipped for the chunks in between (they would pass nothing on)."""
+        stages' scans skipped for the chunks in between (they would pass nothing on).
+        Whether it held (the lane is then settled for the stages' state)."""
         assert self._h_tails is not None
         first, tails, longest = self._h_tails
         size = len(chunk)
@@ -703,14 +705,15 @@ class ReleaseStreamParser(StreamParser):
             found = first.search(chunk, start + 1)
         else:
             self._consume(chunk)
-            return
+            return False
         if start:
             self._consume(chunk[:start])
         self._settle()
         if self._settled is not None and chunk[start:] in self._holding:
             self._hold = chunk[start:]
-            return
+            return True
         self._consume(chunk[start:])
+        return False
 
     def _cite_lane(self) -> None:
         """Where the cited lane hands a chunk free of the citation stages' characters."""

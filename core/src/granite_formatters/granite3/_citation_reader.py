@@ -131,8 +131,9 @@ class CitationReader:
 
     def lane(self) -> tuple[frozenset[str], Callable[[str], str | None]] | None:
         """The characters that need a scan by one of the stages now and what takes text
-        holding none of them instead of :attr:`write` (the scans skipped): it returns
-        the text that then reaches ``content``, for the caller to write there. ``None``
+        holding none of them instead of :attr:`write` (the scans skipped; a non-empty
+        text): it returns the text that then reaches ``content``, for the caller to
+        write there. ``None``
         when every text needs the scans (a stage is mid-marker or at a line start, or
         tags wait for the text after them). Valid until text holding one of them is
         written.
@@ -144,7 +145,7 @@ class CitationReader:
         sections = self._sections
         outer = sections.lane()
         if outer is None:
-            return (NOTHING, sections.write) if sections.collecting else None
+            return (NOTHING, sections.collector()) if sections.collecting else None
         tags = self._tags
         inner = tags.lane()
         if inner is None or not tags.resolved:

@@ -84,6 +84,12 @@ class SectionSplitter(ScanningSink):
         """The markers found anywhere in the answer (section starters, dropped tokens)."""
         return self._markers
 
+    def collector(self) -> Callable[[str], None]:
+        """Once the sections have started: what :meth:`write` does with a non-empty text
+        (it is collected), as a callable."""
+        assert self._sections is not None
+        return self._sections.append
+
     @property
     def collecting(self) -> bool:
         """Whether the sections have started (every later chunk is only collected)."""
