@@ -697,7 +697,12 @@ class ReleaseStreamParser(StreamParser):
         assert self._h_tails is not None
         first, tails, longest = self._h_tails
         size = len(chunk)
-        found = first.search(chunk, max(0, size - longest))
+        if size > longest:
+            # (A chunk longer than any text held is not a small chunk of a stream: its
+            # end is not looked for, a second pass over it would cost more than it saves.)
+            self._consume(chunk)
+            return False
+        found = first.search(chunk)
         while found is not None:
             start = found.start()
             if chunk[start:] in tails:  # (the earliest is the longest)
