@@ -5,7 +5,9 @@ the stages can find a marker in at its top (the marked stage's and the content p
 bookkeeping, then the citation stages' own steady case). A test-only subclass whose lane
 never opens takes the full path for every chunk: both must give the same deltas, feed by
 feed, and the same message, for realistic cited outputs and marker soups cut anywhere
-(and in one- and four-character chunks, the lane's usual chunks).
+(and in one- and four-character chunks, the lane's usual chunks). The lane also holds
+back the beginning of a marker at the top of ``feed`` until a chunk decides it; the
+full-path parser never does.
 """
 
 from __future__ import annotations
@@ -58,6 +60,7 @@ def test_the_full_path_parser_never_takes_the_lane(release: Release) -> None:
     for piece in _pieces(cited.rag_output, range(4, len(cited.rag_output), 4)):
         parser.feed(piece)
         assert parser._settled is None
+        assert not parser._hold
     lane = ReleaseStreamParser(declared, cited.rag)
     opened = 0
     for piece in _pieces(cited.rag_output, range(4, len(cited.rag_output), 4)):
@@ -89,3 +92,20 @@ def test_the_realistic_answer_in_small_chunks(release: Release) -> None:
         for size in (1, 2, 3, 4, 5, 7):
             text = cited.rag_output
             check_same(release, request, _pieces(text, range(size, len(text), size)))
+
+
+def test_the_lane_holds_back_the_beginning_of_a_tag(release: Release) -> None:
+    cited = CITED_OUTPUTS[release.version]
+    declared = release_declaration(release.version)
+    parser = ReleaseStreamParser(declared, cited.rag)
+    text = cited.rag_output
+    held = 0
+    for piece in _pieces(text, range(1, len(text))):
+        parser.feed(piece)
+        held += bool(parser._hold)
+    assert held  # (and test_the_realistic_answer_in_small_chunks checks the deltas)
+    batch = ReleaseStreamParser(declared, cited.rag, deltas=False)
+    batch.feed(text)
+    batch.close()
+    parser.close()
+    assert comparable(parser.message) == comparable(batch.message)

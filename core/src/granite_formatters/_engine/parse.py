@@ -149,6 +149,50 @@ def _partial_in(text: str, pos: int, partials: _Partials) -> int:
     return 0
 
 
+@functools.lru_cache(maxsize=64)
+def _hold_tables(
+    marked: tuple[tuple[str, ...], ...], every: tuple[str, ...], stages: frozenset[str]
+) -> tuple[tuple[frozenset[str], ...], tuple[re.Pattern[str], frozenset[str], int] | None]:
+    """What feed may hold back whole while the cited lane is open (see _settle), in each
+    state of the marked stage (whose markers in each state are ``marked``), and a search
+    for a chunk's end that may be held in some state (its first characters, the texts,
+    the longest's length; ``None`` when there are none).
+
+    A text may be held when it holds no whitespace and the pipeline would keep it whole,
+    nothing passed on: the marked stage keeps all of it (the beginning of one of its
+    markers), or passes all of it on and the content parser (markers ``every``) keeps
+    all of it, or passes all of it on and the citation stages keep it (``stages``)."""
+    content = _alternation(every), _partials(every)
+
+    def kept(text: str, pattern: re.Pattern[str] | None, partials: _Partials) -> bool | None:
+        # True: kept whole; False: passed on whole; None: a marker or part of one.
+        if pattern is not None and pattern.search(text) is not None:
+            return None
+        kept = _partial_in(text, 0, partials)
+        return True if kept == len(text) else False if not kept else None
+
+    sets = []
+    for markers in marked:
+        own = _alternation(markers), _partials(markers)
+        found = set()
+        for text in {*own[1][1], *content[1][1], *stages}:
+            if not text or any(space in text for space in _BLANKS):
+                continue
+            decided = kept(text, *own)
+            if decided is False:
+                decided = kept(text, *content)
+                if decided is False:
+                    decided = text in stages
+            if decided:
+                found.add(text)
+        sets.append(frozenset(found))
+    every_set = frozenset().union(*sets)
+    if not every_set:
+        return tuple(sets), None
+    firsts = "".join(sorted({re.escape(text[0]) for text in every_set}))
+    return tuple(sets), (re.compile(f"[{firsts}]"), every_set, max(map(len, every_set)))
+
+
 def _given_options(request: object) -> Mapping[str, Any]:
     """The template options ``request`` sets (no defaults filled in)."""
     if request is None:
@@ -216,7 +260,11 @@ class ReleaseStreamParser(StreamParser):
         "_every",
         "_finder",
         "_fresh",
+        "_h_sets",
+        "_h_tails",
         "_held",
+        "_hold",
+        "_holding",
         "_ids",
         "_json_end",
         "_json_start",
@@ -377,7 +425,16 @@ class ReleaseStreamParser(StreamParser):
         self._c_firsts = _lane_firsts(every, self._m_firsts if self._m_state != _M_OFF else None)
         self._settled: frozenset[str] | None = None
         self._c_lane: frozenset[str] | None = None
-        self._c_write: Callable[[str], None] = _ignored
+        self._c_write: Callable[[str], str | None] = _ignored
+        # What feed holds back (see _settle and _hold_tail): made for a stream only (a
+        # batch parse is one chunk).
+        self._hold = ""
+        self._holding: frozenset[str] = frozenset()
+        self._h_sets: tuple[frozenset[str], ...] = ()
+        self._h_tails: tuple[re.Pattern[str], frozenset[str], int] | None = None
+        if self._cite is not None and deltas:
+            marked = self._m_markers if self._m_state != _M_OFF else ((),) * 5
+            self._h_sets, self._h_tails = _hold_tables(marked, every, self._cite.holds())
         self._settle()
 
     def _marked_setup(self, release: Release, request: object, anywhere: bool) -> None:
@@ -435,8 +492,22 @@ class ReleaseStreamParser(StreamParser):
                 spaces.append(chunk[size:])
             self._content.append(stripped)
             return [content_delta(stripped)]
+        hold = self._hold
+        if hold and chunk.__class__ is str:
+            # The beginning of a marker, held back (see _hold_tail): still undecided?
+            text = hold + chunk
+            if text in self._holding:
+                self._chunks.append(chunk)
+                self._hold = text
+                return []
         settled = self._settled
-        if settled is not None and chunk.__class__ is str and chunk and settled.isdisjoint(chunk):
+        if (
+            settled is not None
+            and chunk.__class__ is str
+            and chunk
+            and not hold
+            and settled.isdisjoint(chunk)
+        ):
             # The cited lane (see _settle): neither the marked stage nor the content
             # parser can find a marker in this chunk, so it is content (their
             # bookkeeping, as _marked and _read do it), and goes on to the citation
@@ -450,12 +521,37 @@ class ReleaseStreamParser(StreamParser):
                     self._fresh = False
             self._offset += size
             lane = self._c_lane
-            if lane is not None and lane.isdisjoint(chunk):
-                self._c_write(chunk)
-            else:
+            if lane is None or (lane and not lane.isdisjoint(chunk)):  # (empty: collected)
                 assert self._cite is not None
                 self._cite.write(chunk)
                 self._cite_lane()
+            else:
+                # Past the citation stages' scans: what reaches the content is trimmed
+                # (_trim, inlined once the content has started: this runs for each
+                # streamed chunk).
+                passed = self._c_write(chunk)
+                if not passed:
+                    return []
+                if not self._started:
+                    self._trim(passed)
+                else:
+                    body = passed.rstrip()
+                    spaces = self._spaces
+                    if not body:
+                        spaces.append(passed)
+                        return []
+                    size = len(body)
+                    if spaces:
+                        body = "".join(spaces) + body
+                        spaces.clear()
+                    if size < len(passed):
+                        spaces.append(passed[size:])
+                    self._content.append(body)
+                    if not self._deltas:
+                        return []
+                    if self._role_sent:
+                        return [content_delta(body)]
+                    self._out_text.append(body)
             out_text = self._out_text
             if not out_text:
                 return []
@@ -506,15 +602,21 @@ class ReleaseStreamParser(StreamParser):
             chunk = text_of(chunk)
             if not chunk.isascii():
                 chunk = self._safe(chunk)
+        settle = self._cite is not None
         if chunk:
             self._chunks.append(chunk)
+            if hold:
+                chunk = hold + chunk  # (decided: taken with the chunk that decides it)
+                self._hold = ""
             if self._mode == _TEXT and not self._pending and self._lt not in chunk and self._lanes:
                 # The fast lane, before the content has started.
                 self._emit(chunk)
                 self._offset += len(chunk)
+            elif self._h_tails is not None:
+                settle = not self._hold_tail(chunk)
             else:
                 self._consume(chunk)
-        if self._cite is not None:
+        if settle:
             self._settle()
         if not self._deltas:
             self._out_text.clear()
@@ -558,6 +660,7 @@ class ReleaseStreamParser(StreamParser):
         that took the full path (or went through the citation stages' scans).
         """
         self._settled = None
+        self._holding = _NONE
         if (
             self._cite is None
             or self._message is not None
@@ -582,6 +685,40 @@ class ReleaseStreamParser(StreamParser):
             return
         self._settled = self._c_firsts[state]
         self._cite_lane()
+        if self._h_sets and self._cite.between_markers():
+            self._holding = self._h_sets[state]
+
+    def _hold_tail(self, chunk: str) -> bool:
+        """Consume ``chunk``, but hold back its end when it is the beginning of a marker
+        that the stages, settled after the rest of the chunk, would keep whole (see
+        :func:`_hold_tables`): feed keeps such text until a chunk decides it, the
+        stages' scans skipped for the chunks in between (they would pass nothing on).
+        Whether it held (the lane is then settled for the stages' state)."""
+        assert self._h_tails is not None
+        first, tails, longest = self._h_tails
+        size = len(chunk)
+        if size > longest:
+            # (A chunk longer than any text held is not a small chunk of a stream: its
+            # end is not looked for, a second pass over it would cost more than it saves.)
+            self._consume(chunk)
+            return False
+        found = first.search(chunk)
+        while found is not None:
+            start = found.start()
+            if chunk[start:] in tails:  # (the earliest is the longest)
+                break
+            found = first.search(chunk, start + 1)
+        else:
+            self._consume(chunk)
+            return False
+        if start:
+            self._consume(chunk[:start])
+        self._settle()
+        if self._settled is not None and chunk[start:] in self._holding:
+            self._hold = chunk[start:]
+            return True
+        self._consume(chunk[start:])
+        return False
 
     def _cite_lane(self) -> None:
         """Where the cited lane hands a chunk free of the citation stages' characters."""
@@ -605,6 +742,9 @@ class ReleaseStreamParser(StreamParser):
         if self._message is not None:
             return []
         # (A character cut at the end of the bytes: U+FFFD.)
+        hold, self._hold = self._hold, ""
+        if hold:
+            self._consume(hold)  # (what came before the decoder's rest)
         rest = self._text_of.end() if self._text_of is not None else ""
         if rest:
             self._chunks.append(rest)
@@ -1119,6 +1259,10 @@ class _Trimmed:
     def __init__(self, parser: ReleaseStreamParser) -> None:
         self.write = parser._trim
         self.end = _nothing
+
+
+#: No text (nothing held back).
+_NONE: frozenset[str] = frozenset()
 
 
 def _nothing() -> None:

@@ -20,11 +20,11 @@ from ._citation_lines import CitationEntry
 from ._citetags import CitationTagRemover, remove_citation_tags
 from ._documents import DocumentIndex
 from ._hallucinations import add_hallucination_response_spans, parse_hallucinations_text
-from ._markers import marker_pattern
+from ._markers import marker_pattern, partial_marker_length
 from ._notes import excerpt
 from ._sections import SectionBlock, SectionSplitter, split_section_blocks
 from ._sentences import split_sentences
-from ._stages import NOTHING, Outbox, TextSink
+from ._stages import NOTHING, WHITESPACE, Outbox, TextSink
 from ._tags import TagEvent
 from .types import Granite3AssistantMessage
 
@@ -88,6 +88,7 @@ class CitationReader:
         "_cite",
         "_documents",
         "_entries",
+        "_held",
         "_items",
         "_no_request",
         "_notes",
@@ -123,15 +124,19 @@ class CitationReader:
         sections.recover = self._read_sections
         #: Takes the answer text (the section splitter's ``write``).
         self.write = sections.write
+        self._held: frozenset[str] | None = None
         self._blocks: list[SectionBlock] = []
         self._entries: list[CitationEntry] = []
         self._items: list[Hallucination] = []
 
-    def lane(self) -> tuple[frozenset[str], Callable[[str], None]] | None:
-        """The characters that need a scan by one of the stages now and where text
-        holding none of them goes (what :attr:`write` would do with it, the scans
-        skipped), or ``None`` when every text needs the scans (a stage is mid-marker or
-        at a line start). Valid until text holding one of them is written.
+    def lane(self) -> tuple[frozenset[str], Callable[[str], str | None]] | None:
+        """The characters that need a scan by one of the stages now and what takes text
+        holding none of them instead of :attr:`write` (the scans skipped; a non-empty
+        text): it returns the text that then reaches ``content``, for the caller to
+        write there. ``None``
+        when every text needs the scans (a stage is mid-marker or at a line start, or
+        tags wait for the text after them). Valid until text holding one of them is
+        written.
 
         The section splitter passes such text on unchanged to the tag remover, which
         only repairs whitespace (see their ``lane``); once the sections are collected,
@@ -140,11 +145,42 @@ class CitationReader:
         sections = self._sections
         outer = sections.lane()
         if outer is None:
-            return (NOTHING, sections.write) if sections.collecting else None
-        inner = self._tags.lane()
-        if inner is None:
+            return (NOTHING, sections.collector()) if sections.collecting else None
+        tags = self._tags
+        inner = tags.lane()
+        if inner is None or not tags.resolved:
             return None
-        return _joined(outer, inner), self._tags.text
+        return _joined(outer, inner), tags.passes
+
+    def between_markers(self) -> bool:
+        """Whether the stages are between markers: the answer goes on, not at a line
+        start, with nothing pending (tags may wait for the text after them)."""
+        return self._sections.lane() is not None and self._tags.lane() is not None
+
+    def holds(self) -> frozenset[str]:
+        """The texts the stages would keep whole, nothing passed on, while they are
+        between markers (see :meth:`between_markers`): the beginnings of the tag
+        remover's markers and of the section splitter's (away from a line start) that
+        hold no marker and no whitespace, and that the splitter keeps or passes on whole."""
+        held = self._held
+        if held is None:
+            sections, tags = self._sections, self._tags
+            markers = sections.markers
+            pattern = marker_pattern(markers)
+            held = self._held = frozenset(
+                text
+                for text in sections.holds() | tags.holds()
+                if text.strip(WHITESPACE) == text
+                and not any(space in text for space in WHITESPACE)
+                and (
+                    text in sections.holds()
+                    or (
+                        (pattern is None or pattern.search(text) is None)
+                        and partial_marker_length(text, markers) == 0
+                    )
+                )
+            )
+        return held
 
     def end(self) -> None:
         """No more text: the sections are read, what they do not account for goes on."""

@@ -99,6 +99,9 @@ class CitationTagRemover(ScanningSink):
     def _holds(self) -> frozenset[str]:
         return self._prefixes
 
+    #: The texts a scan keeps whole, with nothing pending (the markers' beginnings).
+    holds = _holds
+
     def end(self) -> None:
         self._flush()
         if self._cluster is not None:
@@ -234,6 +237,30 @@ class CitationTagRemover(ScanningSink):
 
     #: Text known to hold no tag (see :meth:`lane`): whitespace repair, then passed on.
     text = _text
+
+    def passes(self, text: str) -> str:
+        """What :meth:`text` would pass on of ``text`` (no tag in it, and no cluster
+        open: see :attr:`resolved`), returned for the caller to write to ``next_sink``."""
+        body = text.rstrip(WHITESPACE)
+        held = self._held
+        if not body:
+            held.append(text)
+            return ""
+        size = len(body)
+        if held:
+            held.append(body)
+            body = "".join(held)
+            held.clear()
+        if size < len(text):
+            held.append(text[size:])
+        self._out += len(body)
+        self._last = body[-1]
+        return body
+
+    @property
+    def resolved(self) -> bool:
+        """Whether no cluster of tags waits for the text after it (see :meth:`passes`)."""
+        return self._cluster is None
 
     def _resolve(self, following: str | None) -> None:
         """Close the current cluster; ``following`` is the next character (None at the end)."""

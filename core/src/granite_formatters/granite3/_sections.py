@@ -75,6 +75,21 @@ class SectionSplitter(ScanningSink):
     def _holds(self) -> frozenset[str]:
         return NOTHING if self._at_line_start else self._prefixes
 
+    def holds(self) -> frozenset[str]:
+        """The texts a scan keeps whole away from a line start, with nothing pending."""
+        return self._prefixes
+
+    @property
+    def markers(self) -> tuple[str, ...]:
+        """The markers found anywhere in the answer (section starters, dropped tokens)."""
+        return self._markers
+
+    def collector(self) -> Callable[[str], None]:
+        """Once the sections have started: what :meth:`write` does with a non-empty text
+        (it is collected), as a callable."""
+        assert self._sections is not None
+        return self._sections.append
+
     @property
     def collecting(self) -> bool:
         """Whether the sections have started (every later chunk is only collected)."""
