@@ -23,19 +23,16 @@ from ..special_tokens import (
 from ..syntax.context_turns import DocumentsTurn, DocumentTurnPerDocument
 from ..syntax.protocols import HistoryCall
 from .request import (
-    _DOCUMENT_KEYS,
-    _ID_TYPES,
-    _TITLE_TYPES,
     STRICT,
     VALIDATED_TYPES,
     NotPlain,
     PlainRequest,
     Problems,
     RequestView,
+    are_plain_documents,
     body_value,
     document_data,
     documents_data,
-    is_plain_document,
     join_parts,
     plain_head,
     plain_messages,
@@ -1072,6 +1069,8 @@ class ReleaseInputProcessor(InputProcessor):
         """Append the documents turn(s) to ``out``: a ``plain`` request's documents
         (checked here: :class:`NotPlain`), a ``typed`` request's validated documents (read
         by attribute), or mappings."""
+        if plain and not are_plain_documents(documents):
+            raise NotPlain
         sentinel = self._tokens.sentinel if policy != "keep" else None
         if layout is self._per_document:
             # (one turn per document: its pieces written straight into the prompt)
@@ -1080,17 +1079,6 @@ class ReleaseInputProcessor(InputProcessor):
                 if typed:
                     text, doc_id = _TEXT_AND_ID(document)
                 else:
-                    if (
-                        plain
-                        # (the usual document: its keys among the three read, a plain title)
-                        and not (
-                            type(document) is dict
-                            and _DOCUMENT_KEYS.issuperset(document)
-                            and type(document.get("title")) in _TITLE_TYPES
-                        )
-                        and not is_plain_document(document)
-                    ):
-                        raise NotPlain
                     text = document.get("text")
                     doc_id = document.get("doc_id")
                 if (
@@ -1098,8 +1086,6 @@ class ReleaseInputProcessor(InputProcessor):
                     or type(doc_id) is not str
                     or (sentinel is not None and (sentinel in text or sentinel in doc_id))
                 ):
-                    if plain and not is_plain_document(document):
-                        raise NotPlain
                     if typed:
                         document = document_data(document)
                     text = self._document_text(index, document.get("text"), policy)
@@ -1108,25 +1094,8 @@ class ReleaseInputProcessor(InputProcessor):
             return
         texts: list[str] = []
         for document in documents:
-            if typed:
-                text = document.text
-            else:
-                if (
-                    plain
-                    # (the usual document: its keys among the three read, of plain types)
-                    and not (
-                        type(document) is dict
-                        and _DOCUMENT_KEYS.issuperset(document)
-                        and type(document.get("title")) in _TITLE_TYPES
-                        and type(document.get("doc_id")) in _ID_TYPES
-                    )
-                    and not is_plain_document(document)
-                ):
-                    raise NotPlain
-                text = document.get("text")
+            text = document.text if typed else document.get("text")
             if type(text) is not str or (sentinel is not None and sentinel in text):
-                if plain and not is_plain_document(document):
-                    raise NotPlain
                 if typed:
                     text = document_data(document).get("text")
                 text = self._document_text(len(texts), text, policy)

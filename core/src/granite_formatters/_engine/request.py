@@ -32,6 +32,7 @@ __all__ = [
     "Problems",
     "RequestView",
     "Turn",
+    "are_plain_documents",
     "body_value",
     "document_data",
     "documents_data",
@@ -226,7 +227,7 @@ def plain_messages(messages: Iterable[Any], documents: list[Any] | None = None) 
             if value is not None and type(value) is not str:
                 raise NotPlain
         append((role, content, calls))
-    if documents is not None and not all(map(is_plain_document, documents)):
+    if documents is not None and not are_plain_documents(documents):
         raise NotPlain
     return turns
 
@@ -241,6 +242,21 @@ def is_plain_document(document: Any) -> bool:
         and type(document.get("doc_id")) in _ID_TYPES
         and type(document.get("title")) in _TITLE_TYPES
     )
+
+
+def are_plain_documents(documents: Iterable[Any]) -> bool:
+    """Every document :func:`is_plain_document` (the usual one, of the three keys read,
+    checked here without a call)."""
+    for document in documents:
+        if not (
+            type(document) is dict
+            and _DOCUMENT_KEYS.issuperset(document)
+            and type(document.get("text")) is str
+            and type(document.get("doc_id")) in _ID_TYPES
+            and type(document.get("title")) in _TITLE_TYPES
+        ) and not is_plain_document(document):
+            return False
+    return True
 
 
 def plain_head(data: dict[str, Any]) -> PlainRequest | None:
