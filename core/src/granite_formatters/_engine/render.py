@@ -29,10 +29,10 @@ from .request import (
     PlainRequest,
     Problems,
     RequestView,
-    are_plain_documents,
     body_value,
     document_data,
     documents_data,
+    is_plain_document,
     join_parts,
     plain_head,
     plain_messages,
@@ -59,9 +59,10 @@ _OPTION_KEY_LENGTH = 4096
 
 _DATE = datetime.date
 
-#: A validated message's role, content and tool calls; a validated document's text and id.
+#: A validated message's role, content and tool calls.
 _TURN = attrgetter("role", "content", "tool_calls")
-_TEXT_AND_ID = attrgetter("text", "doc_id")
+#: The types of a plain document's title (missing: null).
+_TITLE_TYPES = frozenset({str, type(None)})
 
 _PRINTED_ROLES = frozenset({"system", "user", "assistant", "tool"})
 
@@ -341,6 +342,14 @@ class ReleaseInputProcessor(InputProcessor):
         self._per_document = layout if isinstance(layout, DocumentTurnPerDocument) else None
         self._document_frame = (
             self._per_document.frame(release.turns) if self._per_document else ("", "", "")
+        )
+        self._reads_ids = layout.reads_ids if layout is not None else False
+        # (one turn for all documents: its header, and the headings of its first documents)
+        self._documents_header = (
+            release.turns.header(layout.role) if isinstance(layout, DocumentsTurn) else ""
+        )
+        self._document_headings = (
+            tuple(map(layout.heading, range(16))) if isinstance(layout, DocumentsTurn) else ()
         )
         self._tools_header = (
             release.turns.header(release.tools_turn.role) if release.tools_turn else ""
@@ -1067,48 +1076,53 @@ class ReleaseInputProcessor(InputProcessor):
         typed: bool,
     ) -> None:
         """Append the documents turn(s) to ``out``: a ``plain`` request's documents
-        (checked here: :class:`NotPlain`), a ``typed`` request's validated documents (read
-        by attribute), or mappings."""
-        if plain and not are_plain_documents(documents):
-            raise NotPlain
+        (each checked as it is read: :class:`NotPlain`), a ``typed`` request's validated
+        documents (read by attribute), or mappings.
+
+        A document of exactly ``text``, ``doc_id`` and ``title``, its text and id exact
+        ``str`` without the sentinel and its title a ``str`` or null (a plain document)
+        is written as it is; any other is checked (:func:`is_plain_document`) and read
+        field by field."""
         sentinel = self._tokens.sentinel if policy != "keep" else None
-        if layout is self._per_document:
-            # (one turn per document: its pieces written straight into the prompt)
-            before, after, end = self._document_frame
-            for index, document in enumerate(documents):
+        per_document = layout is self._per_document
+        reads_ids = self._reads_ids
+        before, after, end = self._document_frame
+        headings = self._document_headings
+        kept = len(headings)
+        if not per_document:
+            out.append(self._documents_header)
+        for index, document in enumerate(documents):
+            if typed:
+                text = document.text
+                doc_id = document.doc_id if reads_ids else ""
+            else:
+                try:  # (subscripts, faster than get(): a missing key is the slow path's)
+                    text = document["text"]
+                    doc_id = document["doc_id"]
+                    if len(document) != 3 or type(document["title"]) not in _TITLE_TYPES:
+                        text = None
+                except (KeyError, TypeError):
+                    text = None
+            if (
+                type(text) is not str
+                or type(doc_id) is not str
+                or (sentinel is not None and (sentinel in text or sentinel in doc_id))
+            ):
+                if plain and not is_plain_document(document):
+                    raise NotPlain
                 if typed:
-                    text, doc_id = _TEXT_AND_ID(document)
-                else:
-                    text = document.get("text")
-                    doc_id = document.get("doc_id")
-                if (
-                    type(text) is not str
-                    or type(doc_id) is not str
-                    or (sentinel is not None and (sentinel in text or sentinel in doc_id))
-                ):
-                    if typed:
-                        document = document_data(document)
-                    text = self._document_text(index, document.get("text"), policy)
-                    doc_id = self._document_id(index, document, policy, problems)
+                    document = document_data(document)
+                text = self._document_text(index, document.get("text"), policy)
+                doc_id = self._document_id(index, document, policy, problems) if reads_ids else ""
+            if per_document:
                 out += (before, doc_id, after, text, end)
-            return
-        texts: list[str] = []
-        for document in documents:
-            text = document.text if typed else document.get("text")
-            if type(text) is not str or (sentinel is not None and sentinel in text):
-                if typed:
-                    text = document_data(document).get("text")
-                text = self._document_text(len(texts), text, policy)
-            texts.append(text)
-        ids = (
-            [
-                self._document_id(index, document_data(doc) if typed else doc, policy, problems)
-                for index, doc in enumerate(documents)
-            ]
-            if layout.reads_ids
-            else []
-        )
-        out += layout.parts(self.release.turns, texts, ids)
+            elif index < kept:
+                out += (headings[index], text)
+            else:
+                assert isinstance(layout, DocumentsTurn)  # (the one-turn layout)
+                out += (layout.heading(index), text)
+        if not per_document:
+            out.append(self._end)
 
     def _document_text(self, index: int, text: Any, policy: SpecialTokenPolicy) -> str:
         field = f"documents[{index}].text"
