@@ -359,8 +359,9 @@ class ReleaseInputProcessor(InputProcessor):
         self._system_texts: dict[tuple[datetime.date, bool, bool, bool, bool, bool], str] = {}
         # The template options of recent chat_template_kwargs that raised no problem and
         # name no tools, by the kwargs' marshal bytes (equal bytes: the same data of the
-        # same exact types, so the same options; kept options are read only).
-        self._option_sets: dict[bytes, Mapping[str, Any]] = {}
+        # same exact types, so the same options; kept options are read only), each with
+        # the generation prompt of its controls (None: none, or a release without them).
+        self._option_sets: dict[bytes, tuple[Mapping[str, Any], str | None]] = {}
         # The JSON lines of recently rendered tool and document lists (usually sent again
         # with every turn), keyed by the list's marshal bytes, the field and the policy.
         self._blocks = PlainDataMemo()
@@ -485,9 +486,11 @@ class ReleaseInputProcessor(InputProcessor):
 
     def _options(
         self, request: RequestView, raw: Mapping[str, Any] | None, problems: Problems, kwargs: Any
-    ) -> tuple[Any, str, Mapping[str, Any]]:
+    ) -> tuple[Any, str, Mapping[str, Any], str | None]:
         """The tools to list (``available_tools`` may replace them), the request field
-        they come from, and the template options, the release's defaults filled in.
+        they come from, the template options, the release's defaults filled in, and the
+        generation prompt with the options' controls when it is kept with them (else
+        ``None``).
 
         A release with a ``reasoning_effort`` option also reads the OpenAI top-level
         ``reasoning_effort`` as vLLM's chat endpoint applies it: passed to the template
@@ -498,7 +501,7 @@ class ReleaseInputProcessor(InputProcessor):
             # (a Granite3ChatCompletion's options object)
             kwargs = _typed_options(kwargs)
         if not kwargs and not self._reads_effort:
-            return request.tools, "tools", self._defaults  # (read only: shared)
+            return request.tools, "tools", self._defaults, None  # (read only: shared)
         data: bytes | None = None
         if type(kwargs) is dict and not self._reads_effort:
             # Options of the same exact data are the same (see _option_sets).
@@ -509,7 +512,7 @@ class ReleaseInputProcessor(InputProcessor):
             else:
                 known = self._option_sets.get(data)
                 if known is not None:
-                    return request.tools, "tools", known
+                    return request.tools, "tools", *known
                 kwargs = marshal.loads(data)  # (a copy: kept options share nothing with the caller)
         release = self.release
         tools: Any = request.tools
@@ -564,10 +567,17 @@ class ReleaseInputProcessor(InputProcessor):
             and len(problems.items) == problems_before
             and len(data) <= _OPTION_KEY_LENGTH
         ):
+            controls = options.get("controls")
+            prompt = (
+                self._controlled_prompt(controls)
+                if controls and release.controls is not None
+                else None
+            )
             if len(self._option_sets) >= _SYSTEM_TEXTS_KEPT:
                 self._option_sets.clear()
-            self._option_sets[data] = options
-        return tools, tools_field, options
+            self._option_sets[data] = (options, prompt)
+            return tools, tools_field, options, prompt
+        return tools, tools_field, options, None
 
     def _render(
         self,
@@ -589,7 +599,7 @@ class ReleaseInputProcessor(InputProcessor):
         )
         raw_messages = _raw_messages(request, raw)
 
-        tools, tools_field, options = self._options(
+        tools, tools_field, options, _ = self._options(
             request, raw, problems, request.chat_template_kwargs
         )
 
@@ -779,11 +789,12 @@ class ReleaseInputProcessor(InputProcessor):
             else:
                 kwargs = None
         if kwargs or self._reads_effort:
-            tools, tools_field, options = self._options(request, raw, problems, kwargs)
+            tools, tools_field, options, prompt = self._options(request, raw, problems, kwargs)
             controls = options.get("controls")
             thinking = options.get("thinking") is True
         else:
             tools, tools_field, controls, thinking = request.tools, "tools", None, False
+            prompt = None
         if policy == "strip" and type(first_role) is str:
             # As if the request had been sanitized first: "sys<|end_of_text|>tem" is a
             # system role.
@@ -822,7 +833,17 @@ class ReleaseInputProcessor(InputProcessor):
                 )
             start = 1
         else:
-            out = [self._system_turn(today, bool(tools), bool(documents), thinking, controls)]
+            # (without controls, its memo is read here: see _system_turn)
+            turn = (
+                self._system_texts.get(
+                    (today, bool(tools), bool(documents), thinking, False, False)
+                )
+                if controls is None
+                else None
+            )
+            if turn is None:
+                turn = self._system_turn(today, bool(tools), bool(documents), thinking, controls)
+            out = [turn]
             start = 0
         if tools:
             tools_turn = release.tools_turn
@@ -865,6 +886,8 @@ class ReleaseInputProcessor(InputProcessor):
             except KeyError:
                 raise NotPlain from None
         else:
+            # (a text starting with a newline may be joined from parts: see _typed_text)
+            joins = self._joins_parts
             for index, (role, text, calls) in enumerate(rows[start:] if start else rows, start):
                 if (
                     type(text) is not str
@@ -874,14 +897,16 @@ class ReleaseInputProcessor(InputProcessor):
                     or sentinel in role
                     or sentinel in text
                     or role in refused
-                    or (text and text[0] == "\n")
+                    or (joins and text and text[0] == "\n")
                 ):
                     role, text = self._turn(
                         index, role, text, calls, messages, raw_messages, policy, problems
                     )
                 out += (headers[role], text, end)
         if add_generation_prompt and len(messages) > start:
-            if not controls or release.controls is None:
+            if prompt is not None:
+                out.append(prompt)
+            elif not controls or release.controls is None:
                 out.append(self._generation_prompt)
             else:
                 out.append(self._controlled_prompt(controls))

@@ -272,13 +272,13 @@ def plain_head(data: dict[str, Any]) -> PlainRequest | None:
     free-form (the renderer judges each key against the release's options), so it needs
     only be a dict of ``str`` keys without ``documents`` (which validation moves).
     """
-    if not _PLAIN_KEYS.issuperset(data):
-        return None
     messages = data.get("messages")
     if type(messages) is not list or not messages:
         return None
     if len(data) == 1:  # (only the messages)
         return _new(PlainRequest, (messages, None, None, None))
+    if not _PLAIN_KEYS.issuperset(data):
+        return None
     model = data.get("model")
     if model is not None and type(model) is not str:
         return None
