@@ -199,10 +199,15 @@ def _typed_options(options: Any) -> Any:
     fields_set = getattr(options, "__pydantic_fields_set__", None)
     if fields_set is None:
         return options
+    return _given_options(options, fields_set, options.__pydantic_extra__)
+
+
+def _given_options(options: Any, fields_set: Any, extra: Any) -> dict[str, Any]:
+    """:func:`_typed_options` of an options object whose fields set and extra keys
+    are read already."""
     given = {}
     for name in fields_set:  # (a loop: a comprehension is a call before Python 3.12)
         given[name] = getattr(options, name)
-    extra = options.__pydantic_extra__
     return {**given, **extra} if extra else given
 
 
@@ -784,10 +789,10 @@ class ReleaseInputProcessor(InputProcessor):
         kwargs: Any = request.chat_template_kwargs
         if kwargs is not None and type(kwargs) is not dict:
             # (a Granite3ChatCompletion's options object: none when nothing is set)
-            if getattr(kwargs, "__pydantic_fields_set__", True) or kwargs.__pydantic_extra__:
-                kwargs = _typed_options(kwargs)
-            else:
-                kwargs = None
+            fields_set = getattr(kwargs, "__pydantic_fields_set__", None)
+            if fields_set is not None:
+                extra = kwargs.__pydantic_extra__
+                kwargs = _given_options(kwargs, fields_set, extra) if fields_set or extra else None
         if kwargs or self._reads_effort:
             tools, tools_field, options, prompt = self._options(request, raw, problems, kwargs)
             controls = options.get("controls")
