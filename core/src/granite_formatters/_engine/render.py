@@ -772,8 +772,11 @@ class ReleaseInputProcessor(InputProcessor):
             documents = request.documents
             first = messages[0]
             if type(first) is dict and len(first) == 2:
-                first_role = first.get("role")
-                first_text = first.get("content")
+                try:  # (subscripts, faster than get())
+                    first_role = first["role"]
+                    first_text = first["content"]
+                except KeyError:
+                    raise NotPlain from None
                 first_calls = None
                 if type(first_role) is not str or type(first_text) is not str:
                     raise NotPlain

@@ -208,8 +208,11 @@ def plain_messages(messages: Iterable[Any], documents: list[Any] | None = None) 
     for message in messages:
         if type(message) is not dict:
             raise NotPlain
-        role = message.get("role")
-        content = message.get("content")
+        try:  # (subscripts, faster than get())
+            role = message["role"]
+            content = message["content"]
+        except KeyError:
+            raise NotPlain from None
         if type(role) is not str or type(content) is not str:
             raise NotPlain
         if len(message) == 2:  # (exactly role and content)
