@@ -34,7 +34,7 @@ from .request import (
     documents_data,
     is_plain_document,
     join_parts,
-    plain_head,
+    plain_fields,
     plain_messages,
     plain_request,
     plain_turn,
@@ -58,6 +58,8 @@ _SYSTEM_TEXTS_KEPT = 32
 _OPTION_KEY_LENGTH = 4096
 
 _DATE = datetime.date
+#: ``tuple.__new__``: a :class:`PlainRequest` made without a Python-level frame.
+_new = tuple.__new__
 
 #: A validated message's role, content and tool calls.
 _TURN = attrgetter("role", "content", "tool_calls")
@@ -408,12 +410,14 @@ class ReleaseInputProcessor(InputProcessor):
             elif type(today) is not _DATE:
                 today = _checked_day(today)
         raw: Mapping[str, Any] | None
-        if type(chat_completion) is dict and (plain := plain_head(chat_completion)):
-            # (its messages and documents are checked as they are read: NotPlain)
-            request: RequestView = plain
+        request: Any
+        if type(chat_completion) is dict and (fields := plain_fields(chat_completion)):
+            # (its messages and documents are checked as they are read: NotPlain; a dated
+            # render reads the bare fields, others a PlainRequest)
+            request = fields if dated else _new(PlainRequest, fields)
             raw = chat_completion
         elif type(chat_completion) in VALIDATED_TYPES:
-            request, raw = chat_completion, None  # type: ignore[assignment]
+            request, raw = chat_completion, None
         else:
             request, raw = view(chat_completion, problems, self.release.family)
         try:
@@ -433,7 +437,8 @@ class ReleaseInputProcessor(InputProcessor):
                 chat_completion, add_generation_prompt, policy, strict, today
             )
         except InvalidRequestError:
-            if type(request) is not PlainRequest or plain_request(raw) is not None:  # type: ignore[arg-type]
+            plain_error = type(request) is PlainRequest or type(request) is tuple
+            if not plain_error or plain_request(raw) is not None:  # type: ignore[arg-type]
                 raise
             # (a plain request's error found before a later message or document turned
             # out not plain: validation speaks first, as for any request that is not plain)
@@ -490,7 +495,7 @@ class ReleaseInputProcessor(InputProcessor):
         return self._render_turns(request, raw, add_generation_prompt, policy, problems, today)
 
     def _options(
-        self, request: RequestView, raw: Mapping[str, Any] | None, problems: Problems, kwargs: Any
+        self, tools: Any, raw: Mapping[str, Any] | None, problems: Problems, kwargs: Any
     ) -> tuple[Any, str, Mapping[str, Any], str | None]:
         """The tools to list (``available_tools`` may replace them), the request field
         they come from, the template options, the release's defaults filled in, and the
@@ -506,7 +511,7 @@ class ReleaseInputProcessor(InputProcessor):
             # (a Granite3ChatCompletion's options object)
             kwargs = _typed_options(kwargs)
         if not kwargs and not self._reads_effort:
-            return request.tools, "tools", self._defaults, None  # (read only: shared)
+            return tools, "tools", self._defaults, None  # (read only: shared)
         data: bytes | None = None
         if type(kwargs) is dict and not self._reads_effort:
             # Options of the same exact data are the same (see _option_sets).
@@ -517,10 +522,9 @@ class ReleaseInputProcessor(InputProcessor):
             else:
                 known = self._option_sets.get(data)
                 if known is not None:
-                    return request.tools, "tools", *known
+                    return tools, "tools", *known
                 kwargs = marshal.loads(data)  # (a copy: kept options share nothing with the caller)
         release = self.release
-        tools: Any = request.tools
         tools_field = "tools"
         options = dict(self._defaults)
         kwargs = kwargs or {}
@@ -605,7 +609,7 @@ class ReleaseInputProcessor(InputProcessor):
         raw_messages = _raw_messages(request, raw)
 
         tools, tools_field, options, _ = self._options(
-            request, raw, problems, request.chat_template_kwargs
+            request.tools, raw, problems, request.chat_template_kwargs
         )
 
         documents = _documents(request, raw) if request.documents else None
@@ -748,7 +752,7 @@ class ReleaseInputProcessor(InputProcessor):
 
     def _render_turns(
         self,
-        request: RequestView,
+        request: Any,
         raw: Mapping[str, Any] | None,
         add_generation_prompt: bool,
         policy: SpecialTokenPolicy,
@@ -757,19 +761,22 @@ class ReleaseInputProcessor(InputProcessor):
     ) -> str:
         """The prompt of a release with a dated system prompt and tools and documents
         turns (Granite 3.x): the system turn (the caller's or the default), the tools
-        turn, the documents turns, then every other message as a turn of its own role."""
+        turn, the documents turns, then every other message as a turn of its own role.
+
+        ``request`` is a :class:`RequestView` or a plain dict's
+        :data:`~granite_formatters._engine.request.PlainFields`."""
         release = self.release
         end = self._end
         headers = self._headers
         tokens = self._tokens
-        messages = request.messages
-        plain = type(request) is PlainRequest
-        # (a plain request's messages and documents are checked as they are read)
+        plain = type(request) is tuple
+        # (a plain request's fields, its messages and documents checked as they are read)
         documents: Any
+        kwargs: Any
         if plain:
+            messages, tools, documents, kwargs = request
             rows: list[Any] = []
             raw_messages = None
-            documents = request.documents
             first = messages[0]
             if type(first) is dict and len(first) == 2:
                 try:  # (subscripts, faster than get())
@@ -783,13 +790,15 @@ class ReleaseInputProcessor(InputProcessor):
             else:
                 first_role, first_text, first_calls = plain_turn(first)
         else:
+            messages = request.messages
+            tools = request.tools
+            kwargs = request.chat_template_kwargs
             rows = list(map(_TURN, messages))
             raw_messages = None if raw is None else raw.get("messages")
             documents = request.documents or None
             if documents is not None and raw is not None:
                 documents = _documents(request, raw)
             first_role, first_text, first_calls = rows[0]
-        kwargs: Any = request.chat_template_kwargs
         if kwargs is not None and type(kwargs) is not dict:
             # (a Granite3ChatCompletion's options object: none when nothing is set)
             fields_set = getattr(kwargs, "__pydantic_fields_set__", None)
@@ -797,11 +806,11 @@ class ReleaseInputProcessor(InputProcessor):
                 extra = kwargs.__pydantic_extra__
                 kwargs = _given_options(kwargs, fields_set, extra) if fields_set or extra else None
         if kwargs or self._reads_effort:
-            tools, tools_field, options, prompt = self._options(request, raw, problems, kwargs)
+            tools, tools_field, options, prompt = self._options(tools, raw, problems, kwargs)
             controls = options.get("controls")
             thinking = options.get("thinking") is True
         else:
-            tools, tools_field, controls, thinking = request.tools, "tools", None, False
+            tools_field, controls, thinking = "tools", None, False
             prompt = None
         if policy == "strip" and type(first_role) is str:
             # As if the request had been sanitized first: "sys<|end_of_text|>tem" is a
