@@ -29,12 +29,12 @@ from .request import (
     PlainRequest,
     Problems,
     RequestView,
-    are_plain_documents,
     body_value,
     document_data,
     documents_data,
+    is_plain_document,
     join_parts,
-    plain_head,
+    plain_fields,
     plain_messages,
     plain_request,
     plain_turn,
@@ -58,10 +58,13 @@ _SYSTEM_TEXTS_KEPT = 32
 _OPTION_KEY_LENGTH = 4096
 
 _DATE = datetime.date
+#: ``tuple.__new__``: a :class:`PlainRequest` made without a Python-level frame.
+_new = tuple.__new__
 
-#: A validated message's role, content and tool calls; a validated document's text and id.
+#: A validated message's role, content and tool calls.
 _TURN = attrgetter("role", "content", "tool_calls")
-_TEXT_AND_ID = attrgetter("text", "doc_id")
+#: The types of a plain document's title (missing: null).
+_TITLE_TYPES = frozenset({str, type(None)})
 
 _PRINTED_ROLES = frozenset({"system", "user", "assistant", "tool"})
 
@@ -198,10 +201,15 @@ def _typed_options(options: Any) -> Any:
     fields_set = getattr(options, "__pydantic_fields_set__", None)
     if fields_set is None:
         return options
+    return _given_options(options, fields_set, options.__pydantic_extra__)
+
+
+def _given_options(options: Any, fields_set: Any, extra: Any) -> dict[str, Any]:
+    """:func:`_typed_options` of an options object whose fields set and extra keys
+    are read already."""
     given = {}
     for name in fields_set:  # (a loop: a comprehension is a call before Python 3.12)
         given[name] = getattr(options, name)
-    extra = options.__pydantic_extra__
     return {**given, **extra} if extra else given
 
 
@@ -342,6 +350,14 @@ class ReleaseInputProcessor(InputProcessor):
         self._document_frame = (
             self._per_document.frame(release.turns) if self._per_document else ("", "", "")
         )
+        self._reads_ids = layout.reads_ids if layout is not None else False
+        # (one turn for all documents: its header, and the headings of its first documents)
+        self._documents_header = (
+            release.turns.header(layout.role) if isinstance(layout, DocumentsTurn) else ""
+        )
+        self._document_headings = (
+            tuple(map(layout.heading, range(16))) if isinstance(layout, DocumentsTurn) else ()
+        )
         self._tools_header = (
             release.turns.header(release.tools_turn.role) if release.tools_turn else ""
         )
@@ -350,8 +366,9 @@ class ReleaseInputProcessor(InputProcessor):
         self._system_texts: dict[tuple[datetime.date, bool, bool, bool, bool, bool], str] = {}
         # The template options of recent chat_template_kwargs that raised no problem and
         # name no tools, by the kwargs' marshal bytes (equal bytes: the same data of the
-        # same exact types, so the same options; kept options are read only).
-        self._option_sets: dict[bytes, Mapping[str, Any]] = {}
+        # same exact types, so the same options; kept options are read only), each with
+        # the generation prompt of its controls (None: none, or a release without them).
+        self._option_sets: dict[bytes, tuple[Mapping[str, Any], str | None]] = {}
         # The JSON lines of recently rendered tool and document lists (usually sent again
         # with every turn), keyed by the list's marshal bytes, the field and the policy.
         self._blocks = PlainDataMemo()
@@ -393,12 +410,14 @@ class ReleaseInputProcessor(InputProcessor):
             elif type(today) is not _DATE:
                 today = _checked_day(today)
         raw: Mapping[str, Any] | None
-        if type(chat_completion) is dict and (plain := plain_head(chat_completion)):
-            # (its messages and documents are checked as they are read: NotPlain)
-            request: RequestView = plain
+        request: Any
+        if type(chat_completion) is dict and (fields := plain_fields(chat_completion)):
+            # (its messages and documents are checked as they are read: NotPlain; a dated
+            # render reads the bare fields, others a PlainRequest)
+            request = fields if dated else _new(PlainRequest, fields)
             raw = chat_completion
         elif type(chat_completion) in VALIDATED_TYPES:
-            request, raw = chat_completion, None  # type: ignore[assignment]
+            request, raw = chat_completion, None
         else:
             request, raw = view(chat_completion, problems, self.release.family)
         try:
@@ -418,7 +437,8 @@ class ReleaseInputProcessor(InputProcessor):
                 chat_completion, add_generation_prompt, policy, strict, today
             )
         except InvalidRequestError:
-            if type(request) is not PlainRequest or plain_request(raw) is not None:  # type: ignore[arg-type]
+            plain_error = type(request) is PlainRequest or type(request) is tuple
+            if not plain_error or plain_request(raw) is not None:  # type: ignore[arg-type]
                 raise
             # (a plain request's error found before a later message or document turned
             # out not plain: validation speaks first, as for any request that is not plain)
@@ -475,10 +495,12 @@ class ReleaseInputProcessor(InputProcessor):
         return self._render_turns(request, raw, add_generation_prompt, policy, problems, today)
 
     def _options(
-        self, request: RequestView, raw: Mapping[str, Any] | None, problems: Problems, kwargs: Any
-    ) -> tuple[Any, str, Mapping[str, Any]]:
+        self, tools: Any, raw: Mapping[str, Any] | None, problems: Problems, kwargs: Any
+    ) -> tuple[Any, str, Mapping[str, Any], str | None]:
         """The tools to list (``available_tools`` may replace them), the request field
-        they come from, and the template options, the release's defaults filled in.
+        they come from, the template options, the release's defaults filled in, and the
+        generation prompt with the options' controls when it is kept with them (else
+        ``None``).
 
         A release with a ``reasoning_effort`` option also reads the OpenAI top-level
         ``reasoning_effort`` as vLLM's chat endpoint applies it: passed to the template
@@ -489,7 +511,7 @@ class ReleaseInputProcessor(InputProcessor):
             # (a Granite3ChatCompletion's options object)
             kwargs = _typed_options(kwargs)
         if not kwargs and not self._reads_effort:
-            return request.tools, "tools", self._defaults  # (read only: shared)
+            return tools, "tools", self._defaults, None  # (read only: shared)
         data: bytes | None = None
         if type(kwargs) is dict and not self._reads_effort:
             # Options of the same exact data are the same (see _option_sets).
@@ -500,10 +522,9 @@ class ReleaseInputProcessor(InputProcessor):
             else:
                 known = self._option_sets.get(data)
                 if known is not None:
-                    return request.tools, "tools", known
+                    return tools, "tools", *known
                 kwargs = marshal.loads(data)  # (a copy: kept options share nothing with the caller)
         release = self.release
-        tools: Any = request.tools
         tools_field = "tools"
         options = dict(self._defaults)
         kwargs = kwargs or {}
@@ -555,10 +576,17 @@ class ReleaseInputProcessor(InputProcessor):
             and len(problems.items) == problems_before
             and len(data) <= _OPTION_KEY_LENGTH
         ):
+            controls = options.get("controls")
+            prompt = (
+                self._controlled_prompt(controls)
+                if controls and release.controls is not None
+                else None
+            )
             if len(self._option_sets) >= _SYSTEM_TEXTS_KEPT:
                 self._option_sets.clear()
-            self._option_sets[data] = options
-        return tools, tools_field, options
+            self._option_sets[data] = (options, prompt)
+            return tools, tools_field, options, prompt
+        return tools, tools_field, options, None
 
     def _render(
         self,
@@ -580,8 +608,8 @@ class ReleaseInputProcessor(InputProcessor):
         )
         raw_messages = _raw_messages(request, raw)
 
-        tools, tools_field, options = self._options(
-            request, raw, problems, request.chat_template_kwargs
+        tools, tools_field, options, _ = self._options(
+            request.tools, raw, problems, request.chat_template_kwargs
         )
 
         documents = _documents(request, raw) if request.documents else None
@@ -724,7 +752,7 @@ class ReleaseInputProcessor(InputProcessor):
 
     def _render_turns(
         self,
-        request: RequestView,
+        request: Any,
         raw: Mapping[str, Any] | None,
         add_generation_prompt: bool,
         policy: SpecialTokenPolicy,
@@ -733,48 +761,57 @@ class ReleaseInputProcessor(InputProcessor):
     ) -> str:
         """The prompt of a release with a dated system prompt and tools and documents
         turns (Granite 3.x): the system turn (the caller's or the default), the tools
-        turn, the documents turns, then every other message as a turn of its own role."""
+        turn, the documents turns, then every other message as a turn of its own role.
+
+        ``request`` is a :class:`RequestView` or a plain dict's
+        :data:`~granite_formatters._engine.request.PlainFields`."""
         release = self.release
         end = self._end
         headers = self._headers
         tokens = self._tokens
-        messages = request.messages
-        plain = type(request) is PlainRequest
-        # (a plain request's messages and documents are checked as they are read)
+        plain = type(request) is tuple
+        # (a plain request's fields, its messages and documents checked as they are read)
         documents: Any
+        kwargs: Any
         if plain:
+            messages, tools, documents, kwargs = request
             rows: list[Any] = []
             raw_messages = None
-            documents = request.documents
             first = messages[0]
             if type(first) is dict and len(first) == 2:
-                first_role = first.get("role")
-                first_text = first.get("content")
+                try:  # (subscripts, faster than get())
+                    first_role = first["role"]
+                    first_text = first["content"]
+                except KeyError:
+                    raise NotPlain from None
                 first_calls = None
                 if type(first_role) is not str or type(first_text) is not str:
                     raise NotPlain
             else:
                 first_role, first_text, first_calls = plain_turn(first)
         else:
+            messages = request.messages
+            tools = request.tools
+            kwargs = request.chat_template_kwargs
             rows = list(map(_TURN, messages))
             raw_messages = None if raw is None else raw.get("messages")
             documents = request.documents or None
             if documents is not None and raw is not None:
                 documents = _documents(request, raw)
             first_role, first_text, first_calls = rows[0]
-        kwargs: Any = request.chat_template_kwargs
         if kwargs is not None and type(kwargs) is not dict:
             # (a Granite3ChatCompletion's options object: none when nothing is set)
-            if getattr(kwargs, "__pydantic_fields_set__", True) or kwargs.__pydantic_extra__:
-                kwargs = _typed_options(kwargs)
-            else:
-                kwargs = None
+            fields_set = getattr(kwargs, "__pydantic_fields_set__", None)
+            if fields_set is not None:
+                extra = kwargs.__pydantic_extra__
+                kwargs = _given_options(kwargs, fields_set, extra) if fields_set or extra else None
         if kwargs or self._reads_effort:
-            tools, tools_field, options = self._options(request, raw, problems, kwargs)
+            tools, tools_field, options, prompt = self._options(tools, raw, problems, kwargs)
             controls = options.get("controls")
             thinking = options.get("thinking") is True
         else:
-            tools, tools_field, controls, thinking = request.tools, "tools", None, False
+            tools_field, controls, thinking = "tools", None, False
+            prompt = None
         if policy == "strip" and type(first_role) is str:
             # As if the request had been sanitized first: "sys<|end_of_text|>tem" is a
             # system role.
@@ -813,7 +850,17 @@ class ReleaseInputProcessor(InputProcessor):
                 )
             start = 1
         else:
-            out = [self._system_turn(today, bool(tools), bool(documents), thinking, controls)]
+            # (without controls, its memo is read here: see _system_turn)
+            turn = (
+                self._system_texts.get(
+                    (today, bool(tools), bool(documents), thinking, False, False)
+                )
+                if controls is None
+                else None
+            )
+            if turn is None:
+                turn = self._system_turn(today, bool(tools), bool(documents), thinking, controls)
+            out = [turn]
             start = 0
         if tools:
             tools_turn = release.tools_turn
@@ -856,6 +903,8 @@ class ReleaseInputProcessor(InputProcessor):
             except KeyError:
                 raise NotPlain from None
         else:
+            # (a text starting with a newline may be joined from parts: see _typed_text)
+            joins = self._joins_parts
             for index, (role, text, calls) in enumerate(rows[start:] if start else rows, start):
                 if (
                     type(text) is not str
@@ -865,14 +914,16 @@ class ReleaseInputProcessor(InputProcessor):
                     or sentinel in role
                     or sentinel in text
                     or role in refused
-                    or (text and text[0] == "\n")
+                    or (joins and text and text[0] == "\n")
                 ):
                     role, text = self._turn(
                         index, role, text, calls, messages, raw_messages, policy, problems
                     )
                 out += (headers[role], text, end)
         if add_generation_prompt and len(messages) > start:
-            if not controls or release.controls is None:
+            if prompt is not None:
+                out.append(prompt)
+            elif not controls or release.controls is None:
                 out.append(self._generation_prompt)
             else:
                 out.append(self._controlled_prompt(controls))
@@ -1067,48 +1118,53 @@ class ReleaseInputProcessor(InputProcessor):
         typed: bool,
     ) -> None:
         """Append the documents turn(s) to ``out``: a ``plain`` request's documents
-        (checked here: :class:`NotPlain`), a ``typed`` request's validated documents (read
-        by attribute), or mappings."""
-        if plain and not are_plain_documents(documents):
-            raise NotPlain
+        (each checked as it is read: :class:`NotPlain`), a ``typed`` request's validated
+        documents (read by attribute), or mappings.
+
+        A document of exactly ``text``, ``doc_id`` and ``title``, its text and id exact
+        ``str`` without the sentinel and its title a ``str`` or null (a plain document)
+        is written as it is; any other is checked (:func:`is_plain_document`) and read
+        field by field."""
         sentinel = self._tokens.sentinel if policy != "keep" else None
-        if layout is self._per_document:
-            # (one turn per document: its pieces written straight into the prompt)
-            before, after, end = self._document_frame
-            for index, document in enumerate(documents):
+        per_document = layout is self._per_document
+        reads_ids = self._reads_ids
+        before, after, end = self._document_frame
+        headings = self._document_headings
+        kept = len(headings)
+        if not per_document:
+            out.append(self._documents_header)
+        for index, document in enumerate(documents):
+            if typed:
+                text = document.text
+                doc_id = document.doc_id if reads_ids else ""
+            else:
+                try:  # (subscripts, faster than get(): a missing key is the slow path's)
+                    text = document["text"]
+                    doc_id = document["doc_id"]
+                    if len(document) != 3 or type(document["title"]) not in _TITLE_TYPES:
+                        text = None
+                except (KeyError, TypeError):
+                    text = None
+            if (
+                type(text) is not str
+                or type(doc_id) is not str
+                or (sentinel is not None and (sentinel in text or sentinel in doc_id))
+            ):
+                if plain and not is_plain_document(document):
+                    raise NotPlain
                 if typed:
-                    text, doc_id = _TEXT_AND_ID(document)
-                else:
-                    text = document.get("text")
-                    doc_id = document.get("doc_id")
-                if (
-                    type(text) is not str
-                    or type(doc_id) is not str
-                    or (sentinel is not None and (sentinel in text or sentinel in doc_id))
-                ):
-                    if typed:
-                        document = document_data(document)
-                    text = self._document_text(index, document.get("text"), policy)
-                    doc_id = self._document_id(index, document, policy, problems)
+                    document = document_data(document)
+                text = self._document_text(index, document.get("text"), policy)
+                doc_id = self._document_id(index, document, policy, problems) if reads_ids else ""
+            if per_document:
                 out += (before, doc_id, after, text, end)
-            return
-        texts: list[str] = []
-        for document in documents:
-            text = document.text if typed else document.get("text")
-            if type(text) is not str or (sentinel is not None and sentinel in text):
-                if typed:
-                    text = document_data(document).get("text")
-                text = self._document_text(len(texts), text, policy)
-            texts.append(text)
-        ids = (
-            [
-                self._document_id(index, document_data(doc) if typed else doc, policy, problems)
-                for index, doc in enumerate(documents)
-            ]
-            if layout.reads_ids
-            else []
-        )
-        out += layout.parts(self.release.turns, texts, ids)
+            elif index < kept:
+                out += (headings[index], text)
+            else:
+                assert isinstance(layout, DocumentsTurn)  # (the one-turn layout)
+                out += (layout.heading(index), text)
+        if not per_document:
+            out.append(self._end)
 
     def _document_text(self, index: int, text: Any, policy: SpecialTokenPolicy) -> str:
         field = f"documents[{index}].text"

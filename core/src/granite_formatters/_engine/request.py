@@ -39,6 +39,7 @@ __all__ = [
     "join_parts",
     "is_plain_document",
     "output_options",
+    "plain_fields",
     "plain_head",
     "plain_messages",
     "plain_request",
@@ -186,6 +187,10 @@ _PLAIN_KEYS = REQUEST_FIELDS | (OPENAI_REQUEST_PARAMETERS - {"extra_body"})
 #: ``tuple.__new__``: a :class:`PlainRequest` made without a Python-level frame.
 _new = tuple.__new__
 
+#: A plain request's fields as a bare tuple (see :func:`plain_fields`): messages, tools,
+#: documents, ``chat_template_kwargs``.
+PlainFields = tuple[list[Any], "list[Any] | None", "list[Any] | None", "dict[str, Any] | None"]
+
 
 class NotPlain(Exception):
     """A plain request's message or document is not plain after all: the request is
@@ -208,8 +213,11 @@ def plain_messages(messages: Iterable[Any], documents: list[Any] | None = None) 
     for message in messages:
         if type(message) is not dict:
             raise NotPlain
-        role = message.get("role")
-        content = message.get("content")
+        try:  # (subscripts, faster than get())
+            role = message["role"]
+            content = message["content"]
+        except KeyError:
+            raise NotPlain from None
         if type(role) is not str or type(content) is not str:
             raise NotPlain
         if len(message) == 2:  # (exactly role and content)
@@ -260,8 +268,15 @@ def are_plain_documents(documents: Iterable[Any]) -> bool:
 
 
 def plain_head(data: dict[str, Any]) -> PlainRequest | None:
-    """The request of a plain dict whose top level validation would accept unchanged,
-    or ``None``; its messages and documents are checked by whoever reads them
+    """The :class:`PlainRequest` of :func:`plain_fields`, or ``None``."""
+    fields = plain_fields(data)
+    return None if fields is None else _new(PlainRequest, fields)
+
+
+def plain_fields(data: dict[str, Any]) -> PlainFields | None:
+    """The fields of a plain dict whose top level validation would accept unchanged
+    (a bare tuple, cheaper to make than a :class:`PlainRequest`: the 3.x render reads
+    it as it is), or ``None``; its messages and documents are checked by whoever reads them
     (the renderer, with :func:`plain_messages` or itself), which raises :class:`NotPlain`
     for one that is not plain (:func:`plain_request` checks them all).
 
@@ -272,13 +287,13 @@ def plain_head(data: dict[str, Any]) -> PlainRequest | None:
     free-form (the renderer judges each key against the release's options), so it needs
     only be a dict of ``str`` keys without ``documents`` (which validation moves).
     """
-    if not _PLAIN_KEYS.issuperset(data):
-        return None
     messages = data.get("messages")
     if type(messages) is not list or not messages:
         return None
     if len(data) == 1:  # (only the messages)
-        return _new(PlainRequest, (messages, None, None, None))
+        return (messages, None, None, None)
+    if not _PLAIN_KEYS.issuperset(data):
+        return None
     model = data.get("model")
     if model is not None and type(model) is not str:
         return None
@@ -295,7 +310,7 @@ def plain_head(data: dict[str, Any]) -> PlainRequest | None:
         for key in options:
             if type(key) is not str:
                 return None
-    return _new(PlainRequest, (messages, tools, documents, options))
+    return (messages, tools, documents, options)
 
 
 def plain_request(data: dict[str, Any]) -> PlainRequest | None:

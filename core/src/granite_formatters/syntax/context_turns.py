@@ -62,6 +62,10 @@ class DocumentsTurn:
         parts.append(turns.end)
         return parts
 
+    def heading(self, index: int) -> str:
+        """What the turn puts before document ``index``'s text."""
+        return _HEADINGS[index] if index < _KEPT else _heading(index)
+
 
 @attrs.frozen
 class DocumentTurnPerDocument:
