@@ -147,3 +147,20 @@ def test_a_tag_too_long_to_wait_is_decided_on_the_lane(release: Release) -> None
         text = opened + filler + " and more.\nNext line.</co> <|end_of_cite|> done"
         for size in (1, 3, 4):
             check_same(release, cited.rag, _pieces(text, range(size, len(text), size)))
+
+
+def test_offsets_in_notes_after_chunks_on_the_lane(release: Release) -> None:
+    # The lane's chunks are counted when the full path next runs: the offsets in the
+    # notes are the full path's.
+    cited = CITED_OUTPUTS[release.version]
+    text = (
+        "An answer that goes on. " * 4
+        + "Here is my response: then </think> and <|tool_call|>[oops and </response> again."
+    )
+    declared = release_declaration(release.version)
+    parser = ReleaseStreamParser(declared, cited.rag)
+    feed_all(parser, _pieces(text, range(4, len(text), 4)))
+    assert parser.message is not None
+    assert any("block at offset 135" in note for note in parser.message.notes)
+    for size in (1, 3, 4):
+        check_same(release, cited.rag, _pieces(text, range(size, len(text), size)))
