@@ -6,8 +6,9 @@ bookkeeping, then the citation stages' own steady case). A test-only subclass wh
 never opens takes the full path for every chunk: both must give the same deltas, feed by
 feed, and the same message, for realistic cited outputs and marker soups cut anywhere
 (and in one- and four-character chunks, the lane's usual chunks). The lane also holds
-back the beginning of a marker at the top of ``feed`` until a chunk decides it; the
-full-path parser never does.
+back the beginning of a marker at the top of ``feed`` until a chunk decides it, stays
+open inside a tag waiting for the text that decides it, and leaves the bookkeeping of
+the chunks it takes to the next full path; the full-path parser does none of this.
 """
 
 from __future__ import annotations
