@@ -568,7 +568,7 @@ class ReleaseStreamParser(StreamParser):
 
     def _feed(self, chunk: str | bytes) -> list[Delta]:
         """The full path of :meth:`feed` (no lane took ``chunk``)."""
-        if self._steady or self._settled is not None:
+        if self._c_from < len(self._chunks) and (self._steady or self._settled is not None):
             self._catch_up()
         if self._message is not None:
             raise RuntimeError("feed() after close()")
@@ -599,6 +599,9 @@ class ReleaseStreamParser(StreamParser):
                 self._consume(chunk)
         if settle:
             self._settle()
+        if not self._deltas:  # (a batch parse: _deltas_out's first step, without a call)
+            self._out_text.clear()
+            return []
         return self._deltas_out()
 
     def _deltas_out(self) -> list[Delta]:
