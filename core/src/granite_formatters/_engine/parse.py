@@ -244,8 +244,10 @@ class ReleaseStreamParser(StreamParser):
         "_block",
         "_block_len",
         "_c_firsts",
+        "_c_from",
         "_c_lane",
         "_c_partials",
+        "_c_ready",
         "_c_write",
         "_called",
         "_calls",
@@ -398,6 +400,9 @@ class ReleaseStreamParser(StreamParser):
         #: block or partial tag is pending. Set at the end of each chunk that takes the
         #: full path (the only path that changes any of these).
         self._steady = False
+        #: Whether the content has started and its role was sent (the cited lane's
+        #: trim): set with _steady.
+        self._c_ready = False
         # The reasoning phase (see _reason).
         self._reasoning_syntax = reasoning = release.reasoning
         self._think = _DONE
@@ -426,6 +431,7 @@ class ReleaseStreamParser(StreamParser):
         self._settled: frozenset[str] | None = None
         self._c_lane: frozenset[str] | None = None
         self._c_write: Callable[[str], str | None] = _ignored
+        self._c_from = 0  # (the first of the chunks the lanes took: see _catch_up)
         # What feed holds back (see _settle and _hold_tail): made for a stream only (a
         # batch parse is one chunk).
         self._hold = ""
@@ -470,126 +476,100 @@ class ReleaseStreamParser(StreamParser):
     # ------------------------------------------------------------------ API
 
     def feed(self, chunk: str | bytes) -> list[Delta]:
-        if chunk.__class__ is str and not chunk.isascii():
+        if chunk.__class__ is not str:
+            return self._feed(chunk)
+        if not chunk.isascii():
             chunk = self._safe(chunk)
-        if self._steady and chunk.__class__ is str and self._lt not in chunk:
+        if self._steady and self._lt not in chunk:
             # The fast lane: the content has started, nothing is pending and no tag can
-            # start in this chunk, so all of it is content (what _text would find),
-            # emitted here as _emit would.
-            # (_emit, inlined: this runs for each streamed chunk.)
+            # start in this chunk, so all of it is content (what _text would find, its
+            # offset counted by _catch_up), for the trim at the end of the lanes.
             self._chunks.append(chunk)
-            self._offset += len(chunk)
-            stripped = chunk.rstrip()
-            spaces = self._spaces
-            if not stripped:
-                spaces.append(chunk)
-                return []
-            size = len(stripped)
-            if spaces:
-                stripped = "".join(spaces) + stripped
-                spaces.clear()
-            if size < len(chunk):
-                spaces.append(chunk[size:])
-            self._content.append(stripped)
-            return [content_delta(stripped)]
-        hold = self._hold
-        if hold and chunk.__class__ is str:
-            # The beginning of a marker, held back (see _hold_tail): still undecided?
-            text = hold + chunk
-            if text in self._holding:
-                self._chunks.append(chunk)
-                self._hold = text
-                return []
-        settled = self._settled
-        if (
-            settled is not None
-            and chunk.__class__ is str
-            and chunk
-            and not hold
-            and settled.isdisjoint(chunk)
-        ):
+        elif self._lanes:
+            if chunk:
+                mode = self._mode
+                if mode == _JSON and self._scanner is not None and self._scanner.take(chunk):
+                    # Inside a block's JSON, and nothing that could end the value or fail
+                    # it: all of it belongs to the JSON (what _in_block would add).
+                    self._chunks.append(chunk)
+                    self._block.append(chunk)
+                    self._block_len += len(chunk)
+                    return []
+                if mode == _CLOSE or (mode == _TEXT and self._finder is None):
+                    # A chunk that only extends the "<tool_call>" (TEXT) or "</tool_call>"
+                    # (CLOSE) begun so far, or begins one, is kept (what _text or
+                    # _in_block would do).
+                    pending = self._pending
+                    tag = self._open if mode == _TEXT else self._close_tag
+                    if (pending or chunk[0] == self._lt) and len(pending) + len(chunk) < len(tag):
+                        extended = pending + chunk
+                        if tag.startswith(extended):
+                            if self._steady:
+                                self._catch_up()  # (before the lane closes)
+                            self._chunks.append(chunk)
+                            self._pending = extended
+                            self._steady = False  # (pending now)
+                            return []
+                    elif mode == _CLOSE and not pending and not chunk.strip(_WHITESPACE):
+                        # Only whitespace after a block's JSON: part of the block.
+                        self._chunks.append(chunk)
+                        self._add_block(chunk)
+                        return []
+            return self._feed(chunk)
+        else:
+            # (The lanes above are closed while citation stages read the output.)
+            hold = self._hold
+            if hold:
+                # The beginning of a marker, held back (see _hold_tail): still undecided?
+                text = hold + chunk
+                if text in self._holding:
+                    self._chunks.append(chunk)
+                    self._hold = text
+                    return []
+                return self._feed(chunk)
+            settled = self._settled
+            if settled is None or not chunk or not settled.isdisjoint(chunk):
+                return self._feed(chunk)
             # The cited lane (see _settle): neither the marked stage nor the content
             # parser can find a marker in this chunk, so it is content (their
-            # bookkeeping, as _marked and _read do it), and goes on to the citation
-            # stages, or past their scans when it holds no character they look for.
+            # bookkeeping is done when the full path next runs, see _catch_up), and
+            # goes on to the citation stages, or past their scans when it holds no
+            # character they look for.
             self._chunks.append(chunk)
-            size = len(chunk)
-            if self._m_state != _M_OFF:
-                self._m_at += size
-                self._last_space = chunk[-1] in _BLANKS
-                if self._fresh and chunk.strip(_BLANKS):
-                    self._fresh = False
-            self._offset += size
             lane = self._c_lane
-            if lane is None or (lane and not lane.isdisjoint(chunk)):  # (empty: collected)
+            if lane is None or not lane.isdisjoint(chunk):
                 assert self._cite is not None
                 self._cite.write(chunk)
                 self._cite_lane()
-            else:
-                # Past the citation stages' scans: what reaches the content is trimmed
-                # (_trim, inlined once the content has started: this runs for each
-                # streamed chunk).
-                passed = self._c_write(chunk)
-                if not passed:
-                    return []
-                if not self._started:
-                    self._trim(passed)
-                else:
-                    body = passed.rstrip()
-                    spaces = self._spaces
-                    if not body:
-                        spaces.append(passed)
-                        return []
-                    size = len(body)
-                    if spaces:
-                        body = "".join(spaces) + body
-                        spaces.clear()
-                    if size < len(passed):
-                        spaces.append(passed[size:])
-                    self._content.append(body)
-                    if not self._deltas:
-                        return []
-                    if self._role_sent:
-                        return [content_delta(body)]
-                    self._out_text.append(body)
-            out_text = self._out_text
-            if not out_text:
+                return self._deltas_out()
+            # Past the citation stages' scans: what reaches the content is trimmed.
+            passed = self._c_write(chunk)
+            if not passed:
                 return []
-            text = out_text[0] if len(out_text) == 1 else "".join(out_text)
-            out_text.clear()
-            if not self._deltas:
-                return []
-            if self._role_sent:
-                return [content_delta(text)]
-            self._role_sent = True
-            return [attrs.evolve(content_delta(text), role="assistant")]
-        if self._lanes and chunk.__class__ is str and chunk:
-            mode = self._mode
-            if mode == _JSON and self._scanner is not None and self._scanner.take(chunk):
-                # Inside a block's JSON, and nothing that could end the value or fail it:
-                # all of it belongs to the JSON (what _in_block would add to the block).
-                self._chunks.append(chunk)
-                self._block.append(chunk)
-                self._block_len += len(chunk)
-                return []
-            if mode == _CLOSE or (mode == _TEXT and self._finder is None):
-                # A chunk that only extends the "<tool_call>" (TEXT) or "</tool_call>"
-                # (CLOSE) begun so far, or begins one, is kept (what _text or _in_block
-                # would do).
-                pending = self._pending
-                tag = self._open if mode == _TEXT else self._close_tag
-                if (pending or chunk[0] == self._lt) and len(pending) + len(chunk) < len(tag):
-                    extended = pending + chunk
-                    if tag.startswith(extended):
-                        self._chunks.append(chunk)
-                        self._pending = extended
-                        self._steady = False  # (pending now)
-                        return []
-                elif mode == _CLOSE and not pending and not chunk.strip(_WHITESPACE):
-                    # Only whitespace after a block's JSON: part of the block.
-                    self._chunks.append(chunk)
-                    self._add_block(chunk)
-                    return []
+            if not self._c_ready:
+                self._trim(passed)
+                return self._deltas_out()
+            chunk = passed
+        # The lanes' content, trimmed (_trim, inlined once the content has started and
+        # the role was sent: this runs for each streamed chunk).
+        body = chunk.rstrip()
+        spaces = self._spaces
+        if not body:
+            spaces.append(chunk)
+            return []
+        size = len(body)
+        if spaces:
+            body = "".join(spaces) + body
+            spaces.clear()
+        if size < len(chunk):
+            spaces.append(chunk[size:])
+        self._content.append(body)
+        return [content_delta(body)]
+
+    def _feed(self, chunk: str | bytes) -> list[Delta]:
+        """The full path of :meth:`feed` (no lane took ``chunk``)."""
+        if self._c_from < len(self._chunks) and (self._steady or self._settled is not None):
+            self._catch_up()
         if self._message is not None:
             raise RuntimeError("feed() after close()")
         text_of = self._text_of
@@ -603,6 +583,7 @@ class ReleaseStreamParser(StreamParser):
             if not chunk.isascii():
                 chunk = self._safe(chunk)
         settle = self._cite is not None
+        hold = self._hold
         if chunk:
             self._chunks.append(chunk)
             if hold:
@@ -618,6 +599,14 @@ class ReleaseStreamParser(StreamParser):
                 self._consume(chunk)
         if settle:
             self._settle()
+        if not self._deltas:  # (a batch parse: _deltas_out's first step, without a call)
+            self._out_text.clear()
+            return []
+        return self._deltas_out()
+
+    def _deltas_out(self) -> list[Delta]:
+        """The deltas of the chunk fed (at the end of its full path, or of the cited lane
+        when the stages wrote to the content)."""
         if not self._deltas:
             self._out_text.clear()
             return []
@@ -637,14 +626,12 @@ class ReleaseStreamParser(StreamParser):
             # The first delta of the stream carries the role.
             self._role_sent = True
             deltas[0] = attrs.evolve(deltas[0], role="assistant")
-        # Whether the next chunk with no "<" may take the fast lane at the top.
-        self._steady = (
-            self._lanes
-            and self._mode == _TEXT
-            and self._started
-            and not self._pending
-            and self._role_sent
-        )
+        # Whether the next chunk with no "<" may take the fast lane at the top, and
+        # whether the content of the cited lane may be trimmed there.
+        self._c_ready = self._started and self._role_sent
+        self._steady = self._c_ready and self._lanes and self._mode == _TEXT and not self._pending
+        if self._steady:
+            self._c_from = len(self._chunks)  # (see _catch_up)
         return deltas
 
     def _settle(self) -> None:
@@ -684,9 +671,31 @@ class ReleaseStreamParser(StreamParser):
         ):
             return
         self._settled = self._c_firsts[state]
+        self._c_from = len(self._chunks)
         self._cite_lane()
         if self._h_sets and self._cite.between_markers():
             self._holding = self._h_sets[state]
+
+    def _catch_up(self) -> None:
+        """The bookkeeping of the marked stage and the content parser for the chunks the
+        fast lane or the cited lane took since it opened (what _marked and _read would
+        do with them as content), done once before their next use: called while one of
+        them is open. (While ``_hold`` is not empty the chunks since were held, not
+        taken.)"""
+        if self._hold:
+            return
+        chunks = self._chunks
+        taken = chunks[self._c_from :]
+        if not taken:
+            return
+        self._c_from = len(chunks)
+        size = sum(map(len, taken))
+        if self._m_state != _M_OFF:
+            self._m_at += size
+            self._last_space = taken[-1][-1] in _BLANKS
+            if self._fresh and any(piece.strip(_BLANKS) for piece in taken):
+                self._fresh = False
+        self._offset += size
 
     def _hold_tail(self, chunk: str) -> bool:
         """Consume ``chunk``, but hold back its end when it is the beginning of a marker
@@ -741,6 +750,8 @@ class ReleaseStreamParser(StreamParser):
         """End the stream; the last delta carries ``finish_reason`` (see the base class)."""
         if self._message is not None:
             return []
+        if self._steady or self._settled is not None:
+            self._catch_up()
         # (A character cut at the end of the bytes: U+FFFD.)
         hold, self._hold = self._hold, ""
         if hold:

@@ -139,7 +139,8 @@ class CitationReader:
         written.
 
         The section splitter passes such text on unchanged to the tag remover, which
-        only repairs whitespace (see their ``lane``); once the sections are collected,
+        only repairs whitespace (see their ``lane``), or adds it to a tag waiting for
+        the text that decides it (see its ``waits``); once the sections are collected,
         every text is only collected.
         """
         sections = self._sections
@@ -148,7 +149,11 @@ class CitationReader:
             return (NOTHING, sections.collector()) if sections.collecting else None
         tags = self._tags
         inner = tags.lane()
-        if inner is None or not tags.resolved:
+        if inner is None:
+            # A tag waiting for more text: text that cannot decide it is only added.
+            waits = tags.waits()
+            return None if waits is None else (_joined(outer, waits), tags.adds)
+        if not tags.resolved:
             return None
         return _joined(outer, inner), tags.passes
 

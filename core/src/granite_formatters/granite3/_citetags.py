@@ -18,6 +18,7 @@ the rest, incrementally:
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 
 from ._markers import marker_first_chars, marker_pattern, marker_prefixes, partial_marker_length
 from ._stages import CONTENT, WHITESPACE, ChannelSink, Outbox, ScanningSink, TextSink
@@ -61,6 +62,11 @@ class CitationTagRemover(ScanningSink):
         self._pending = ""
         # Whether ``_pending`` is a tag the grammar could not decide yet (NEED_MORE).
         self._waiting = False
+        # What may decide it (see waits): the grammar's, if it says.
+        self._waits: Callable[[str, int], tuple[frozenset[str], int] | None] | None = getattr(
+            grammar, "waits", None
+        )
+        self._room = 0
         # Whitespace at the end of the text so far (a cluster may follow), in pieces.
         self._held: list[str] = []
         self._out = 0  # characters passed on
@@ -76,6 +82,39 @@ class CitationTagRemover(ScanningSink):
         :meth:`write` would hand it to :meth:`text` whole.
         """
         return None if self._pending else self._lane_chars
+
+    def waits(self) -> frozenset[str] | None:
+        """While a tag waits for the text after it: the characters that may decide it
+        (see the grammar's optional ``waits``), or ``None`` when any may (or no tag
+        waits). Text holding none of them goes to :meth:`adds` instead of :meth:`write`
+        until text holding one is written."""
+        waits = self._waits
+        if not self._waiting or waits is None:
+            return None
+        found = waits(self._pending, 0)
+        if found is None:
+            return None
+        chars, self._room = found
+        return chars
+
+    def adds(self, text: str) -> str:
+        """What :meth:`write` does with a text holding none of the characters of
+        :meth:`waits`: it is added to the waiting tag, nothing passed on, unless the
+        tag grows too long to wait (then written); returns the text passed on to
+        ``next_sink``, for the caller to write there."""
+        if self._waiting:
+            buffer = self._pending + text
+            if len(buffer) < self._room:
+                self._pending = buffer  # (what write would do: the grammar needs more)
+                return ""
+        # Decided by this text (or an earlier one): written, what it passes on collected.
+        sink = self.next
+        collected = self.next = _Collected()
+        try:
+            self.write(text)
+        finally:
+            self.next = sink
+        return "".join(collected.parts)
 
     def write(self, text: str) -> None:
         if not self._pending and self._lane_chars.isdisjoint(text):

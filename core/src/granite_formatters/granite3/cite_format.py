@@ -89,6 +89,8 @@ _OBJECT_LIMIT = 256
 _DOCUMENT_ID = re.compile(
     r'\{[ \t]*"?document_id"?[ \t]*:[ \t]*(?:"((?:[^"\\\n]|\\.){0,200})"|([^\s,}"]{1,200}))'
 )
+#: What may decide an object waiting for its "}" (see _read_object).
+_OBJECT_WAITS = frozenset("}\n")
 _REMNANTS = ('{"document_id"', "{document_id", '{ "document_id"')
 
 
@@ -167,6 +169,23 @@ class _CiteTags:
         if found[1] is None:
             return None
         return TagMatch(found[0] - pos, ANCHOR, found[1], "remnant")
+
+    def waits(self, text: str, pos: int) -> tuple[frozenset[str], int] | None:
+        """For a tag at ``pos`` that :meth:`match` left undecided: the characters that
+        may decide it and how long ``text[pos:]`` may grow without one of them and stay
+        undecided (below that length); ``None`` when the next character may decide it.
+
+        Only an object waiting for its ``}`` waits (a line break or its size limit
+        decides it too)."""
+        if text.startswith(START_OF_CITE, pos):
+            cursor = pos + len(START_OF_CITE)
+            brace = cursor
+            while brace < len(text) and brace - cursor < 3 and text[brace] in " \t":
+                brace += 1
+            if brace == len(text) or text[brace] != "{":
+                return None
+            return _OBJECT_WAITS, brace - pos + _OBJECT_LIMIT
+        return _OBJECT_WAITS, _OBJECT_LIMIT
 
 
 #: The Granite 3.3 inline citation tag grammar.

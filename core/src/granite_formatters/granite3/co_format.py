@@ -54,6 +54,7 @@ CO_SECTION_PATTERNS = PatternSet(
 _OPEN, _CLOSE = "<co>", "</co>"
 _MAX_INNER = 32
 _WINDOW = len(_OPEN) + _MAX_INNER + len(_CLOSE)
+_WAITS = frozenset(">\n")
 
 
 class _CoTags:
@@ -74,6 +75,12 @@ class _CoTags:
         if "<" in inner or "\n" in inner:
             return None
         return TagMatch(close + len(_CLOSE) - pos, ANCHOR, inner.strip())
+
+    def waits(self, text: str, pos: int) -> tuple[frozenset[str], int] | None:
+        """For a tag at ``pos`` that :meth:`match` left undecided: the characters that
+        may decide it (the end of its ``</co>``, a line break) and the length below
+        which ``text[pos:]`` stays undecided without one of them."""
+        return _WAITS, _WINDOW
 
 
 #: The ``<co>N</co>`` inline citation tag grammar (Granite 3.1 and 3.2).
