@@ -105,6 +105,13 @@ def test_think_response(
     _check(THINKS, output, request_, cuts, expected)
 
 
+@pytest.mark.parametrize("cuts", [[], [8], [9], [4, 12]])
+def test_stray_end_offsets(cuts: list[int]) -> None:
+    # A note's offset counts the text before it once, whichever chunk the marker ends.
+    output = "</think>a</think>"
+    _check(THINKS, output, None, cuts, ("a", None, [], [STRAY.format(0), STRAY.format(9)]))
+
+
 @pytest.mark.parametrize(
     ("output", "expected"),
     [

@@ -1002,7 +1002,7 @@ class ReleaseStreamParser(StreamParser):
                 keep = 0 if final else _partial_in(text, pos, self._m_partials[state])
                 self._m_emit(text[pos : size - keep])
                 self._m_pending = text[size - keep :]
-                self._m_at += size - keep
+                self._m_at += size - keep - pos
                 return
             start = found.start()
             self._m_emit(text[pos:start])
