@@ -248,6 +248,15 @@ def test_anything_unusual_takes_the_validated_path(key: Any, value: Any) -> None
     assert granite4_input.plain_request(PLAIN) is not None
 
 
+@pytest.mark.parametrize("policy", ["error", "strip", "keep"])
+def test_a_message_object_met_twice_is_named_at_each_index(processor: Any, policy: str) -> None:
+    # (the plain render loop looks a message's index up only for a message it must check)
+    odd = {"role": "developer", "content": "a<|end_of_text|>b"}
+    ask = {"role": "user", "content": "q"}
+    request = {"messages": [ask, odd, ask, odd, odd]}
+    _assert_same_on_every_path(processor, request, True, policy, False)
+
+
 @pytest.mark.parametrize(("key", "value"), _PLAIN_ENOUGH)
 def test_ignored_or_renderer_judged_keys_stay_on_the_fast_path(key: str, value: Any) -> None:
     assert granite4_input.plain_request({**PLAIN, key: value}) is not None

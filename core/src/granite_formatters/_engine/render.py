@@ -240,6 +240,11 @@ def _document_id(value: Any, field: str) -> str:
     )
 
 
+def _index(items: Sequence[Any], item: object, start: int) -> int:
+    """The index of ``item`` itself (not an equal one) in ``items``, from ``start``."""
+    return next(i for i in range(start, len(items)) if items[i] is item)
+
+
 class _Headers(dict[str, str]):
     """The turn headers by role, each made when first read."""
 
@@ -885,8 +890,9 @@ class ReleaseInputProcessor(InputProcessor):
 
         refused = self._refused
         if plain:
+            after = start  # (where the next message is looked for, see below)
             try:  # (a dict of exactly role and content is read here, others by plain_turn)
-                for index, message in enumerate(messages[start:] if start else messages, start):
+                for message in messages[start:] if start else messages:
                     if type(message) is dict and len(message) == 2:
                         role = message["role"]
                         text = message["content"]
@@ -896,6 +902,10 @@ class ReleaseInputProcessor(InputProcessor):
                     else:
                         role, text, calls = plain_turn(message)
                     if calls or sentinel in role or sentinel in text or role in refused:
+                        # (the index found only here, enumerate costing every message;
+                        # the same message object met again takes this path again)
+                        index = _index(messages, message, after)
+                        after = index + 1
                         role, text = self._turn(
                             index, role, text, calls, None, None, policy, problems
                         )
