@@ -23,12 +23,14 @@ from ..special_tokens import (
 from ..syntax.context_turns import DocumentsTurn, DocumentTurnPerDocument
 from ..syntax.protocols import HistoryCall
 from .request import (
+    _TITLE_TYPES,
     STRICT,
     VALIDATED_TYPES,
     NotPlain,
     PlainRequest,
     Problems,
     RequestView,
+    _new,
     body_value,
     document_data,
     documents_data,
@@ -58,13 +60,9 @@ _SYSTEM_TEXTS_KEPT = 32
 _OPTION_KEY_LENGTH = 4096
 
 _DATE = datetime.date
-#: ``tuple.__new__``: a :class:`PlainRequest` made without a Python-level frame.
-_new = tuple.__new__
 
 #: A validated message's role, content and tool calls.
 _TURN = attrgetter("role", "content", "tool_calls")
-#: The types of a plain document's title (missing: null).
-_TITLE_TYPES = frozenset({str, type(None)})
 
 _PRINTED_ROLES = frozenset({"system", "user", "assistant", "tool"})
 
