@@ -1216,8 +1216,10 @@ class ReleaseInputProcessor(InputProcessor):
         source: Any = message
         if raw is not None:
             raw_messages = raw.get("messages")
-            if isinstance(raw_messages, list) and isinstance(raw_messages[index], Mapping):
-                source = raw_messages[index]
+            if isinstance(raw_messages, list):
+                item = raw_messages[index]
+                if type(item) is dict or isinstance(item, Mapping):
+                    source = item
         get = source.get if type(source) is dict or isinstance(source, Mapping) else None
         for key in _REASONING_KEYS:
             found = get(key) if get is not None else getattr(source, key, None)

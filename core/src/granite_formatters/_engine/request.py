@@ -98,7 +98,7 @@ def body_value(raw: Mapping[str, Any] | None, key: str) -> Any:
     value = raw.get(key)
     if value is None:
         extra = raw.get("extra_body")
-        if isinstance(extra, Mapping):
+        if extra is not None and isinstance(extra, Mapping):
             value = extra.get(key)
     return value
 
