@@ -146,14 +146,6 @@ def _typed_text(message: Any, text: str, by_template: bool) -> str:
     return text
 
 
-def _raw_messages(request: RequestView, raw: Mapping[str, Any] | None) -> Any:
-    """The caller's messages, read for content parts (``None`` for a plain request, which
-    has none)."""
-    return (
-        raw.get("messages") if raw is not None and not isinstance(request, PlainRequest) else None
-    )
-
-
 def _documents(request: RequestView, raw: Mapping[str, Any] | None) -> list[Any] | None:
     """The request's documents as the caller's mappings (key order kept) or the
     validated documents' data; ``None`` when there are none."""
@@ -277,6 +269,9 @@ class _Writer:
         self.problems = problems
 
     def text(self, value: str, field: str) -> str:
+        # (text without the token set's sentinel has none of its tokens)
+        if self.policy == "keep" or (type(value) is str and self.tokens.sentinel not in value):
+            return value
         return _checked(value, field, self.policy, self.tokens)
 
     def json(self, value: Any, field: str) -> str:
@@ -290,14 +285,14 @@ def _history_calls(calls: Sequence[Any], field: str, problems: Problems) -> Iter
     """Each call of an assistant message unwrapped (checked as it is reached)."""
     for number, call in enumerate(calls):
         where = f"{field}.tool_calls[{number}]"
-        if not isinstance(call, Mapping):
+        if type(call) is not dict and not isinstance(call, Mapping):
             raise InvalidRequestError(
                 "must be an object ({'function': {'name', 'arguments'}} or {'name', 'arguments'})",
                 field=where,
             )
         function = call.get("function")
         if function:
-            if not isinstance(function, Mapping):
+            if type(function) is not dict and not isinstance(function, Mapping):
                 raise InvalidRequestError("must be an object", field=f"{where}.function")
             call = function
             where += ".function"
@@ -604,34 +599,54 @@ class ReleaseInputProcessor(InputProcessor):
         end = turns.end
         headers = self._headers
         messages = request.messages
-        rows = (
-            plain_messages(messages, request.documents)  # (checked as read: NotPlain)
-            if type(request) is PlainRequest
-            else list(map(_TURN, messages))
-        )
-        raw_messages = _raw_messages(request, raw)
+        rows: list[Any]
+        if type(request) is PlainRequest:
+            plain = True
+            rows = plain_messages(messages, request.documents)  # (checked as read: NotPlain)
+            raw_messages = None  # (a plain request has no content parts)
+        else:
+            plain = False
+            rows = list(map(_TURN, messages))
+            raw_messages = raw.get("messages") if raw is not None else None
+        # Text without a token set's sentinel has none of its tokens (see SpecialTokens).
+        sentinel = self._tokens.sentinel if policy != "keep" else None
 
-        tools, tools_field, options, _ = self._options(
-            request.tools, raw, problems, request.chat_template_kwargs
-        )
+        kwargs = request.chat_template_kwargs
+        if kwargs is None and not self._reads_effort:
+            tools, tools_field, options = request.tools, "tools", self._defaults
+        else:
+            tools, tools_field, options, _ = self._options(request.tools, raw, problems, kwargs)
 
         documents = _documents(request, raw) if request.documents else None
 
         blocks: list[str] = []
         if tools:
-            self._block(blocks, tools, release.tools_block, tools_field, policy, problems)
+            block = release.tools_block
+            if block is None:
+                self._unrendered(tools_field, problems)
+            else:
+                blocks.append(self._lines(tools, tools_field, policy, block))
         if documents:
-            self._block(blocks, documents, release.documents_block, "documents", policy, problems)
+            block = release.documents_block
+            if block is None:
+                self._unrendered("documents", problems)
+            else:
+                blocks.append(self._lines(documents, "documents", policy, block))
 
         out: list[str] = []
         first_is_system = rows[0][0] == "system"
         if first_is_system:
-            system = _checked(
-                self._text(raw_messages, messages, 0, rows[0][1]),
-                "messages[0].content",
-                policy,
-                self._tokens,
-            )
+            system: Any = rows[0][1]
+            if plain:
+                pass  # (an exact str)
+            elif raw_messages is not None:
+                system = self._text(raw_messages, messages, 0, system)
+            elif system is None:
+                system = ""
+            elif system and system[0] == "\n":
+                system = _typed_text(messages[0], system, self._joins_parts)
+            if sentinel is None or type(system) is not str or sentinel in system:
+                system = _checked(system, "messages[0].content", policy, self._tokens)
             if blocks and (system or release.empty_system_separated):
                 system = "\n\n".join([system, *blocks])
             elif blocks:
@@ -653,8 +668,6 @@ class ReleaseInputProcessor(InputProcessor):
                 if row[0] == "user":
                     last_user = index
         count = len(rows)
-        # Text without a token set's sentinel has none of its tokens (see SpecialTokens).
-        sentinel = self._tokens.sentinel if policy != "keep" else None
         assistant_sentinel = self._assistant_tokens.sentinel if policy != "keep" else None
         for index, (role, text, calls) in enumerate(rows):
             if calls and role != "assistant":
@@ -663,7 +676,9 @@ class ReleaseInputProcessor(InputProcessor):
                     "messages carry tool calls.",
                     f"messages[{index}].tool_calls",
                 )
-            if raw_messages is None:
+            if plain:
+                pass  # (an exact str, not joined from parts)
+            elif raw_messages is None:
                 if text is None:
                     text = ""
                 elif text and text[0] == "\n":
@@ -713,7 +728,8 @@ class ReleaseInputProcessor(InputProcessor):
                     first = index == 0 or (index == 1 and first_is_system)
                     if results.header_when_first or not first:
                         out.append(headers.get(results.role) or turns.header(results.role))
-                text = _checked(text, f"messages[{index}].content", policy, self._tokens)
+                if sentinel is None or type(text) is not str or sentinel in text:
+                    text = _checked(text, f"messages[{index}].content", policy, self._tokens)
                 out += (results.item_open, text, results.item_close)
                 if index == count - 1 or rows[index + 1][0] != "tool":
                     out.append(end)
@@ -738,20 +754,9 @@ class ReleaseInputProcessor(InputProcessor):
                 out.append(reasoning.generation_prompt(options))
         return "".join(out)
 
-    def _block(
-        self,
-        blocks: list[str],
-        items: Sequence[Any],
-        block: SystemBlock | None,
-        field: str,
-        policy: SpecialTokenPolicy,
-        problems: Problems,
-    ) -> None:
-        """Append the system block listing ``items`` (a problem if the release has none)."""
-        if block is None:
-            problems.add(f"the {self.release.name} chat template does not render {field}.", field)
-        else:
-            blocks.append(block.write(self._lines(items, field, policy, block)))
+    def _unrendered(self, field: str, problems: Problems) -> None:
+        """The problem of a list the release has no system block for."""
+        problems.add(f"the {self.release.name} chat template does not render {field}.", field)
 
     def _render_turns(
         self,
@@ -1211,8 +1216,10 @@ class ReleaseInputProcessor(InputProcessor):
         source: Any = message
         if raw is not None:
             raw_messages = raw.get("messages")
-            if isinstance(raw_messages, list) and isinstance(raw_messages[index], Mapping):
-                source = raw_messages[index]
+            if isinstance(raw_messages, list):
+                item = raw_messages[index]
+                if type(item) is dict or isinstance(item, Mapping):
+                    source = item
         get = source.get if type(source) is dict or isinstance(source, Mapping) else None
         for key in _REASONING_KEYS:
             found = get(key) if get is not None else getattr(source, key, None)
@@ -1223,9 +1230,12 @@ class ReleaseInputProcessor(InputProcessor):
     def _lines(
         self, items: Sequence[Any], field: str, policy: SpecialTokenPolicy, block: SystemBlock
     ) -> str:
-        """The items' JSON lines, from the memo when the same list was rendered recently."""
+        """The system block listing the items, from the memo when the same list was
+        rendered recently."""
         return self._blocks.get(
-            items, (field, policy), lambda value: self._json_lines(value, field, policy, block)
+            items,
+            (field, policy),
+            lambda value: block.write(self._json_lines(value, field, policy, block)),
         )
 
     def _json_lines(

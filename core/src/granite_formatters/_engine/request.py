@@ -98,7 +98,7 @@ def body_value(raw: Mapping[str, Any] | None, key: str) -> Any:
     value = raw.get(key)
     if value is None:
         extra = raw.get("extra_body")
-        if isinstance(extra, Mapping):
+        if extra is not None and isinstance(extra, Mapping):
             value = extra.get(key)
     return value
 
@@ -176,6 +176,8 @@ class PlainRequest(NamedTuple):
 
 #: The message keys besides role, content and tool_calls that validation reads as text.
 _OPTIONAL_MESSAGE_STRINGS = ("tool_call_id", "name", "reasoning_content")
+#: The message keys read (exact ``str`` literals: plain keys without a check).
+_MESSAGE_KEYS = frozenset({"role", "content", "tool_calls", *_OPTIONAL_MESSAGE_STRINGS})
 #: The document keys read (exact ``str`` literals: plain keys without a check).
 _DOCUMENT_KEYS = frozenset({"text", "doc_id", "title"})
 #: The types of a plain document's ``doc_id`` (not ``bool``) and title (missing: null).
@@ -224,11 +226,13 @@ def plain_messages(messages: Iterable[Any], documents: list[Any] | None = None) 
             append((role, content, None))
             continue
         calls = message.get("tool_calls")
-        if calls is not None and (
-            type(calls) is not list or any(type(call) is not dict for call in calls)
-        ):
-            raise NotPlain  # (objects such as the openai package's: validation reads them)
-        if not are_plain_keys(message):
+        if calls is not None:
+            if type(calls) is not list:
+                raise NotPlain
+            for call in calls:
+                if type(call) is not dict:
+                    raise NotPlain  # (objects such as the openai package's: validation reads them)
+        if not _MESSAGE_KEYS.issuperset(message) and not are_plain_keys(message):
             raise NotPlain  # validation refuses it ("Keys should be strings")
         for name in _OPTIONAL_MESSAGE_STRINGS:
             value = message.get(name)

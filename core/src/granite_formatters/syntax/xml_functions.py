@@ -56,7 +56,7 @@ def decode_arguments(arguments: Any, field: str) -> Mapping[str, Any]:
     a string must hold a JSON object. Anything else that is not an object is an
     :class:`InvalidRequestError` naming ``field`` (the template cannot render it).
     """
-    if isinstance(arguments, Mapping):
+    if type(arguments) is dict or (type(arguments) is not str and isinstance(arguments, Mapping)):
         return arguments
     if isinstance(arguments, str):
         try:
@@ -79,7 +79,12 @@ def _write_call(call: HistoryCall, writer: HistoryWriter) -> str:
     for key, value in decode_arguments(call.arguments, where).items():
         at = f"{where}.{key}"
         # Objects and lists as the template's tojson, anything else as Python's str().
-        text = writer.json(value, at) if isinstance(value, (Mapping, list, tuple)) else str(value)
+        if type(value) is str:
+            text = value
+        elif isinstance(value, (Mapping, list, tuple)):
+            text = writer.json(value, at)
+        else:
+            text = str(value)
         out += (_PARAMETER, writer.text(str(key), at), ">\n", writer.text(text, at), "\n")
         out.append(_PARAMETER_END + "\n")
     out.append("</function>\n</tool_call>\n")
@@ -354,7 +359,10 @@ class XmlFunctions:
         """``text`` (ending in a newline or ``<think></think>``), then per call
         ``<tool_call>\\n<function=NAME>\\n``, per argument
         ``<parameter=KEY>\\nVALUE\\n</parameter>\\n``, then ``</function>\\n</tool_call>\\n``."""
-        return text + "".join(_write_call(call, writer) for call in calls)
+        out = [text]
+        for call in calls:
+            out.append(_write_call(call, writer))
+        return "".join(out)
 
 
 #: XML function/parameter blocks (Granite 4.2).
