@@ -67,6 +67,9 @@ _NO_BARE, _BARE_NEXT, _BARE_BLOCK = range(3)
 # inside it, after it, past a tool call (only the dropped tokens are still removed).
 _M_OFF, _M_BEFORE, _M_INSIDE, _M_AFTER, _M_PASS = range(5)
 _SURROGATES_REPLACED = "replaced lone surrogates (not encodable as UTF-8) in the output with U+FFFD"
+#: ``str.isascii``, called on a chunk: one call both checks that the chunk is text (it
+#: raises TypeError otherwise) and whether it can hold a lone surrogate.
+_isascii = str.isascii
 
 
 @functools.lru_cache(maxsize=64)
@@ -476,24 +479,29 @@ class ReleaseStreamParser(StreamParser):
     # ------------------------------------------------------------------ API
 
     def feed(self, chunk: str | bytes) -> list[Delta]:
-        if chunk.__class__ is not str:
+        # (str's isascii: it raises TypeError for bytes, or another object _feed makes
+        # text of, so past it ``chunk`` is a str.)
+        try:
+            ascii = _isascii(chunk)  # type: ignore[arg-type]
+        except TypeError:
             return self._feed(chunk)
-        if not chunk.isascii():
-            chunk = self._safe(chunk)
-        if self._steady and self._lt not in chunk:
+        text: str = chunk  # type: ignore[assignment]
+        if not ascii:
+            text = self._safe(text)
+        if self._steady and self._lt not in text:
             # The fast lane: the content has started, nothing is pending and no tag can
             # start in this chunk, so all of it is content (what _text would find, its
             # offset counted by _catch_up), for the trim at the end of the lanes.
-            self._chunks.append(chunk)
+            self._chunks.append(text)
         elif self._lanes:
-            if chunk:
+            if text:
                 mode = self._mode
-                if mode == _JSON and self._scanner is not None and self._scanner.take(chunk):
+                if mode == _JSON and self._scanner is not None and self._scanner.take(text):
                     # Inside a block's JSON, and nothing that could end the value or fail
                     # it: all of it belongs to the JSON (what _in_block would add).
-                    self._chunks.append(chunk)
-                    self._block.append(chunk)
-                    self._block_len += len(chunk)
+                    self._chunks.append(text)
+                    self._block.append(text)
+                    self._block_len += len(text)
                     return []
                 if mode == _CLOSE or (mode == _TEXT and self._finder is None):
                     # A chunk that only extends the "<tool_call>" (TEXT) or "</tool_call>"
@@ -501,68 +509,75 @@ class ReleaseStreamParser(StreamParser):
                     # _in_block would do).
                     pending = self._pending
                     tag = self._open if mode == _TEXT else self._close_tag
-                    if (pending or chunk[0] == self._lt) and len(pending) + len(chunk) < len(tag):
-                        extended = pending + chunk
+                    if (pending or text[0] == self._lt) and len(pending) + len(text) < len(tag):
+                        extended = pending + text
                         if tag.startswith(extended):
                             if self._steady:
                                 self._catch_up()  # (before the lane closes)
-                            self._chunks.append(chunk)
+                            self._chunks.append(text)
                             self._pending = extended
                             self._steady = False  # (pending now)
                             return []
-                    elif mode == _CLOSE and not pending and not chunk.strip(_WHITESPACE):
+                    elif mode == _CLOSE and not pending and not text.strip(_WHITESPACE):
                         # Only whitespace after a block's JSON: part of the block.
-                        self._chunks.append(chunk)
-                        self._add_block(chunk)
+                        self._chunks.append(text)
+                        self._add_block(text)
                         return []
-            return self._feed(chunk)
+                # The full path (_feed), as far as it goes while the lanes are open: no
+                # citation stages, no decoder, no reasoning phase or marked stage.
+                if self._steady:
+                    self._catch_up()
+                self._chunks.append(text)
+                self._read(text)
+                return self._deltas_out()
+            return self._feed(text)
         else:
             # (The lanes above are closed while citation stages read the output.)
             hold = self._hold
             if hold:
                 # The beginning of a marker, held back (see _hold_tail): still undecided?
-                text = hold + chunk
-                if text in self._holding:
-                    self._chunks.append(chunk)
-                    self._hold = text
+                held = hold + text
+                if held in self._holding:
+                    self._chunks.append(text)
+                    self._hold = held
                     return []
-                return self._feed(chunk)
+                return self._feed(text)
             settled = self._settled
-            if settled is None or not chunk or not settled.isdisjoint(chunk):
-                return self._feed(chunk)
+            if settled is None or not text or not settled.isdisjoint(text):
+                return self._feed(text)
             # The cited lane (see _settle): neither the marked stage nor the content
             # parser can find a marker in this chunk, so it is content (their
             # bookkeeping is done when the full path next runs, see _catch_up), and
             # goes on to the citation stages, or past their scans when it holds no
             # character they look for.
-            self._chunks.append(chunk)
+            self._chunks.append(text)
             lane = self._c_lane
-            if lane is None or not lane.isdisjoint(chunk):
+            if lane is None or not lane.isdisjoint(text):
                 assert self._cite is not None
-                self._cite.write(chunk)
+                self._cite.write(text)
                 self._cite_lane()
                 return self._deltas_out()
             # Past the citation stages' scans: what reaches the content is trimmed.
-            passed = self._c_write(chunk)
+            passed = self._c_write(text)
             if not passed:
                 return []
             if not self._c_ready:
                 self._trim(passed)
                 return self._deltas_out()
-            chunk = passed
+            text = passed
         # The lanes' content, trimmed (_trim, inlined once the content has started and
         # the role was sent: this runs for each streamed chunk).
-        body = chunk.rstrip()
+        body = text.rstrip()
         spaces = self._spaces
         if not body:
-            spaces.append(chunk)
+            spaces.append(text)
             return []
         size = len(body)
         if spaces:
             body = "".join(spaces) + body
             spaces.clear()
-        if size < len(chunk):
-            spaces.append(chunk[size:])
+        if size < len(text):
+            spaces.append(text[size:])
         self._content.append(body)
         return [content_delta(body)]
 
@@ -689,7 +704,7 @@ class ReleaseStreamParser(StreamParser):
         if not taken:
             return
         self._c_from = len(chunks)
-        size = sum(map(len, taken))
+        size = len("".join(taken))
         if self._m_state != _M_OFF:
             self._m_at += size
             self._last_space = taken[-1][-1] in _BLANKS
