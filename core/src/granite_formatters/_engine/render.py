@@ -21,6 +21,7 @@ from ..special_tokens import (
     remove_special_tokens_in_json,
 )
 from ..syntax.context_turns import DocumentsTurn, DocumentTurnPerDocument
+from ..syntax.controls import CONTROLS, thinking_option_error, valid_control_items
 from ..syntax.protocols import HistoryCall
 from .request import (
     _TITLE_TYPES,
@@ -60,6 +61,9 @@ _SYSTEM_TEXTS_KEPT = 32
 _OPTION_KEY_LENGTH = 4096
 
 _DATE = datetime.date
+
+#: The options of a typed options object read by attribute (see ``_reads_typed``).
+_TYPED_OPTIONS = frozenset({"thinking", "controls"})
 
 #: A validated message's role, content and tool calls.
 _TURN = attrgetter("role", "content", "tool_calls")
@@ -334,6 +338,11 @@ class ReleaseInputProcessor(InputProcessor):
         self._dated = release.system_prompt is not None
         self._joins_parts = release.template_joins_parts
         self._declared = {option.name: option for option in reversed(release.options)}
+        # Whether the options are the Granite 3.x ones (thinking, controls), checked as
+        # their syntax checks them: a typed options object is then read by attribute.
+        self._reads_typed = release.controls is not None and {
+            option.name: (option.default, option.check) for option in release.options
+        } == {"thinking": (False, thinking_option_error), "controls": (None, CONTROLS.check)}
         # Generation prompts with controls, by the controls' items (checked valid: exact
         # str keys, bool/str/null values, so equal items print alike).
         self._controlled: dict[tuple[tuple[str, Any], ...], str] = {}
@@ -807,19 +816,41 @@ class ReleaseInputProcessor(InputProcessor):
             if documents is not None and raw is not None:
                 documents = _documents(request, raw)
             first_role, first_text, first_calls = rows[0]
+        tools_field = "tools"
+        controls: Any = None
+        thinking: Any = False
+        prompt = None
         if kwargs is not None and type(kwargs) is not dict:
             # (a Granite3ChatCompletion's options object: none when nothing is set)
             fields_set = getattr(kwargs, "__pydantic_fields_set__", None)
             if fields_set is not None:
                 extra = kwargs.__pydantic_extra__
-                kwargs = _given_options(kwargs, fields_set, extra) if fields_set or extra else None
+                if extra or not (self._reads_typed and _TYPED_OPTIONS.issuperset(fields_set)):
+                    kwargs = (
+                        _given_options(kwargs, fields_set, extra) if fields_set or extra else None
+                    )
+                else:
+                    # The Granite 3.x options read by attribute, as _options would read
+                    # them when they are valid (else _options raises the error).
+                    thinking = kwargs.thinking if "thinking" in fields_set else None
+                    controls = kwargs.controls if "controls" in fields_set else None
+                    if (thinking is None or thinking is True or thinking is False) and (
+                        controls is None
+                        or (
+                            type(controls) is dict
+                            and (items := valid_control_items(controls)) is not None
+                        )
+                    ):
+                        kwargs = None
+                        thinking = thinking is True
+                        if controls and items:
+                            prompt = self._controlled.get(items)
+                    else:
+                        kwargs = _given_options(kwargs, fields_set, None)
         if kwargs or self._reads_effort:
             tools, tools_field, options, prompt = self._options(tools, raw, problems, kwargs)
             controls = options.get("controls")
             thinking = options.get("thinking") is True
-        else:
-            tools_field, controls, thinking = "tools", None, False
-            prompt = None
         if policy == "strip" and type(first_role) is str:
             # As if the request had been sanitized first: "sys<|end_of_text|>tem" is a
             # system role.
