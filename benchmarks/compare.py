@@ -11,6 +11,12 @@ goes first, so a slow spell of a shared host falls on both. Every timed row of t
 format, parse and stream sections is reported as the median over the rounds, old and
 new, with the change; a row more than ``--limit`` percent slower is marked. Only the
 releases both trees provide are measured.
+
+Each round copies both trees' sources to folders of one path length, a different length
+each round. CPython's attribute cache is indexed by object addresses, which shift with
+the length of every path a process reads, so one fixed layout can favour one tree by
+several percent on a row and keep doing so in every round; the medians are taken over
+layouts instead.
 """
 
 from __future__ import annotations
@@ -18,6 +24,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import shutil
 import statistics
 import subprocess
 import sys
@@ -56,9 +63,26 @@ def _unpack(commit: str, into: Path) -> Path:
     return tree
 
 
+def _source_dirs(tree: Path) -> list[Path]:
+    return [tree / "core" / "src", *sorted((tree / "plugins").glob("*/src"))]
+
+
 def _sources(tree: Path) -> str:
-    paths = [tree / "core" / "src", *sorted((tree / "plugins").glob("*/src"))]
-    return os.pathsep.join(str(path) for path in paths)
+    return os.pathsep.join(str(path) for path in _source_dirs(tree))
+
+
+def _placed(trees: dict[str, Path], scratch: Path, number: int) -> dict[str, str]:
+    """Each tree's sources copied for round ``number`` under one folder whose name's
+    length depends on the round (the names in ``trees`` are of one length), as
+    ``PYTHONPATH`` values."""
+    folder = scratch / ("round" + "-" * (number * 5 % 17) + str(number))
+    placed = {}
+    for name, tree in trees.items():
+        for source in _source_dirs(tree):
+            target = folder / name / source.relative_to(tree)
+            shutil.copytree(source, target, ignore=shutil.ignore_patterns("__pycache__"))
+        placed[name] = _sources(folder / name)
+    return placed
 
 
 def _releases(tree: Path) -> set[str]:
@@ -130,13 +154,13 @@ def main(argv: list[str] | None = None) -> int:
         releases = sorted(_releases(old_tree) & _releases(REPO))
         if args.release:
             releases = [release for release in releases if release in args.release]
-        trees = {"old": _sources(old_tree), "new": _sources(REPO)}
         samples: dict[str, dict[str, list[float]]] = {"old": {}, "new": {}}
         for number in range(args.rounds):
+            sources = _placed({"old": old_tree, "new": REPO}, Path(scratch), number)
             order = ("old", "new") if number % 2 == 0 else ("new", "old")
             for name in order:
                 out = Path(scratch) / f"{name}-{number}.json"
-                for label, value in _rows(_run(trees[name], releases, sections, args.quick, out)):
+                for label, value in _rows(_run(sources[name], releases, sections, args.quick, out)):
                     samples[name].setdefault(label, []).append(value)
     lines = [
         f"Old: `{args.commit}`; new: this tree. Median of {args.rounds} alternating rounds.",

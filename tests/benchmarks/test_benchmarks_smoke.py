@@ -333,3 +333,30 @@ def test_the_old_checkout_holds_the_old_sources(bench: ModuleType) -> None:
         assert (root / "plugins" / "granite33" / "src").is_dir()
         assert not (root / "plugins" / "granite4").exists()
     assert not root.exists()
+
+
+def test_compare_places_both_trees_at_one_path_length_per_round(tmp_path: Path) -> None:
+    spec = importlib.util.spec_from_file_location(
+        "granite_compare", REPO / "benchmarks" / "compare.py"
+    )
+    assert spec is not None and spec.loader is not None
+    compare = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(compare)
+    trees = {}
+    for name, plugin in (("old", "granite33"), ("new", "granite4")):
+        tree = tmp_path / f"tree-of-{name}"
+        for source in (tree / "core" / "src" / "pkg", tree / "plugins" / plugin / "src" / "p"):
+            source.mkdir(parents=True)
+            (source / "__init__.py").write_text(name, encoding="utf-8")
+            (source / "__pycache__").mkdir()
+        trees[name] = tree
+    lengths = set()
+    for number in range(3):
+        placed = compare._placed(trees, tmp_path / "scratch", number)
+        old, new = (placed[name].split(os.pathsep) for name in ("old", "new"))
+        assert [len(path) for path in old[:1]] == [len(path) for path in new[:1]]
+        assert (Path(old[0]) / "pkg" / "__init__.py").read_text(encoding="utf-8") == "old"
+        assert (Path(new[1]) / "p" / "__init__.py").read_text(encoding="utf-8") == "new"
+        assert not (Path(new[0]) / "pkg" / "__pycache__").exists()
+        lengths.add(len(old[0]))
+    assert len(lengths) == 3
