@@ -825,10 +825,10 @@ class ReleaseInputProcessor(InputProcessor):
             fields_set = getattr(kwargs, "__pydantic_fields_set__", None)
             if fields_set is not None:
                 extra = kwargs.__pydantic_extra__
-                if extra or not (self._reads_typed and _TYPED_OPTIONS.issuperset(fields_set)):
-                    kwargs = (
-                        _given_options(kwargs, fields_set, extra) if fields_set or extra else None
-                    )
+                if not fields_set and not extra:
+                    kwargs = None
+                elif extra or not (self._reads_typed and _TYPED_OPTIONS.issuperset(fields_set)):
+                    kwargs = _given_options(kwargs, fields_set, extra)
                 else:
                     # The Granite 3.x options read by attribute, as _options would read
                     # them when they are valid (else _options raises the error).
