@@ -62,8 +62,13 @@ _OPTION_KEY_LENGTH = 4096
 
 _DATE = datetime.date
 
-#: The options of a typed options object read by attribute (see ``_reads_typed``).
-_TYPED_OPTIONS = frozenset({"thinking", "controls"})
+#: The Granite 3.x options (default and check by name): a release that declares exactly
+#: these has a typed options object read by attribute (see ``_reads_typed``).
+_TYPED_OPTION_DECLARATIONS = {
+    "thinking": (False, thinking_option_error),
+    "controls": (None, CONTROLS.check),
+}
+_TYPED_OPTIONS = frozenset(_TYPED_OPTION_DECLARATIONS)
 
 #: A validated message's role, content and tool calls.
 _TURN = attrgetter("role", "content", "tool_calls")
@@ -340,9 +345,11 @@ class ReleaseInputProcessor(InputProcessor):
         self._declared = {option.name: option for option in reversed(release.options)}
         # Whether the options are the Granite 3.x ones (thinking, controls), checked as
         # their syntax checks them: a typed options object is then read by attribute.
-        self._reads_typed = release.controls is not None and {
-            option.name: (option.default, option.check) for option in release.options
-        } == {"thinking": (False, thinking_option_error), "controls": (None, CONTROLS.check)}
+        self._reads_typed = (
+            release.controls is not None
+            and {option.name: (option.default, option.check) for option in release.options}
+            == _TYPED_OPTION_DECLARATIONS
+        )
         # Generation prompts with controls, by the controls' items (checked valid: exact
         # str keys, bool/str/null values, so equal items print alike).
         self._controlled: dict[tuple[tuple[str, Any], ...], str] = {}
@@ -904,7 +911,7 @@ class ReleaseInputProcessor(InputProcessor):
         if tools:
             tools_turn = release.tools_turn
             if tools_turn is None:
-                problems.add(f"the {release.name} chat template does not render tools.", "tools")
+                self._unrendered("tools", problems)
             else:
                 out += (
                     self._tools_header,
@@ -914,9 +921,7 @@ class ReleaseInputProcessor(InputProcessor):
         if documents:
             layout = release.documents_turns
             if layout is None:
-                problems.add(
-                    f"the {release.name} chat template does not render documents.", "documents"
-                )
+                self._unrendered("documents", problems)
             else:
                 self._document_turns(
                     out, documents, layout, policy, problems, plain=plain, typed=raw is None
