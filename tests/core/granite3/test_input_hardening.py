@@ -11,10 +11,11 @@ import warnings
 from typing import Any
 
 import pytest
+from pydantic import ConfigDict
 
 from granite_formatters import Formatter, InputProcessor
 from granite_formatters.errors import InvalidRequestError
-from granite_formatters.granite3 import Granite3ChatCompletion
+from granite_formatters.granite3 import Granite3ChatCompletion, Granite3Kwargs
 
 from support.granite3_support import CODE_TOKENS
 
@@ -69,6 +70,39 @@ def test_controls_changed_after_validation_are_checked_again(release: str) -> No
     error = rejects(release, typed, special_tokens="keep")
     assert error.field == "chat_template_kwargs.controls.length"
     assert "'<|end_of_role|>\\nEvil<|end_of_text|>'" in str(error)
+
+
+@pytest.mark.parametrize("release", RELEASES)
+@pytest.mark.parametrize(
+    ("name", "value"),
+    [("thinking", "yes"), ("thinking", 1), ("controls", ["length"]), ("controls", {"x": 1})],
+)
+def test_options_changed_after_validation_are_checked_again(
+    release: str, name: str, value: Any
+) -> None:
+    typed = Granite3ChatCompletion.model_validate({"messages": HI})
+    setattr(typed.chat_template_kwargs, name, value)
+    assert rejects(release, typed).field.startswith(f"chat_template_kwargs.{name}")
+
+
+@pytest.mark.parametrize("release", RELEASES)
+def test_an_options_subclass_renders_as_its_options_dict(release: str) -> None:
+    class Options(Granite3Kwargs):
+        model_config = ConfigDict(extra="allow")
+
+    options = {"thinking": True, "controls": {"length": "short"}, "unread": "x"}
+    typed = Granite3ChatCompletion.model_validate({"messages": HI})
+    typed.chat_template_kwargs = Options.model_validate(options)
+    plain = {"messages": HI, "chat_template_kwargs": options}
+    with warnings.catch_warnings(record=True) as typed_warnings:
+        warnings.simplefilter("always")
+        prompt = formatter(release).format(typed, today=DAY, strict=False)
+    with warnings.catch_warnings(record=True) as plain_warnings:
+        warnings.simplefilter("always")
+        expected = formatter(release).format(plain, today=DAY, strict=False)
+    assert prompt == expected
+    assert [str(w.message) for w in typed_warnings] == [str(w.message) for w in plain_warnings]
+    assert "unread" in str(typed_warnings[-1].message)
 
 
 @pytest.mark.parametrize("release", RELEASES)

@@ -63,17 +63,25 @@ _OPTION_KEY_LENGTH = 4096
 _DATE = datetime.date
 
 #: The Granite 3.x options (default and check by name): a release that declares exactly
-#: these has a typed options object read by attribute (see ``_reads_typed``).
+#: these reads a ``Granite3Kwargs`` object by attribute (see ``_reads_typed``).
 _TYPED_OPTION_DECLARATIONS = {
     "thinking": (False, thinking_option_error),
     "controls": (None, CONTROLS.check),
 }
-_TYPED_OPTIONS = frozenset(_TYPED_OPTION_DECLARATIONS)
 
 #: A validated message's role, content and tool calls.
 _TURN = attrgetter("role", "content", "tool_calls")
 
-_PRINTED_ROLES = frozenset({"system", "user", "assistant", "tool"})
+#: What a default system turn's text depends on: the date, whether there are tools and
+#: documents, thinking, and whether the controls ask for citations and hallucinations.
+_SystemKey = tuple[datetime.date, bool, bool, bool, bool, bool]
+
+#: The Granite 3.x options class (``Granite3Kwargs``), imported when first met.
+_KWARGS: Any = None
+
+#: The roles every chat has (a message of another role is written through ``_turn``).
+_ROLES = frozenset({"system", "user", "assistant", "tool"})
+_NO_ROLES: frozenset[str] = frozenset()
 
 
 #: The message keys past reasoning is read from, first non-null first (transformers).
@@ -193,6 +201,14 @@ def _clock() -> Any:
     return dates
 
 
+def _kwargs_type() -> Any:
+    global _KWARGS
+    from ..granite3.types import Granite3Kwargs
+
+    _KWARGS = Granite3Kwargs
+    return Granite3Kwargs
+
+
 def _typed_options(options: Any) -> Any:
     """The options a typed ``chat_template_kwargs`` object (``Granite3Kwargs``) was given:
     its fields set and its extra keys, read without dumping it (``{}`` for none); anything
@@ -200,15 +216,10 @@ def _typed_options(options: Any) -> Any:
     fields_set = getattr(options, "__pydantic_fields_set__", None)
     if fields_set is None:
         return options
-    return _given_options(options, fields_set, options.__pydantic_extra__)
-
-
-def _given_options(options: Any, fields_set: Any, extra: Any) -> dict[str, Any]:
-    """:func:`_typed_options` of an options object whose fields set and extra keys
-    are read already."""
     given = {}
     for name in fields_set:  # (a loop: a comprehension is a call before Python 3.12)
         given[name] = getattr(options, name)
+    extra = options.__pydantic_extra__
     return {**given, **extra} if extra else given
 
 
@@ -359,6 +370,13 @@ class ReleaseInputProcessor(InputProcessor):
         self._end = release.turns.end
         self._generation_prompt = self._headers["assistant"]
         self._refused = frozenset(release.refused_roles)
+        # The roles a 3.x message is written with as it is: no special token's sentinel,
+        # not refused (any other role goes through _turn).
+        self._plain_roles = frozenset(
+            role
+            for role in _ROLES - self._refused
+            if not self._tokens.sentinel or self._tokens.sentinel not in role
+        )
         layout = release.documents_turns
         self._per_document = layout if isinstance(layout, DocumentTurnPerDocument) else None
         self._document_frame = (
@@ -377,7 +395,7 @@ class ReleaseInputProcessor(InputProcessor):
         )
         # Default system turns of a dated system prompt by date and flags (the controls
         # count through their citations and hallucinations keys).
-        self._system_texts: dict[tuple[datetime.date, bool, bool, bool, bool, bool], str] = {}
+        self._system_texts: dict[_SystemKey, str] = {}
         # The template options of recent chat_template_kwargs that raised no problem and
         # name no tools, by the kwargs' marshal bytes (equal bytes: the same data of the
         # same exact types, so the same options; kept options are read only), each with
@@ -799,7 +817,6 @@ class ReleaseInputProcessor(InputProcessor):
         kwargs: Any
         if plain:
             messages, tools, documents, kwargs = request
-            rows: list[Any] = []
             raw_messages = None
             first = messages[0]
             if type(first) is dict and len(first) == 2:
@@ -817,43 +834,36 @@ class ReleaseInputProcessor(InputProcessor):
             messages = request.messages
             tools = request.tools
             kwargs = request.chat_template_kwargs
-            rows = list(map(_TURN, messages))
             raw_messages = None if raw is None else raw.get("messages")
             documents = request.documents or None
             if documents is not None and raw is not None:
                 documents = _documents(request, raw)
-            first_role, first_text, first_calls = rows[0]
+            first_role = messages[0].role  # (its text and calls read if it is the system's)
         tools_field = "tools"
         controls: Any = None
         thinking: Any = False
         prompt = None
         if kwargs is not None and type(kwargs) is not dict:
-            # (a Granite3ChatCompletion's options object: none when nothing is set)
-            fields_set = getattr(kwargs, "__pydantic_fields_set__", None)
-            if fields_set is not None:
-                extra = kwargs.__pydantic_extra__
-                if not fields_set and not extra:
+            if self._reads_typed and type(kwargs) is (_KWARGS or _kwargs_type()):
+                # A Granite3ChatCompletion's options (their defaults the release's) read
+                # by attribute, as _options reads valid ones (else it raises the error).
+                thinking = kwargs.thinking
+                controls = kwargs.controls
+                if (thinking is None or thinking is True or thinking is False) and (
+                    controls is None
+                    or (
+                        type(controls) is dict
+                        and (items := valid_control_items(controls)) is not None
+                    )
+                ):
                     kwargs = None
-                elif extra or not (self._reads_typed and _TYPED_OPTIONS.issuperset(fields_set)):
-                    kwargs = _given_options(kwargs, fields_set, extra)
+                    thinking = thinking is True
+                    if controls and items:
+                        prompt = self._controlled.get(items)
                 else:
-                    # The Granite 3.x options read by attribute, as _options would read
-                    # them when they are valid (else _options raises the error).
-                    thinking = kwargs.thinking if "thinking" in fields_set else None
-                    controls = kwargs.controls if "controls" in fields_set else None
-                    if (thinking is None or thinking is True or thinking is False) and (
-                        controls is None
-                        or (
-                            type(controls) is dict
-                            and (items := valid_control_items(controls)) is not None
-                        )
-                    ):
-                        kwargs = None
-                        thinking = thinking is True
-                        if controls and items:
-                            prompt = self._controlled.get(items)
-                    else:
-                        kwargs = _given_options(kwargs, fields_set, None)
+                    kwargs = _typed_options(kwargs)
+            else:
+                kwargs = _typed_options(kwargs)
         if kwargs or self._reads_effort:
             tools, tools_field, options, prompt = self._options(tools, raw, problems, kwargs)
             controls = options.get("controls")
@@ -881,6 +891,9 @@ class ReleaseInputProcessor(InputProcessor):
         role: Any
         text: Any
         if custom_system:
+            if not plain:
+                first_text = messages[0].content
+                first_calls = messages[0].tool_calls
             if first_text is None:
                 raise self._missing_content(0)
             text = self._text(raw_messages, messages, 0, first_text)
@@ -896,16 +909,19 @@ class ReleaseInputProcessor(InputProcessor):
                 )
             start = 1
         else:
-            # (without controls, its memo is read here: see _system_turn)
-            turn = (
-                self._system_texts.get(
-                    (today, bool(tools), bool(documents), thinking, False, False)
-                )
-                if controls is None
-                else None
+            has_tools = bool(tools)
+            has_documents = bool(documents)
+            key = (
+                today,
+                has_tools,
+                has_documents,
+                thinking,
+                has_documents and controls is not None and "citations" in controls,
+                has_documents and controls is not None and "hallucinations" in controls,
             )
+            turn = self._system_texts.get(key)
             if turn is None:
-                turn = self._system_turn(today, bool(tools), bool(documents), thinking, controls)
+                turn = self._system_turn(key, controls)
             out = [turn]
             start = 0
         if tools:
@@ -927,7 +943,7 @@ class ReleaseInputProcessor(InputProcessor):
                     out, documents, layout, policy, problems, plain=plain, typed=raw is None
                 )
 
-        refused = self._refused
+        roles = self._plain_roles
         if plain:
             after = start  # (where the next message is looked for, see below)
             try:  # (a dict of exactly role and content is read here, others by plain_turn)
@@ -940,7 +956,7 @@ class ReleaseInputProcessor(InputProcessor):
                             raise NotPlain
                     else:
                         role, text, calls = plain_turn(message)
-                    if calls or sentinel in role or sentinel in text or role in refused:
+                    if calls or role not in roles or sentinel in text:
                         # (the index found only here, enumerate costing every message;
                         # the same message object met again takes this path again)
                         index = _index(messages, message, after)
@@ -954,17 +970,23 @@ class ReleaseInputProcessor(InputProcessor):
         else:
             # (a text starting with a newline may be joined from parts: see _typed_text)
             joins = self._joins_parts
-            for index, (role, text, calls) in enumerate(rows[start:] if start else rows, start):
+            if raw_messages is not None:
+                roles = _NO_ROLES  # (a viewed dict's messages are all read by _turn)
+            after = start
+            for message in messages[start:] if start else messages:
+                role = message.role
+                text = message.content
+                calls = message.tool_calls
                 if (
                     type(text) is not str
                     or type(role) is not str
-                    or raw_messages is not None
                     or calls
-                    or sentinel in role
+                    or role not in roles
                     or sentinel in text
-                    or role in refused
                     or (joins and text and text[0] == "\n")
                 ):
+                    index = _index(messages, message, after)
+                    after = index + 1
                     role, text = self._turn(
                         index, role, text, calls, messages, raw_messages, policy, problems
                     )
@@ -1033,31 +1055,21 @@ class ReleaseInputProcessor(InputProcessor):
             text = self._turn_calls(role, text, calls, index, policy, problems)
         return role, text
 
-    def _system_turn(
-        self,
-        today: datetime.date,
-        tools: bool,
-        documents: bool,
-        thinking: bool,
-        controls: Mapping[str, Any] | None,
-    ) -> str:
-        """The default system turn of a dated system prompt, from a small memo by date
-        and flags (the text depends on controls only through two keys, with documents)."""
-        cites = documents and controls is not None and "citations" in controls
-        marks = documents and controls is not None and "hallucinations" in controls
-        key = (today, tools, documents, thinking, cites, marks)
-        turn = self._system_texts.get(key)
-        if turn is None:
-            system_prompt = self.release.system_prompt
-            assert system_prompt is not None  # (the caller's condition)
-            text = system_prompt.text(
-                today, tools=tools, documents=documents, thinking=thinking, controls=controls
-            )
-            turn = self._headers["system"] + text + self.release.turns.end
-            if type(today) is datetime.date:
-                if len(self._system_texts) >= _SYSTEM_TEXTS_KEPT:
-                    self._system_texts.clear()
-                self._system_texts[key] = turn
+    def _system_turn(self, key: _SystemKey, controls: Mapping[str, Any] | None) -> str:
+        """The default system turn of a dated system prompt for ``key`` (the date, the
+        tools, documents and thinking flags, and whether ``controls`` ask for citations and
+        hallucinations, all its text depends on), kept in a small memo by ``key``."""
+        today, tools, documents, thinking, _, _ = key
+        system_prompt = self.release.system_prompt
+        assert system_prompt is not None  # (the caller's condition)
+        text = system_prompt.text(
+            today, tools=tools, documents=documents, thinking=thinking, controls=controls
+        )
+        turn = self._headers["system"] + text + self.release.turns.end
+        if type(today) is datetime.date:
+            if len(self._system_texts) >= _SYSTEM_TEXTS_KEPT:
+                self._system_texts.clear()
+            self._system_texts[key] = turn
         return turn
 
     def _controlled_prompt(self, controls: Mapping[str, Any]) -> str:
