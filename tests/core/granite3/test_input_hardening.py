@@ -82,7 +82,8 @@ def test_options_changed_after_validation_are_checked_again(
 ) -> None:
     typed = Granite3ChatCompletion.model_validate({"messages": HI})
     setattr(typed.chat_template_kwargs, name, value)
-    assert rejects(release, typed).field.startswith(f"chat_template_kwargs.{name}")
+    field = rejects(release, typed).field
+    assert field is not None and field.startswith(f"chat_template_kwargs.{name}")
 
 
 @pytest.mark.parametrize("release", RELEASES)
