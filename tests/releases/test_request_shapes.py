@@ -90,3 +90,21 @@ def test_a_typed_request_joins_text_parts_as_the_template(
             "messages": [{"role": role, "content": [{"type": "text", "text": t} for t in texts]}]
         }
         assert formatter.format(ChatCompletion.model_validate(request)) == formatter.format(request)
+
+
+class _Dumped:
+    """An object read through its ``model_dump()``, as the ``openai`` package's are."""
+
+    def __init__(self, data: dict[str, Any]) -> None:
+        self.data = data
+
+    def model_dump(self) -> dict[str, Any]:
+        return self.data
+
+
+@pytest.mark.parametrize("texts", [["", "a"], ["", "", "a"], ["a", "", "b"]])
+def test_a_message_object_joins_text_parts_as_its_dict(release: Release, texts: list[str]) -> None:
+    formatter = get_formatter(release.model)
+    message = {"role": "user", "content": [{"type": "text", "text": t} for t in texts]}
+    typed = ChatCompletion.model_validate({"messages": [_Dumped(message)]})
+    assert formatter.format(typed) == formatter.format({"messages": [message]})

@@ -144,7 +144,12 @@ class ChatMessage(BaseModel):
 
     @model_validator(mode="wrap")
     @classmethod
-    def _count_leading_empty_parts(cls, value: Any, handler: Any) -> Any:
+    def _from_openai_object(cls, value: Any, handler: Any) -> Any:
+        # One validator per message (a Python call each): OpenAI objects are read as
+        # plain data, then content given as parts has its leading empty parts counted.
+        if isinstance(value, ChatMessage):
+            return handler(value)
+        value = _as_plain_data(value)
         message = handler(value)
         parts = value.get("content") if isinstance(value, Mapping) else None
         if isinstance(parts, list) and isinstance(message, ChatMessage):
@@ -155,13 +160,6 @@ class ChatMessage(BaseModel):
                 count += 1
             message._leading_empty_parts = count
         return message
-
-    @model_validator(mode="before")
-    @classmethod
-    def _from_openai_object(cls, value: Any) -> Any:
-        if isinstance(value, ChatMessage):
-            return value
-        return _as_plain_data(value)
 
     @field_validator("tool_calls", mode="before")
     @classmethod
