@@ -78,3 +78,61 @@ def test_the_second_prompt_shows_the_call(monkeypatch: pytest.MonkeyPatch) -> No
     first, second = server.bodies
     continued = second["prompt"][len(first["prompt"]) :]
     assert continued.startswith(TOOL_CALL + "<|end_of_text|>\n")
+
+
+def chat_server(reasoning: str | None) -> Any:
+    """An ``httpx`` transport answering ``/v1/chat/completions`` as ``granite-format serve``
+    does: ``reasoning_content`` only when the model wrote reasoning."""
+    import httpx
+
+    def answer(request: httpx.Request) -> httpx.Response:
+        assert request.url.path == "/v1/chat/completions"
+        body = json.loads(request.content)
+        message: dict[str, Any] = {"role": "assistant", "content": "Rayleigh scattering."}
+        if reasoning is not None:
+            message.update(reasoning_content=reasoning, reasoning=reasoning)
+        if not body.get("stream"):
+            return httpx.Response(200, json={
+                "id": "chatcmpl-1", "object": "chat.completion", "created": 0,
+                "model": body["model"], "usage": None,
+                "choices": [{"index": 0, "message": message, "finish_reason": "stop"}],
+            })  # fmt: skip
+        chunks = [
+            {"role": "assistant", "content": "Red "},
+            {"content": "light."},
+        ]
+        events = "".join(
+            "data: " + json.dumps({
+                "id": "chatcmpl-2", "object": "chat.completion.chunk", "created": 0,
+                "model": body["model"],
+                "choices": [{"index": 0, "delta": delta, "finish_reason": None}],
+            }) + "\n\n"
+            for delta in chunks
+        ) + "data: [DONE]\n\n"  # fmt: skip
+        return httpx.Response(
+            200, content=events.encode(), headers={"content-type": "text/event-stream"}
+        )
+
+    return httpx.MockTransport(answer)
+
+
+@pytest.mark.parametrize("reasoning", [None, "Short waves scatter more."])
+def test_the_client_example_runs_with_and_without_reasoning(
+    monkeypatch: pytest.MonkeyPatch, reasoning: str | None
+) -> None:
+    """The example must not assume reasoning: a model may write none (KeyError before)."""
+    openai = pytest.importorskip("openai")
+    import httpx
+
+    (example,) = [b for b in python_blocks() if "from openai import OpenAI" in b]
+    real = openai.OpenAI
+
+    def client(**kwargs: Any) -> Any:
+        return real(**kwargs, http_client=httpx.Client(transport=chat_server(reasoning)))
+
+    monkeypatch.setattr(openai, "OpenAI", client)
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        exec(compile(example, str(SERVING), "exec"), {"__name__": "serving_client_example"})
+    first = "" if reasoning is None else reasoning + "\n"
+    assert out.getvalue() == first + "Rayleigh scattering.\nRed light."

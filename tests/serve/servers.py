@@ -81,7 +81,8 @@ class Script:
     ``hang_body``, ``nan_logprobs``, ``no_usage``, ``no_done`` (finish_reason, no
     ``[DONE]``), ``done_then_open`` and ``finish_then_open`` (the connection held open 8 s
     after the answer), ``endless`` (the first piece again and again, until cancelled),
-    ``slow`` (many small events, with pauses: for the disconnect test).
+    ``slow`` (many small events, with pauses: for the disconnect test), ``no_logprobs``
+    (logprobs asked for, none sent).
     """
 
     output: str
@@ -107,6 +108,32 @@ def cut_text(text: str, how: str) -> list[str]:
             start = text.find(marker, start + 1)
     bounds = [0, *sorted(c for c in cuts if 0 < c < len(text)), len(text)]
     return [text[a:b] for a, b in itertools.pairwise(bounds) if b > a]
+
+
+#: The Granite control tokens (special tokens of the 3.x vocabularies, and those flagged
+#: special in 4.x's; 4.x's ``<tool_call>``, ``<think>`` and the like are not). llama.cpp
+#: prints a control token as text only when started with ``--special`` or when the request
+#: names it in ``preserved_tokens``; otherwise it prints nothing for it.
+CONTROL_TOKENS = (
+    "<|start_of_role|>", "<|end_of_role|>", "<|end_of_text|>", "<|tool_call|>",
+    "<|start_of_cite|>", "<|end_of_cite|>", "<|start_of_plugin|>", "<|end_of_plugin|>",
+    "<|im_start|>", "<|im_end|>", "<|pad|>", "<|unk|>", "<|unused_1|>", "<think_on>",
+    "<think_off>", "<schema>", "</schema>", "<tools>", "</tools>", "<documents>",
+    "</documents>",
+)  # fmt: skip
+
+
+def llamacpp_text(text: str, special: bool, body: dict[str, Any]) -> str:
+    """``text`` as llama-server prints it: control tokens removed, but those the request
+    preserves (``preserved_tokens``) or all of them when started with ``--special``."""
+    if special:
+        return text
+    kept = body.get("preserved_tokens")
+    kept = set(kept) if isinstance(kept, list) else set()
+    for token in CONTROL_TOKENS:
+        if token not in kept:
+            text = text.replace(token, "")
+    return text
 
 
 def split_inside_characters(data: bytes) -> list[bytes]:
@@ -149,6 +176,19 @@ def fake_logprobs(piece: str, value: float = -0.25) -> dict[str, Any]:
     }
 
 
+def llamacpp_probs(piece: str, value: float, n_probs: int, token_id: int) -> dict[str, Any]:
+    """llama.cpp's probabilities of one token (the piece), with ``n_probs`` alternatives
+    (the chosen token first, then ``?``): an entry of the native ``completion_probabilities``
+    and, without ``id``, of ``/v1/completions``' ``logprobs.content``."""
+    tops = [(token_id, piece, value), (0, "?", -3.5)][:n_probs]
+    return {
+        "id": token_id, "token": piece, "bytes": list(piece.encode()), "logprob": value,
+        "top_logprobs": [
+            {"id": i, "token": t, "bytes": list(t.encode()), "logprob": lp} for i, t, lp in tops
+        ],
+    }  # fmt: skip
+
+
 def stopped(kind: str, body: dict[str, Any], text: str) -> tuple[str, str | None]:
     """``text`` cut where the first of the request's stop strings begins, and that string,
     as the real backends stop (the stop string itself is not sent: vLLM's
@@ -174,16 +214,27 @@ def wire_events(
     prompt_tokens: int = 321,
     logprob: float = -0.25,
     stop: str | None = None,
+    flavour: str = "vllm",
+    n_probs: int = 0,
 ) -> list[bytes]:
     """The byte events of a backend stream in ``kind``'s real format (one token per piece);
     ``stop`` is the stop string matched (vLLM's ``stop_reason``, llama.cpp's
-    ``stopping_word``)."""
+    ``stopping_word``). ``flavour`` is the server behind ``/v1/completions``: ``vllm``
+    (logprobs in the legacy shape) or ``llamacpp`` (in the chat shape); ``n_probs`` is
+    llama.cpp's native number of alternatives (0: no ``completion_probabilities``)."""
     n = len(pieces)
     p = prompt_tokens
     out: list[bytes] = []
     if kind == "openai":
-        for piece in pieces:
-            lp = fake_logprobs(piece, logprob) if logprobs else None
+        for i, piece in enumerate(pieces):
+            lp: dict[str, Any] | None = fake_logprobs(piece, logprob) if logprobs else None
+            if logprobs and flavour == "llamacpp":
+                entry = llamacpp_probs(piece, logprob, max(n_probs, 1), 1000 + i)
+                entry.pop("id")
+                entry["top_logprobs"] = [
+                    {k: v for k, v in t.items() if k != "id"} for t in entry["top_logprobs"]
+                ][:n_probs]
+                lp = {"content": [entry]}
             out.append(_sse({"id": "cmpl-fake", "object": "text_completion", "created": 1764547200, "model": model,
                              "choices": [{"index": 0, "text": piece, "logprobs": lp, "finish_reason": None, "stop_reason": None}],
                              "usage": None}))  # fmt: skip
@@ -195,9 +246,14 @@ def wire_events(
                              "choices": [], "usage": {"prompt_tokens": p, "total_tokens": p + n, "completion_tokens": n}}))  # fmt: skip
             out.append(_sse("[DONE]"))
     elif kind == "llamacpp":
-        for piece in pieces:
-            out.append(_sse({"index": 0, "content": piece, "tokens": [], "stop": False, "id_slot": 0,
-                             "tokens_predicted": 1, "tokens_evaluated": p}))  # fmt: skip
+        for i, piece in enumerate(pieces):
+            event: dict[str, Any] = {"index": 0, "content": piece, "tokens": [1000 + i], "stop": False,
+                                     "id_slot": 0, "tokens_predicted": 1, "tokens_evaluated": p}  # fmt: skip
+            if n_probs > 0:
+                event["completion_probabilities"] = [
+                    llamacpp_probs(piece, logprob, n_probs, 1000 + i)
+                ]
+            out.append(_sse(event))
         if complete:
             out.append(_sse({"index": 0, "content": "", "tokens": [], "id_slot": 0, "stop": True, "model": model,
                              "tokens_predicted": n, "tokens_evaluated": p, "generation_settings": {},
@@ -244,7 +300,13 @@ class FakeBackend:
       ``max_model_len``; ``POST /tokenize`` counts a prompt (``tokenize=False``: 404, as
       on servers without it).
     * ``/completion`` (llama.cpp): ``n_predict`` absent is -1: generate until the end of
-      the answer or of the context (``n_ctx``, ``stop_type: "limit"``).
+      the answer or of the context (``n_ctx``, ``stop_type: "limit"``). Control tokens
+      are printed only when named in ``preserved_tokens`` or with ``special=True``
+      (llama-server started with ``--special``; not by default); ``n_probs`` > 0 adds
+      ``completion_probabilities`` to each event.
+    * ``flavour="llamacpp"``: ``/v1/completions`` is llama.cpp's own (control tokens as
+      on ``/completion``, ``skip_special_tokens`` ignored; ``logprobs`` N > 0 in the chat
+      shape ``logprobs.content``, none for 0).
     * ``/api/generate`` (Ollama): ``options.num_predict`` absent is -1 likewise.
     """
 
@@ -254,8 +316,13 @@ class FakeBackend:
         overlong: str = "reject",
         tokenize: bool = True,
         served: tuple[str, ...] = ("ibm-granite/granite-served",),
+        flavour: str = "vllm",
+        special: bool = False,
     ) -> None:
         assert overlong in ("reject", "clamp")
+        assert flavour in ("vllm", "llamacpp")
+        self.flavour = flavour
+        self.special = special
         self.max_model_len = max_model_len
         self.overlong = overlong
         self.tokenize = tokenize
@@ -372,7 +439,11 @@ class FakeBackend:
             if isinstance(limit, Response):
                 return limit
             model = str(body.get("model", "llamacpp-model"))
-            output, stop = stopped(kind, body, script.output)
+            output = script.output
+            llamacpp = kind == "llamacpp" or (kind == "openai" and self.flavour == "llamacpp")
+            if llamacpp:
+                output = llamacpp_text(output, self.special, body)
+            output, stop = stopped(kind, body, output)
             pieces = cut_text(output, script.cut)
             finish = script.finish if stop is None else "stop"
             if len(pieces) > limit:
@@ -381,9 +452,16 @@ class FakeBackend:
             if script.fault in ("truncate", "garbage"):
                 pieces = pieces[: max(1, len(pieces) // 2)]
             nan = script.fault == "nan_logprobs"
+            number = body.get("n_probs" if kind == "llamacpp" else "logprobs")
+            n_probs = number if isinstance(number, int) and not isinstance(number, bool) else 0
+            logprobs = "logprobs" in body or nan
+            if kind == "openai" and self.flavour == "llamacpp":
+                logprobs = n_probs > 0
+            if script.fault == "no_logprobs":  # (a server that ignores the request for them)
+                logprobs, n_probs = False, 0
             events = wire_events(
-                kind, model, pieces, finish, complete, "logprobs" in body or nan, prompt_tokens,
-                float("nan") if nan else -0.25, stop,
+                kind, model, pieces, finish, complete, logprobs, prompt_tokens,
+                float("nan") if nan else -0.25, stop, self.flavour, n_probs,
             )  # fmt: skip
             if script.fault == "no_usage":
                 events = [e for e in events if b'"usage": {' not in e]

@@ -283,3 +283,34 @@ def test_a_model_name_no_plugin_serves_stops_at_start() -> None:
     assert result.returncode == 2
     assert result.stderr.startswith("granite-format serve: error: --model llama3: ")
     assert result.stderr.count("\n") == 1
+
+
+def test_serve_help_says_in_front_of() -> None:
+    for argv in (["serve", "--help"], ["--help"]):
+        out = subprocess.run(
+            [sys.executable, "-m", "granite_formatters", *argv],
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout
+        assert "in front of a" in out and "before a completions" not in out
+
+
+def test_the_startup_log_names_the_backend_and_the_models(fake_backend: Any) -> None:
+    _fake, thread = fake_backend
+    url = thread.url.replace("http://", "http://user:secret@")
+    with serving(
+        "--backend", url, "--backend-type", "llamacpp", "--model", "granite3.3:8b=granite-q4"
+    ) as one:
+        pass
+    with serving("--backend", thread.url + "/v1") as every:
+        pass
+    line = next(x for x in one.stderr.splitlines() if " serving http://" in x)
+    assert line.endswith(
+        f"serving http://127.0.0.1:{one.port}/v1 in front of the llamacpp backend at "
+        f"{thread.url}; models: granite3.3:8b (as granite-q4)"
+    ), line
+    assert "secret" not in one.stderr
+    line = next(x for x in every.stderr.splitlines() if " serving http://" in x)
+    assert f"in front of the openai backend at {thread.url}/v1; models: every model" in line
+    assert "granite-3.3-8b-instruct" in line or ", ...)" in line

@@ -23,6 +23,17 @@ def serve_lines(caplog: pytest.LogCaptureFixture) -> list[str]:
     return [r.getMessage() for r in caplog.records if r.name == "granite_formatters.serve"]
 
 
+def post_logged(
+    proxy: Any, caplog: pytest.LogCaptureFixture, change: dict[str, Any]
+) -> httpx.Response:
+    """Post the model's request changed by ``change``, capturing the server's log lines."""
+    body = {"model": MODEL, "messages": USER, **change}
+    with caplog.at_level(logging.INFO, logger="granite_formatters.serve"):
+        return httpx.post(
+            proxy.url + "/v1/chat/completions", content=json.dumps(body), headers=JSON
+        )
+
+
 @pytest.mark.parametrize(
     ("change", "status"),
     [
@@ -35,12 +46,7 @@ def serve_lines(caplog: pytest.LogCaptureFixture) -> list[str]:
 def test_client_strings_cannot_forge_or_flood_log_lines(
     proxy_factory: Any, caplog: pytest.LogCaptureFixture, change: dict[str, Any], status: int
 ) -> None:
-    proxy = proxy_factory("openai")
-    body = {"model": MODEL, "messages": USER, **change}
-    with caplog.at_level(logging.INFO, logger="granite_formatters.serve"):
-        response = httpx.post(
-            proxy.url + "/v1/chat/completions", content=json.dumps(body), headers=JSON
-        )
+    response = post_logged(proxy_factory("openai"), caplog, change)
     assert response.status_code == status, response.text
     # (A stream of an earlier test may log its line late, while it drains: not this one's.)
     lines = [
@@ -92,3 +98,23 @@ def test_every_request_gets_one_line(proxy_factory: Any, caplog: pytest.LogCaptu
         "http method=GET path=/v1/chat/completions status=405",
         "http method=POST path=/v1/chat/completions status=403",
     ]
+
+
+@pytest.mark.parametrize(
+    ("change", "logged"),
+    [
+        ({"temperature": "hot"}, f"model={MODEL} "),
+        ({"n": 2}, f"model={MODEL} "),
+        ({"model": 5}, "model=5 "),
+        ({"model": ["a" * 100]}, "model=['aaaaaaaaaa"),
+    ],
+)
+def test_a_refused_request_logs_the_model_it_asked_for(
+    proxy_factory: Any, caplog: pytest.LogCaptureFixture, change: dict[str, Any], logged: str
+) -> None:
+    response = post_logged(proxy_factory("openai"), caplog, change)
+    assert response.status_code == 400, response.text
+    lines = [line for line in serve_lines(caplog) if " status=400 " in line]
+    assert len(lines) == 1, lines
+    assert lines[0].startswith("chat " + logged), lines
+    assert len(lines[0]) < 300

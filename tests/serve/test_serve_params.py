@@ -97,7 +97,7 @@ def test_field(proxy_factory: Any, fake_backend: Any, field: str, kind: str) -> 
     elif rule.convert is not None:
         assert backend_value(sent, name) == rule.convert(row.example)
     else:  # logprobs: the number of alternatives
-        assert backend_value(sent, name) == (2 if field == "top_logprobs" else 0)
+        assert backend_value(sent, name) == (2 if field == "top_logprobs" else 1)
 
 
 @pytest.mark.parametrize(

@@ -6,7 +6,8 @@ installed. A user error exits with status 1 and a one-line message; a usage erro
 exits with status 2. No user input, output encoding or closed pipe makes it print a
 traceback: input is read as bytes and decoded as UTF-8, JSON output falls back to
 ASCII escapes when stdout cannot encode it, and a failed write (closed stdout, full
-disk, broken pipe) is one line on stderr (see docs/cli.md).
+disk) is one line on stderr; a pipe its reader closed (``| head``) ends the command
+quietly with status 141 (see docs/cli.md).
 """
 
 from __future__ import annotations
@@ -387,6 +388,9 @@ class _VersionAction(argparse.Action):
         try:
             sys.stdout.write(_version_text() + "\n")
             sys.stdout.flush()
+        except BrokenPipeError:
+            _silence_stdout()
+            parser.exit(CLOSED_PIPE_STATUS)
         except (OSError, UnicodeEncodeError) as exc:
             _silence_stdout()
             parser.exit(1, f"granite-format: error: cannot write the output: {_why(exc)}\n")
@@ -496,7 +500,7 @@ def build_parser() -> argparse.ArgumentParser:
     plugins.set_defaults(handler=_cmd_plugins)
     from ._serve_args import add_serve_arguments
 
-    serve = command("serve", "an OpenAI-compatible chat endpoint before a completions server")
+    serve = command("serve", "an OpenAI-compatible chat endpoint in front of a completions server")
     add_serve_arguments(serve)  # the server itself is the optional 'serve' extra
     serve.set_defaults(handler=_cmd_serve)
     return parser
@@ -531,6 +535,11 @@ def _why(exc: BaseException) -> str:
     return str(exc) or type(exc).__name__
 
 
+#: The exit status when the reader closed the pipe early: 128 + SIGPIPE, what a shell
+#: reports for a command the signal ended (``yes | head``), without a message.
+CLOSED_PIPE_STATUS = 141
+
+
 def _silence_stdout() -> None:
     """Point the real stdout at /dev/null, so the interpreter's final flush of what could
     not be written does not fail again with a traceback."""
@@ -559,7 +568,8 @@ def main(
     """Run the command line; returns the exit status.
 
     1: a user error (bad request, unknown model, unreadable input, output that cannot
-    be written); 2: a usage error (from argparse); 130: interrupted. Each is one line on
+    be written); 2: a usage error (from argparse); 130: interrupted; 141: the reader
+    closed the pipe (no message). Each is one line on
     stderr, never a traceback (set ``GRANITE_FORMATTERS_DEBUG=1`` to see the traceback
     of an unexpected error).
     """
@@ -596,8 +606,14 @@ def main(
     except (_UserError, FormatterError) as exc:
         report(str(exc) or type(exc).__name__)
         return 1
+    except BrokenPipeError:
+        # The reader has what it wanted (``granite-format demo | head``): quietly, with
+        # the status of a command ended by SIGPIPE, as the shell reports it for cat or seq.
+        if real_stdout:
+            _silence_stdout()
+        return CLOSED_PIPE_STATUS
     except (OSError, UnicodeEncodeError) as exc:
-        # A failed write: closed pipe, full disk, closed descriptor, encoding.
+        # A failed write: full disk, closed descriptor, encoding.
         if real_stdout:
             _silence_stdout()
         report(f"cannot write the output: {_why(exc)}")

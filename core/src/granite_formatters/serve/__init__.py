@@ -1,4 +1,4 @@
-"""``granite-format serve``: an OpenAI-compatible chat endpoint before a raw completions server.
+"""``granite-format serve``: an OpenAI chat endpoint in front of a raw completions server.
 
 The server formats each OpenAI chat request with the model's formatter, sends the prompt to
 a completions backend (an OpenAI-compatible ``/v1/completions``, llama.cpp's native

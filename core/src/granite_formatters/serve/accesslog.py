@@ -122,6 +122,8 @@ class RequestLog:
     status: int = 200
     usage: Usage | None = None
     error: str | None = None
+    #: The code of a warning the answer carries (``special_tokens_dropped``).
+    warning: str | None = None
     started: float = attrs.field(factory=time.perf_counter)
     _done: bool = False
 
@@ -132,7 +134,7 @@ class RequestLog:
         usage = self.usage  # None: the backend did not count (or never answered): "-"
         LOGGER.info(
             "chat model=%s stream=%s status=%d latency_ms=%.1f prompt_tokens=%s "
-            "completion_tokens=%s%s",
+            "completion_tokens=%s%s%s",
             loggable(self.model),
             "yes" if self.stream else "no",
             self.status,
@@ -140,4 +142,5 @@ class RequestLog:
             "-" if usage is None else usage.prompt_tokens,
             "-" if usage is None else usage.completion_tokens,
             f" error={loggable(self.error, 200)}" if self.error else "",
+            f" warning={self.warning}" if self.warning else "",
         )

@@ -21,11 +21,13 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
 from .._api import get_formatter, list_models
-from ..errors import InvalidRequestError, UnknownModelError
+from ..errors import InvalidRequestError, UnknownModelError, quote
+from ..granite3.cite_format import TOKENS_SKIPPED_NOTE
 from ..processors import Formatter
 from .accesslog import LOGGER, AccessLog, RequestLog, loggable, mark_logged
 from .auth import BodyTooLarge, authorized, read_body
 from .backends import Backend, BackendError, Finish, Piece, make_backend
+from .effort import effort_refusal
 from .guard import RequestGuard
 from .jsonbody import load_body
 from .options import ServeConfig
@@ -79,6 +81,26 @@ class _Prepared:
     params: GenerationParams
     prompt: str
     backend_model: str
+    #: The special tokens the answer may hold, which the backend is asked to print.
+    preserve: tuple[str, ...] = ()
+
+
+#: Granite's BOS and EOS token in every release: it ends the answer, never part of it.
+_END_OF_TEXT = "<|end_of_text|>"
+
+
+def _answer_tokens(formatter: Formatter) -> tuple[str, ...]:
+    """The release's special tokens an answer may hold: all but its stop strings (the
+    end of the answer) and the tokens the parser drops."""
+    release = formatter.release
+    if release is None:
+        return ()
+    ends = {*release.stop_strings, *release.dropped_tokens, _END_OF_TEXT}
+    return tuple(token for token in release.special_tokens.tokens if token not in ends)
+
+
+#: The code of the warning given when the backend removed the answer's special tokens.
+SPECIAL_TOKENS_DROPPED = "special_tokens_dropped"
 
 
 class _Server:
@@ -88,6 +110,7 @@ class _Server:
             config.backend_type, config.backend, config.default_max_tokens
         )
         self._client: httpx.AsyncClient | None = None
+        self._warned = False
 
     @property
     def client(self) -> httpx.AsyncClient:
@@ -164,6 +187,21 @@ class _Server:
             return error_response(404, unknown_model_text(name), "model", "model_not_found")
         return JSONResponse(self._model_object(name, rows[name]))
 
+    def _warnings(self, message: Any, log: RequestLog) -> list[dict[str, str]] | None:
+        """The warnings of a parsed answer (``None``: none), recorded in ``log``; the first
+        of each kind is also logged with its advice."""
+        if TOKENS_SKIPPED_NOTE not in getattr(message, "notes", ()):
+            return None
+        text = (
+            "the backend removed the special tokens of the answer, so its citations "
+            f"cannot be located and none are returned: {self.backend.special_tokens_advice}"
+        )
+        log.warning = SPECIAL_TOKENS_DROPPED
+        if not self._warned:
+            self._warned = True
+            LOGGER.warning("%s (warning %s)", text, SPECIAL_TOKENS_DROPPED)
+        return [{"code": SPECIAL_TOKENS_DROPPED, "message": text}]
+
     def _backend_failure(self, exc: BackendError, log: RequestLog) -> str:
         """Record ``exc`` in the access log; the text the client is told."""
         public = backend_text(exc)
@@ -188,6 +226,7 @@ class _Server:
                 prepared.params,
                 prepared.request,
                 tuple(getattr(prepared.formatter, "stop_strings", ())),
+                prepared.preserve,
             )
         except _Refused as refused:
             log.status, log.error = refused.status, refused.param
@@ -198,6 +237,8 @@ class _Server:
             log.emit()
             return error_response(exc.status, text, exc.param)
         events = self.backend.stream(response, self.config.max_output_bytes)
+        if prepared.params.logprobs:
+            events = _with_logprobs(events, prepared.params.top_logprobs or 0)
         if not prepared.params.stream:
             return await self._complete(request, prepared, response, events, log)
         try:  # the first event before the first byte: a failure is still a 502/504
@@ -244,6 +285,9 @@ class _Server:
             body = load_body(raw)
             if not isinstance(body, dict):
                 raise InvalidRequestError("the request body must be a JSON object")
+            if "model" in body:  # (logged as asked, also when the request is refused)
+                model = body["model"]
+                log.model = model if isinstance(model, str) else quote(model, 40)
             params = read_params(body, self.config.backend_type)
         except InvalidRequestError as exc:
             raise _Refused(400, str(exc), exc.field) from None
@@ -266,6 +310,10 @@ class _Server:
                 f"logprobs are not supported with the {self.config.backend_type} backend",
                 "logprobs",
             )
+        if body.get("reasoning_effort") is not None:
+            refusal = effort_refusal(formatter, params.model)
+            if refusal is not None:
+                raise _Refused(400, refusal, "reasoning_effort")
         request_body = chat_request(body)
         try:
             prompt = formatter.format(request_body)
@@ -282,7 +330,9 @@ class _Server:
             )
         if self.config.log_prompts:
             LOGGER.info("prompt model=%s %s", loggable(params.model), _dumps(prompt))
-        return _Prepared(formatter, request_body, params, prompt, backend_model)
+        return _Prepared(
+            formatter, request_body, params, prompt, backend_model, _answer_tokens(formatter)
+        )
 
     async def _collect(
         self, prepared: _Prepared, events: AsyncIterator[Piece | Finish]
@@ -327,12 +377,13 @@ class _Server:
                 log.emit()
         self.backend.observe(prepared.prompt, finish.usage)
         log.usage = finish.usage
-        log.emit()
         # (parsed as a stream of one chunk, which is what a batch parse is, so that the
         # matched stop string reaches the message as it does when streaming)
         parser = prepared.formatter.stream_parser(prepared.request)
         parser.feed("".join(pieces))
         parser.close(stop_reason=_text_stop(finish))
+        warnings = self._warnings(parser.message, log)
+        log.emit()
         message = openai_message(parser.message)
         body = completion(
             prepared.params.model,
@@ -341,6 +392,7 @@ class _Server:
             finish.usage,
             logprobs if prepared.params.logprobs else None,
             finish.stop_reason,
+            warnings,
         )
         return JSONResponse(body)
 
@@ -383,7 +435,8 @@ class _Server:
             extras = {k: v for k, v in message.items() if k not in STREAMED_KEYS}
             reason = finish_reason(message, event.reason)
             lp = list(pending) if want_logprobs else None
-            out += maker.event(extras, reason, lp, stop_reason=event.stop_reason)
+            warnings = self._warnings(parser.message, log)
+            out += maker.event(extras, reason, lp, stop_reason=event.stop_reason, warnings=warnings)
             log.usage = event.usage
             self.backend.observe(prepared.prompt, event.usage)
             if prepared.params.include_usage:
@@ -481,6 +534,21 @@ async def _pump(
         await queue.put(_End(exc))
     else:
         await queue.put(_End())
+
+
+async def _with_logprobs(
+    events: AsyncIterator[Piece | Finish], top: int
+) -> AsyncIterator[Piece | Finish]:
+    """``events`` with each token's alternatives cut to the ``top`` the client asked for;
+    text that comes without logprobs is a :class:`BackendError` (never an empty list)."""
+    async for event in events:
+        if isinstance(event, Piece):
+            if event.text and not event.logprobs:
+                raise BackendError("the backend sent no logprobs with the answer's tokens")
+            if any(len(entry.get("top_logprobs", ())) > top for entry in event.logprobs):
+                cut = ({**e, "top_logprobs": e["top_logprobs"][:top]} for e in event.logprobs)
+                event = Piece(event.text, tuple(cut))
+        yield event
 
 
 async def _take(queue: asyncio.Queue[Piece | Finish | _End]) -> list[Piece | Finish | _End]:

@@ -12,11 +12,11 @@ from typing import Any
 
 import attrs
 
-from .._api import get_formatter
+from .._api import get_formatter, list_models
 from ..errors import UnknownModelError
 from .accesslog import configure_logging
 from .guard import is_loopback
-from .options import ServeConfig, build_parser, config_from_args
+from .options import ServeConfig, build_parser, config_from_args, startup_text
 
 _WORKER_ENV = "GRANITE_SERVE_WORKER_CONFIG"
 
@@ -48,8 +48,11 @@ def run(args: argparse.Namespace) -> int:
             sys.stderr.write(f"granite-format serve: error: --model {name}: {text}\n")
             return 2
     configure_logging(args.log_level)
+    logger = logging.getLogger("granite_formatters.serve")
+    served = () if config.models else [model.model_id for model in list_models()]
+    logger.info("%s", startup_text(config, served))
     if not is_loopback(config.host) and config.api_key is None:
-        logging.getLogger("granite_formatters.serve").warning(
+        logger.warning(
             "listening on %s without --api-key: anyone who can reach it can use the backend",
             config.host,
         )

@@ -24,6 +24,7 @@ __all__ = [
     "config_from_args",
     "config_problems",
     "parse_model_map",
+    "startup_text",
 ]
 
 
@@ -132,6 +133,36 @@ def config_problems(config: ServeConfig) -> list[str]:
     if not (_positive(config.shutdown_grace) or config.shutdown_grace == 0):
         problems.append(f"shutdown grace {config.shutdown_grace}: must not be negative")
     return problems
+
+
+def _public_url(url: str) -> str:
+    """``url`` without any user name or password in it (for the log)."""
+    parts = urllib.parse.urlsplit(url)
+    if parts.username is None and parts.password is None:
+        return url
+    host = parts.netloc.rpartition("@")[2]
+    return urllib.parse.urlunsplit(parts._replace(netloc=host))
+
+
+def startup_text(config: ServeConfig, served: Iterable[str] = ()) -> str:
+    """The line logged at start-up: where the server listens, the backend (its type and
+    URL, without credentials) and the models; ``served`` are the names the installed
+    plugins serve, listed when ``config`` names no models."""
+    if config.models:
+        names = [
+            name if name == backend_name else f"{name} (as {backend_name})"
+            for name, backend_name in config.models.items()
+        ]
+        models = ", ".join(names)
+    else:
+        every = list(served)
+        shown = ", ".join(every[:8]) + (", ..." if len(every) > 8 else "")
+        models = f"every model the installed plugins serve ({len(every)} names: {shown})"
+    host = f"[{config.host}]" if ":" in config.host else config.host
+    return (
+        f"serving http://{host}:{config.port}/v1 in front of the {config.backend_type} "
+        f"backend at {_public_url(config.backend)}; models: {models}"
+    )
 
 
 def build_parser(prog: str = "granite-format serve") -> argparse.ArgumentParser:

@@ -174,15 +174,19 @@ FIELDS: dict[str, FieldRule] = {
         Rule(
             "translate",
             "logprobs",
-            note="the `top_logprobs` number (0 without it); returned in chat form",
+            note="the `top_logprobs` number (at least 1); returned in chat form",
         ),
-        Rule("refuse", accepts=(False,)),
+        Rule(
+            "translate",
+            "n_probs",
+            note="the `top_logprobs` number (at least 1); returned in chat form",
+        ),
         Rule("refuse", accepts=(False,)),
     ),
     "top_logprobs": FieldRule(
         2,
         Rule("translate", "logprobs", note="its number"),
-        Rule("refuse", accepts=(0,)),
+        Rule("translate", "n_probs", note="its number"),
         Rule("refuse", accepts=(0,)),
     ),
     "response_format": FieldRule(
@@ -245,7 +249,11 @@ FIELDS: dict[str, FieldRule] = {
     "modalities": _refused(["audio"], accepts=(["text"],)),
     "audio": _refused({"voice": "alloy", "format": "mp3"}),
     "prediction": _refused({"type": "content", "content": "x"}),
-    "reasoning_effort": _refused("low"),
+    "reasoning_effort": _served(
+        "low",
+        "rendered into the prompt as the release reads it (see the `reasoning_effort` "
+        "table); 400 for a release without it",
+    ),
     "web_search_options": _refused({}),
     "safety_identifier": _refused("u1"),
     "prompt_cache_key": _refused("k1"),
@@ -327,12 +335,20 @@ def place(out: dict[str, Any], name: str, value: Any) -> None:
 
 
 def backend_fields(
-    kind: str, body: Mapping[str, Any], params: GenerationParams, stops: tuple[str, ...]
+    kind: str,
+    body: Mapping[str, Any],
+    params: GenerationParams,
+    stops: tuple[str, ...],
+    preserve: tuple[str, ...] = (),
 ) -> dict[str, Any]:
     """What backend ``kind`` is sent for the request's fields (its token limit, stop strings
     and sampling options, under its names); ``options.X`` entries are gathered in
-    ``options``. The token limit is left to the caller when the request sets none."""
+    ``options``. The token limit is left to the caller when the request sets none.
+    ``preserve``: special tokens the answer may hold, which llama.cpp is asked to print
+    (``preserved_tokens``; it prints control tokens otherwise only with ``--special``)."""
     out: dict[str, Any] = {}
+    if kind == "llamacpp" and preserve:
+        out["preserved_tokens"] = list(preserve)
     stop = [*stops, *(s for s in params.stop_list if s not in stops)]
     place(out, FIELDS["stop"].rule(kind).name, stop)
     if params.token_limit is not None:
@@ -348,8 +364,9 @@ def backend_fields(
             converted = rule.convert(getattr(params, key, value))
             if converted is not None:
                 place(out, rule.name, converted)
-    if kind == "openai" and params.logprobs:
-        out["logprobs"] = params.top_logprobs or 0
+    if params.logprobs:  # at least 1: llama.cpp sends no probabilities at all for 0
+        # (the server cuts the alternatives to the number the client asked for)
+        out["logprobs" if kind == "openai" else "n_probs"] = max(params.top_logprobs or 0, 1)
     return out
 
 

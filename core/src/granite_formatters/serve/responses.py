@@ -91,10 +91,12 @@ def completion(
     usage: Usage | None,
     logprobs: list[dict[str, Any]] | None = None,
     stop_reason: str | int | None = None,
+    warnings: list[dict[str, str]] | None = None,
 ) -> dict[str, Any]:
     """A ``chat.completion`` object; ``stop_reason`` (the stop string or token id the
     backend matched) is added to the choice, as vLLM's chat endpoint adds it, when the
-    backend gave one."""
+    backend gave one; ``warnings`` (``{"code", "message"}`` objects), when there are any,
+    at the top level."""
     choice: dict[str, Any] = {
         "index": 0,
         "message": message,
@@ -103,7 +105,7 @@ def completion(
     }
     if stop_reason is not None:
         choice["stop_reason"] = stop_reason
-    return {
+    body = {
         "id": _new_id(),
         "object": "chat.completion",
         "created": int(time.time()),
@@ -111,6 +113,9 @@ def completion(
         "choices": [choice],
         "usage": usage.to_openai() if usage is not None else None,
     }
+    if warnings:
+        body["warnings"] = warnings
+    return body
 
 
 def _dumps(data: Any) -> str:
@@ -165,15 +170,18 @@ class ChunkMaker:
         logprobs: list[dict[str, Any]] | None = None,
         *,
         stop_reason: str | int | None = None,
+        warnings: list[dict[str, str]] | None = None,
     ) -> bytes:
         """``sse_event(self.chunk(...))``, byte for byte, without building the chunk;
-        ``stop_reason`` is added to the choice when given (see :func:`completion`)."""
+        ``stop_reason`` is added to the choice and ``warnings`` to the chunk when given
+        (see :func:`completion`)."""
         body = _dumps(self._delta(delta))
-        if finish is None and logprobs is None and stop_reason is None:
+        if finish is None and logprobs is None and stop_reason is None and not warnings:
             return self._head + body.encode("utf-8", "replace") + _PLAIN_TAIL
         lp = _dumps({"content": logprobs}) if logprobs is not None else "null"
         stop = "" if stop_reason is None else f',"stop_reason":{_dumps(stop_reason)}'
-        body += f',"finish_reason":{_dumps(finish)},"logprobs":{lp}{stop}}}]}}'
+        tail = f',"warnings":{_dumps(warnings)}' if warnings else ""
+        body += f',"finish_reason":{_dumps(finish)},"logprobs":{lp}{stop}}}]{tail}}}'
         return self._head + body.encode("utf-8", "replace") + b"\n\n"
 
     def _object(

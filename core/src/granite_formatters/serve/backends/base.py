@@ -179,6 +179,9 @@ class Backend(ABC):
     path: str
     #: Whether the backend can return token logprobs through this adapter.
     supports_logprobs = False
+    #: What to do when the backend removed the special tokens of the output (the
+    #: ``special_tokens_dropped`` warning): this backend's switch for them.
+    special_tokens_advice = ""
 
     def __init__(self, base_url: str, default_max_tokens: int | None = None) -> None:
         self.base_url = base_url.rstrip("/")
@@ -213,9 +216,11 @@ class Backend(ABC):
         params: GenerationParams,
         body: Mapping[str, Any],
         stops: tuple[str, ...] = (),
+        preserve: tuple[str, ...] = (),
     ) -> httpx.Response:
-        """Send the request and check the status; the caller must ``aclose()`` the response."""
-        fields = backend_fields(self.kind, body, params, stops)
+        """Send the request and check the status; the caller must ``aclose()`` the response.
+        ``preserve`` are the special tokens the answer may hold (to be sent as text)."""
+        fields = backend_fields(self.kind, body, params, stops, preserve)
         if params.token_limit is None:
             limit = await self.token_limit(client, prompt, model)
             if limit is not None:

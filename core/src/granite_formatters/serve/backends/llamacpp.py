@@ -17,6 +17,7 @@ from .base import (
     stop_reason_of,
     usage_of,
 )
+from .logprobs import chat_entries
 from .sse import sse_data
 
 __all__ = ["LlamaCppBackend"]
@@ -24,10 +25,21 @@ __all__ = ["LlamaCppBackend"]
 
 class LlamaCppBackend(Backend):
     """``/completion``: without a client token limit none is sent, and llama.cpp's
-    ``n_predict`` default of -1 generates until the answer or the context ends."""
+    ``n_predict`` default of -1 generates until the answer or the context ends.
+
+    The release's special tokens are sent as ``preserved_tokens``, which llama-server
+    prints as text for that request (it prints control tokens otherwise only when started
+    with ``--special``); logprobs are asked for with ``n_probs`` and read from each
+    event's ``completion_probabilities``."""
 
     kind = "llamacpp"
     path = "/completion"
+    supports_logprobs = True
+    special_tokens_advice = (
+        "llama-server removed them although serve asked for them per request "
+        "(preserved_tokens, which older llama.cpp versions ignore): start llama-server "
+        "with --special"
+    )
 
     def body(self, prompt: str, model: str, fields: dict[str, Any]) -> dict[str, Any]:
         return {"prompt": prompt, "stream": True, **fields}
@@ -39,8 +51,11 @@ class LlamaCppBackend(Backend):
                 continue
             chunk = loads_object(data, "a /completion stream event")
             text = chunk.get("content")
-            if isinstance(text, str) and text:
-                yield Piece(clean_text(text))
+            logprobs = chat_entries(chunk.get("completion_probabilities"))
+            if chunk.get("stop") is True and not text:  # (not the whole answer's again)
+                logprobs = ()
+            if isinstance(text, str) and (text or logprobs):
+                yield Piece(clean_text(text), logprobs)
             if chunk.get("stop") is True:
                 limited = chunk.get("stop_type") == "limit" or chunk.get("stopped_limit") is True
                 usage = usage_of(chunk.get("tokens_evaluated"), chunk.get("tokens_predicted"))

@@ -32,6 +32,10 @@ class OllamaBackend(Backend):
     Ollama's ``num_predict`` default of -1 generates until the answer or the context ends."""
 
     kind = "ollama"
+    special_tokens_advice = (
+        "Ollama has no option to keep them: serve the model through vLLM, or llama.cpp "
+        "with --backend-type llamacpp"
+    )
     path = "/api/generate"
 
     def body(self, prompt: str, model: str, fields: dict[str, Any]) -> dict[str, Any]:

@@ -19,43 +19,14 @@ from .base import (
     clean_text,
     drain,
     encode_json,
-    finite,
     loads_object,
     stop_reason_of,
     usage_of,
 )
+from .logprobs import choice_logprobs
 from .sse import sse_data
 
 __all__ = ["OpenAIBackend"]
-
-
-def _token(value: Any) -> str:
-    return clean_text(value) if isinstance(value, str) else str(value)
-
-
-def _chat_logprobs(data: Any) -> tuple[dict[str, Any], ...]:
-    """Completions-style logprobs (parallel lists) in the chat ``logprobs.content`` shape."""
-    if not isinstance(data, dict):
-        return ()
-    tokens = data.get("tokens") or []
-    values = data.get("token_logprobs") or []
-    tops = data.get("top_logprobs") or []
-    out = []
-    for i, raw in enumerate(tokens):
-        token = _token(raw)
-        top = tops[i] if i < len(tops) and isinstance(tops[i], dict) else {}
-        out.append(
-            {
-                "token": token,
-                "logprob": finite(values[i]) if i < len(values) else None,
-                "bytes": list(token.encode()),
-                "top_logprobs": [
-                    {"token": t, "logprob": finite(lp), "bytes": list(t.encode())}
-                    for t, lp in ((_token(t), lp) for t, lp in top.items())
-                ],
-            }
-        )
-    return tuple(out)
 
 
 class OpenAIBackend(Backend):
@@ -67,6 +38,11 @@ class OpenAIBackend(Backend):
     kind = "openai"
     path = "/completions"
     supports_logprobs = True
+    special_tokens_advice = (
+        "serve asks for them with skip_special_tokens: false, which vLLM honours; "
+        "llama.cpp's llama-server ignores it: start llama-server with --special, or serve "
+        "it with --backend-type llamacpp (which asks for them per request)"
+    )
 
     def __init__(self, base_url: str, default_max_tokens: int | None = None) -> None:
         super().__init__(base_url, default_max_tokens)
@@ -192,7 +168,7 @@ class OpenAIBackend(Backend):
                 if not isinstance(choice, dict):
                     continue
                 text = choice.get("text")
-                logprobs = _chat_logprobs(choice.get("logprobs"))
+                logprobs = choice_logprobs(choice.get("logprobs"))
                 if isinstance(text, str) and (text or logprobs):
                     yield Piece(clean_text(text), logprobs)
                 if choice.get("finish_reason"):
