@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import logging
+import time
 from collections.abc import Iterator
 from typing import Any
 
@@ -117,6 +118,10 @@ def test_removed_special_tokens_are_a_warning_to_the_client_and_the_log(
             assert response.status_code == 200, response.text
             warnings = response.json()["warnings"]
             content = response.json()["choices"][0]["message"]["content"]
+        for _ in range(200):  # a stream's line comes after its last event: wait (bounded)
+            if any(" warning=" in r.getMessage() for r in caplog.records):
+                break
+            time.sleep(0.025)
     assert content == RAG_CONTENT_WITHOUT_CITATIONS
     (warning,) = warnings
     assert warning["code"] == "special_tokens_dropped"
