@@ -24,6 +24,7 @@ from .._api import get_formatter, list_models
 from ..errors import InvalidRequestError, UnknownModelError
 from ..processors import Formatter
 from .accesslog import LOGGER, AccessLog, RequestLog, loggable, mark_logged
+from .aiohttp_transport import backend_client
 from .auth import BodyTooLarge, authorized, read_body
 from .backends import Backend, BackendError, Finish, Piece, make_backend
 from .guard import RequestGuard
@@ -41,7 +42,6 @@ from .responses import (
     openai_message,
     sse_event,
 )
-from .transport import BackendClient
 
 __all__ = ["MAX_BATCH", "create_app"]
 
@@ -92,15 +92,8 @@ class _Server:
     @property
     def client(self) -> httpx.AsyncClient:
         if self._client is None:
-            # Plain http:// backends (the usual, on the same host or network) go through
-            # the lean transport; https:// through httpx's own.
-            self._client = BackendClient(
-                max_connections=512,
-                max_keepalive=128,
-                timeout=httpx.Timeout(
-                    self.config.read_timeout, connect=self.config.connect_timeout
-                ),
-                trust_env=False,
+            self._client = backend_client(
+                httpx.Timeout(self.config.read_timeout, connect=self.config.connect_timeout)
             )
         return self._client
 

@@ -6,7 +6,7 @@ import json
 import math
 import re
 from abc import ABC, abstractmethod
-from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
+from collections.abc import AsyncIterator, Mapping
 from typing import Any
 
 import anyio
@@ -15,7 +15,6 @@ import httpx
 from httpx_sse import SSEError
 
 from ..params import FIELDS, GenerationParams, backend_fields, place
-from ..transport import BackendClient
 
 __all__ = [
     "drain",
@@ -101,15 +100,6 @@ class BackendError(Exception):
 
 
 _JSON_HEADERS = {"content-type": "application/json"}
-
-
-def _send_stream(
-    client: httpx.AsyncClient,
-) -> Callable[[httpx.Request], Awaitable[httpx.Response]]:
-    async def send(request: httpx.Request) -> httpx.Response:
-        return await client.send(request, stream=True)
-
-    return send
 
 
 def clean_text(text: str) -> str:
@@ -226,6 +216,7 @@ class Backend(ABC):
             raise BackendError(
                 "the request holds a number JSON cannot carry (NaN or Infinity)", 400
             ) from None
+        # (built here rather than by the client: no default headers to merge or send)
         request = httpx.Request(
             "POST",
             self.url,
@@ -233,13 +224,12 @@ class Backend(ABC):
             headers=_JSON_HEADERS,
             extensions={"timeout": client.timeout.as_dict()},
         )
-        send = client.open_stream if isinstance(client, BackendClient) else _send_stream(client)
         try:
             try:
-                response = await send(request)
+                response = await client.send(request, stream=True)
             except (httpx.ReadError, httpx.WriteError, httpx.RemoteProtocolError):
                 # A kept-alive connection the backend had already closed: once more, anew.
-                response = await send(request)
+                response = await client.send(request, stream=True)
         except httpx.TimeoutException:
             raise BackendError("the backend did not answer in time", 504) from None
         except httpx.HTTPError:
