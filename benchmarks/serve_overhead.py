@@ -82,17 +82,20 @@ HTTPX_HOP = "this tree, httpx transport"
 
 
 def run_httpx_proxy(serve_args: list[str]) -> int:
-    """``granite-format serve`` with httpx's own transport on the backend hop (the
-    candidate the hop's client was chosen against; ``docs/performance.md``)."""
+    """``granite-format serve`` with httpx's own transport (httpcore, h11) on the backend
+    hop, the generation request sent straight to it as with aiohttp's (the candidate the
+    hop's client was chosen against; ``docs/performance.md``)."""
     import httpx
 
-    from granite_formatters.serve import app
+    from granite_formatters.serve import aiohttp_transport, app
 
-    def httpx_client(timeout: httpx.Timeout, max_connections: int = 512) -> httpx.AsyncClient:
-        limits = httpx.Limits(max_connections=max_connections, max_keepalive_connections=128)
-        return httpx.AsyncClient(timeout=timeout, limits=limits, trust_env=False)
+    class HttpxHop(aiohttp_transport.BackendClient):
+        def __init__(self, timeout: httpx.Timeout, max_connections: int = 512) -> None:
+            limits = httpx.Limits(max_connections=max_connections, max_keepalive_connections=128)
+            self.hop = httpx.AsyncHTTPTransport(limits=limits, trust_env=False)  # type: ignore[assignment]
+            httpx.AsyncClient.__init__(self, transport=self.hop, timeout=timeout, trust_env=False)
 
-    app.backend_client = httpx_client  # type: ignore[assignment]
+    app.BackendClient = HttpxHop  # type: ignore[misc]
     from granite_formatters.cli import main as cli_main
 
     return cli_main(["serve", *serve_args])

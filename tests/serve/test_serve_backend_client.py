@@ -12,7 +12,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from granite_formatters.serve.aiohttp_transport import AiohttpTransport, backend_client
+from granite_formatters.serve.aiohttp_transport import AiohttpTransport, BackendClient
 
 Script = Callable[[bytes], list[bytes]]
 
@@ -107,7 +107,7 @@ def run(go: Callable[[], Awaitable[object]], loop: str = "asyncio") -> object:
 
 
 def client(timeout: float = 5) -> httpx.AsyncClient:
-    return backend_client(httpx.Timeout(timeout))
+    return BackendClient(httpx.Timeout(timeout))
 
 
 @pytest.mark.parametrize("loop", ["asyncio", "uvloop"])

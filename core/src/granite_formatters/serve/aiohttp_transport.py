@@ -24,7 +24,7 @@ from collections.abc import AsyncIterator, Iterator
 import aiohttp
 import httpx
 
-__all__ = ["AiohttpTransport", "backend_client"]
+__all__ = ["AiohttpTransport", "BackendClient"]
 
 #: Request headers aiohttp writes itself (from the URL and the body).
 _OWN_HEADERS = frozenset({"host", "content-length", "transfer-encoding"})
@@ -132,9 +132,19 @@ class AiohttpTransport(httpx.AsyncBaseTransport):
             self._session = None
 
 
-def backend_client(timeout: httpx.Timeout, max_connections: int = 512) -> httpx.AsyncClient:
+class BackendClient(httpx.AsyncClient):
     """The client of the backend hop: httpx's interface on an :class:`AiohttpTransport`
-    (``http://`` and ``https://``), no environment proxies or certificates."""
-    return httpx.AsyncClient(
-        transport=AiohttpTransport(max_connections), timeout=timeout, trust_env=False
-    )
+    (``http://`` and ``https://``), no environment proxies or certificates.
+    :meth:`open_stream` skips the client's per-request layers (auth, redirects, cookies,
+    timing: about a quarter of a millisecond of CPU per request) for the generation
+    request."""
+
+    def __init__(self, timeout: httpx.Timeout, max_connections: int = 512) -> None:
+        self.hop = AiohttpTransport(max_connections)
+        super().__init__(transport=self.hop, timeout=timeout, trust_env=False)
+
+    async def open_stream(self, request: httpx.Request) -> httpx.Response:
+        """``send(request, stream=True)``, straight to the transport."""
+        response = await self.hop.handle_async_request(request)
+        response.request = request
+        return response

@@ -24,7 +24,7 @@ from .._api import get_formatter, list_models
 from ..errors import InvalidRequestError, UnknownModelError
 from ..processors import Formatter
 from .accesslog import LOGGER, AccessLog, RequestLog, loggable, mark_logged
-from .aiohttp_transport import backend_client
+from .aiohttp_transport import BackendClient
 from .auth import BodyTooLarge, authorized, read_body
 from .backends import Backend, BackendError, Finish, Piece, make_backend
 from .guard import RequestGuard
@@ -92,7 +92,7 @@ class _Server:
     @property
     def client(self) -> httpx.AsyncClient:
         if self._client is None:
-            self._client = backend_client(
+            self._client = BackendClient(
                 httpx.Timeout(self.config.read_timeout, connect=self.config.connect_timeout)
             )
         return self._client

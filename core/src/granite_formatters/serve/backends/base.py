@@ -6,7 +6,7 @@ import json
 import math
 import re
 from abc import ABC, abstractmethod
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from typing import Any
 
 import anyio
@@ -14,6 +14,7 @@ import attrs
 import httpx
 from httpx_sse import SSEError
 
+from ..aiohttp_transport import BackendClient
 from ..params import FIELDS, GenerationParams, backend_fields, place
 
 __all__ = [
@@ -100,6 +101,15 @@ class BackendError(Exception):
 
 
 _JSON_HEADERS = {"content-type": "application/json"}
+
+
+def _send_stream(
+    client: httpx.AsyncClient,
+) -> Callable[[httpx.Request], Awaitable[httpx.Response]]:
+    async def send(request: httpx.Request) -> httpx.Response:
+        return await client.send(request, stream=True)
+
+    return send
 
 
 def clean_text(text: str) -> str:
@@ -216,7 +226,6 @@ class Backend(ABC):
             raise BackendError(
                 "the request holds a number JSON cannot carry (NaN or Infinity)", 400
             ) from None
-        # (built here rather than by the client: no default headers to merge or send)
         request = httpx.Request(
             "POST",
             self.url,
@@ -224,12 +233,13 @@ class Backend(ABC):
             headers=_JSON_HEADERS,
             extensions={"timeout": client.timeout.as_dict()},
         )
+        send = client.open_stream if isinstance(client, BackendClient) else _send_stream(client)
         try:
             try:
-                response = await client.send(request, stream=True)
+                response = await send(request)
             except (httpx.ReadError, httpx.WriteError, httpx.RemoteProtocolError):
                 # A kept-alive connection the backend had already closed: once more, anew.
-                response = await client.send(request, stream=True)
+                response = await send(request)
         except httpx.TimeoutException:
             raise BackendError("the backend did not answer in time", 504) from None
         except httpx.HTTPError:
