@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import itertools
+import json
 from collections.abc import Awaitable, Callable
 
 import httpx
@@ -338,5 +339,61 @@ def test_no_default_headers_from_either_library() -> None:
             line.split(b":")[0].lower() for line in sent.split(b"\r\n\r\n")[0].split(b"\r\n")[1:]
         }
         assert names == {b"host", b"content-type", b"content-length"}
+
+    run(go)
+
+
+_SSE_HEAD = (
+    b"HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\ntransfer-encoding: chunked\r\n\r\n"
+)
+_EVENT = b'data: {"content": "Paris", "stop": false}\n\n'
+
+
+@pytest.mark.parametrize("stream", [False, True])
+@pytest.mark.parametrize(
+    "wire",
+    [
+        [b"HTP/1.1 200 OK\r\n\r\n"],  # not HTTP
+        [b"HTTP/1.1 200 OK\r\nx-big: " + b"a" * 100_000 + b"\r\n\r\n"],  # a head too long
+        [],  # closed without an answer
+        [_SSE_HEAD + b"%x\r\n%s\r\n" % (len(_EVENT), _EVENT), b"ff\r\nda"],  # cut mid-chunk
+        [_SSE_HEAD + b"zz\r\n"],  # a malformed chunk size
+    ],
+    ids=["not-http", "head-too-long", "no-answer", "cut-mid-chunk", "bad-chunk-size"],
+)
+def test_serve_answers_a_broken_backend_cleanly(wire: list[bytes], stream: bool) -> None:
+    """Through ``granite-format serve``: a backend whose HTTP is broken is a 502 before the
+    first byte, an error event and ``[DONE]`` after it; never a 500 or a hung request."""
+    from granite_formatters.serve import ServeConfig, create_app
+
+    from .servers import ServerThread
+
+    server = RawServer(lambda _: wire, close_after=True)
+
+    async def go() -> None:
+        async with server as url:
+            config = ServeConfig(backend=url, backend_type="llamacpp", read_timeout=5.0)
+            proxy = ServerThread(create_app(config))
+            try:
+                body = {
+                    "model": "granite-3.3-8b-instruct",
+                    "messages": [{"role": "user", "content": "Capital of France?"}],
+                    "max_tokens": 20,
+                    "stream": stream,
+                }
+                async with httpx.AsyncClient(timeout=20) as http:
+                    answer = await http.post(proxy.url + "/v1/chat/completions", json=body)
+            finally:
+                await asyncio.to_thread(proxy.stop)
+        if stream and any(_EVENT in part for part in wire):  # an event went out first
+            assert answer.status_code == 200
+            events = [line for line in answer.text.split("\n") if line.startswith("data: ")]
+            assert events[-1] == "data: [DONE]"
+            assert '"content":"Paris"' in answer.text
+            error = json.loads(events[-2][6:])["error"]
+            assert error["message"] == "the backend connection failed"
+        else:
+            assert answer.status_code == 502
+            assert "backend" in answer.json()["error"]["message"]
 
     run(go)
