@@ -67,10 +67,11 @@ _FAR_FROM_CONTEXT = 8
 
 
 def prompt_token_bound(prompt: str) -> int:
-    """At least as many tokens as any tokenizer makes of ``prompt``: its UTF-8 bytes (a
-    byte-level BPE token is one byte or more, a special token such as ``<|end_of_text|>``
-    is one token of several bytes, SentencePiece falls back to one token per byte) plus
-    :data:`ADDED_TOKENS`."""
+    """At least as many tokens as a byte-level BPE tokenizer (Granite's) or a SentencePiece
+    one with byte fallback makes of ``prompt``: its UTF-8 bytes (a token is one byte or
+    more, a special token such as ``<|end_of_text|>`` one token of several bytes) plus
+    :data:`ADDED_TOKENS`. (A tokenizer that normalizes text to NFKC first could exceed
+    it on a prompt of ligatures; the backend then refuses the request, a 502.)"""
     return len(prompt.encode("utf-8", "surrogatepass")) + ADDED_TOKENS
 
 
