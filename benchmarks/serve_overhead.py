@@ -1,38 +1,51 @@
 #!/usr/bin/env python3
 """What ``granite-format serve`` adds per request and per streamed chunk (loopback, fake backend).
 
-    python benchmarks/serve_overhead.py            # full run (about a minute)
-    python benchmarks/serve_overhead.py --quick    # a few seconds
+    python benchmarks/serve_overhead.py                    # full run (about a minute)
+    python benchmarks/serve_overhead.py --quick            # a few seconds
+    python benchmarks/serve_overhead.py --against main     # this tree and main, interleaved
 
-It starts two processes on 127.0.0.1: the fake OpenAI-compatible completions backend of
-the serve tests (``tests/serve/servers.py``, replaying a Granite 3.3 answer) and
-``python -m granite_formatters serve`` in front of it. The client (this process, httpx,
-one connection kept alive) then times, sequentially:
+It starts, on 127.0.0.1, the fake OpenAI-compatible completions backend of the serve
+tests (``tests/serve/servers.py``, replaying a Granite 3.3 answer) and one
+``python -m granite_formatters serve`` in front of it per tree measured: this tree, and
+each ``--against`` commit (unpacked with ``git archive``, its ``core/src`` and
+``plugins/*/src`` first on the proxy's ``PYTHONPATH``). The client (this process, httpx,
+one connection kept alive per server) then times, in rounds, each tree in turn (the
+order rotates every round, so a slow spell of a shared host falls on all of them):
 
 * per request: a short answer (about 30 events) fetched from the backend directly (the
   streaming ``/v1/completions`` request the proxy itself makes, read to the end) against
-  the same answer through the proxy's non-streaming ``/v1/chat/completions``;
+  the same answer through the proxy's ``/v1/chat/completions``, non-streaming and
+  streaming, with ``max_tokens`` and without it (the proxy then works out what is left of
+  the model's context);
 * per streamed chunk: a long answer (``--chunks`` events of 4 characters, with reasoning)
   streamed from the backend directly against streamed through the proxy, read to
   ``[DONE]``; the overhead per chunk is the difference divided by the number of events.
 
-The figure reported is the median over the repeats, with the proxy process's CPU time
-per request (from ``/proc/PID/stat``, Linux only), which the load of other jobs does not
-blur. Needs the ``serve`` extra and the
-Granite 3.3 plugin.
+The figures reported are the medians over all rounds, the difference of the fastest
+calls (through the proxy less directly: nearer what an idle host would show), and each
+proxy process's CPU time per request or per chunk (from ``/proc/PID/task/*/schedstat``,
+Linux only), which the load of other jobs blurs far less than wall-clock time. Needs the
+``serve`` extra and the Granite 3.3 plugin.
 """
 
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import os
 import socket
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from compare import _sources, _unpack
 
 ROOT = Path(__file__).resolve().parent.parent
 MODEL = "granite-3.3-8b-instruct"
@@ -40,6 +53,8 @@ SHORT = (
     "Hello! Zürich is usually mild in spring, around 15 °C. I hope that helps you plan your trip."
 )
 REASONING = "The user asks about Granite. I should answer from what I know, briefly. " * 3
+#: The fake model's context: far more than any prompt here, as with a real model.
+CONTEXT = 1 << 20
 
 
 def free_port() -> int:
@@ -54,7 +69,7 @@ def run_backend(port: int, scripts_file: str) -> None:
     import uvicorn
     from serve.servers import FakeBackend, Script
 
-    fake = FakeBackend(max_model_len=1 << 20)
+    fake = FakeBackend(max_model_len=CONTEXT)
     for prompt, output in json.loads(Path(scripts_file).read_text(encoding="utf-8")).items():
         fake.script(prompt, Script(output, cut="pieces"))
     # Plain asyncio and h11 whatever is installed, so "directly" is one fixed baseline.
@@ -62,6 +77,30 @@ def run_backend(port: int, scripts_file: str) -> None:
         fake.app, host="127.0.0.1", port=port, log_level="warning", access_log=False,
         loop="asyncio", http="h11",
     )  # fmt: skip
+
+
+#: The label of this tree's proxy with httpx's own transport (httpcore, h11) on the hop.
+HTTPX_HOP = "this tree, httpx transport"
+
+
+def run_httpx_proxy(serve_args: list[str]) -> int:
+    """``granite-format serve`` with httpx's own transport (httpcore, h11) on the backend
+    hop, the generation request sent straight to it as with aiohttp's (the candidate the
+    hop's client was chosen against; ``docs/performance.md``)."""
+    import httpx
+
+    from granite_formatters.serve import aiohttp_transport, app
+
+    class HttpxHop(aiohttp_transport.BackendClient):
+        def __init__(self, timeout: httpx.Timeout, max_connections: int = 512) -> None:
+            limits = httpx.Limits(max_connections=max_connections, max_keepalive_connections=128)
+            self.hop = httpx.AsyncHTTPTransport(limits=limits, trust_env=False)  # type: ignore[assignment]
+            httpx.AsyncClient.__init__(self, transport=self.hop, timeout=timeout, trust_env=False)
+
+    app.BackendClient = HttpxHop  # type: ignore[misc]
+    from granite_formatters.cli import main as cli_main
+
+    return cli_main(["serve", *serve_args])
 
 
 def server_impls() -> str:
@@ -90,7 +129,14 @@ def wait_for(url: str, process: subprocess.Popen[bytes]) -> None:
 
 
 def cpu_seconds(pid: int) -> float | None:
-    """The CPU time (user + system) process ``pid`` has used, or ``None`` off Linux."""
+    """The CPU time process ``pid`` has used (all its threads), or ``None`` off Linux: the
+    scheduler's nanosecond count where the kernel keeps it, else user + system time in
+    clock ticks (10 ms each, coarse for a few requests)."""
+    try:
+        tasks = list(Path(f"/proc/{pid}/task").iterdir())
+        return sum(int((task / "schedstat").read_text().split()[0]) for task in tasks) / 1e9
+    except (OSError, ValueError, IndexError):
+        pass
     try:
         fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
     except OSError:
@@ -98,43 +144,85 @@ def cpu_seconds(pid: int) -> float | None:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
-def timed(fn: object, repeats: int, pid: int | None = None) -> tuple[float, float | None]:
-    """Median seconds per call of ``fn`` over ``repeats`` calls (after 3 warm-up calls), and
-    the mean CPU seconds process ``pid`` used per call (wall clock is noisy on a loaded
-    machine; a server's CPU time is not)."""
-    call = fn  # type: ignore[assignment]
-    for _ in range(3):
-        call()  # type: ignore[operator]
-    samples = []
-    cpu_before = cpu_seconds(pid) if pid is not None else None
-    for _ in range(repeats):
-        start = time.perf_counter()
-        call()  # type: ignore[operator]
-        samples.append(time.perf_counter() - start)
-    cpu_after = cpu_seconds(pid) if pid is not None else None
-    cpu = None
-    if cpu_before is not None and cpu_after is not None:
-        cpu = (cpu_after - cpu_before) / repeats
-    return statistics.median(samples), cpu
+class Samples:
+    """Wall-clock seconds per call and the CPU seconds a process used, per row."""
+
+    def __init__(self) -> None:
+        self.wall: dict[str, list[float]] = {}
+        self.cpu: dict[str, list[float]] = {}
+
+    def time(
+        self, row: str, call: Callable[[], None], repeats: int, pid: int | None = None
+    ) -> None:
+        """``repeats`` timed calls of ``call`` (after one untimed call)."""
+        call()
+        before = cpu_seconds(pid) if pid is not None else None
+        wall = self.wall.setdefault(row, [])
+        for _ in range(repeats):
+            start = time.perf_counter()
+            call()
+            wall.append(time.perf_counter() - start)
+        after = cpu_seconds(pid) if pid is not None else None
+        if before is not None and after is not None:
+            self.cpu.setdefault(row, []).append((after - before) / repeats)
+
+    def median(self, row: str) -> float:
+        return statistics.median(self.wall[row])
+
+    def fastest(self, row: str) -> float:
+        return min(self.wall[row])
+
+    def cpu_mean(self, row: str) -> float | None:
+        values = self.cpu.get(row)
+        return statistics.fmean(values) if values else None
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="few repeats, short stream")
     parser.add_argument("--chunks", type=int, default=None, help="events in the long stream")
+    parser.add_argument("--rounds", type=int, default=None, help="rounds (default 5, quick 2)")
+    parser.add_argument(
+        "--against",
+        action="append",
+        default=[],
+        metavar="COMMIT",
+        help="also measure the proxy as at COMMIT (repeatable)",
+    )
+    parser.add_argument(
+        "--httpx-hop",
+        action="store_true",
+        help="also measure this tree with httpx's own transport on the backend hop",
+    )
     parser.add_argument(
         "--run-backend", nargs=2, metavar=("PORT", "SCRIPTS"), help=argparse.SUPPRESS
     )
+    argv = sys.argv[1:] if argv is None else argv
+    if argv[:1] == ["--run-httpx-proxy"]:  # (its arguments are serve's)
+        return run_httpx_proxy(argv[1:])
     args = parser.parse_args(argv)
     if args.run_backend:
         run_backend(int(args.run_backend[0]), args.run_backend[1])
         return 0
+    with tempfile.TemporaryDirectory() as scratch:
+        trees = {"this tree": ""}
+        if args.httpx_hop:
+            trees[HTTPX_HOP] = ""
+        for commit in args.against:
+            trees[commit] = _sources(_unpack(commit, Path(scratch)))
+        return measure(args, trees)
 
+
+def measure(args: argparse.Namespace, trees: dict[str, str]) -> int:
+    """Run the servers and the rounds; ``trees`` maps each proxy's label to the source
+    folders put first on its ``PYTHONPATH`` (``""``: none, this tree as installed)."""
     import httpx
 
     from granite_formatters import get_formatter
 
-    repeats = 20 if args.quick else 200
+    rounds = args.rounds or (2 if args.quick else 5)
+    short_repeats = 10 if args.quick else 40
+    long_repeats = 3 if args.quick else 4
     chunks = args.chunks or (250 if args.quick else 2000)
     long_answer = ("Granite answers in pieces. " * (chunks // 6 + 1))[
         : 4 * chunks - len(REASONING) - 30
@@ -150,85 +238,124 @@ def main(argv: list[str] | None = None) -> int:
     long_prompt = formatter.format(long_request)
     events_long = len(range(0, len(long_output), 4))
     events_short = len(range(0, len(SHORT), 4))
+    # Both sides name a token limit where the row says so (vLLM's default is 16 tokens;
+    # without one the proxy works out what is left of the context).
+    limit = 2 * events_long + 100
 
     scripts = ROOT / ".serve_overhead_scripts.json"
     scripts.write_text(
         json.dumps({short_prompt: SHORT, long_prompt: long_output}), encoding="utf-8"
     )
-    backend_port, proxy_port = free_port(), free_port()
-    backend = subprocess.Popen(
-        [sys.executable, __file__, "--run-backend", str(backend_port), str(scripts)]
-    )
-    proxy = subprocess.Popen(
-        [sys.executable, "-m", "granite_formatters", "serve", "--port", str(proxy_port),
-         "--backend", f"http://127.0.0.1:{backend_port}/v1", "--log-level", "warning"],
-        env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)},
-    )  # fmt: skip
+    backend_port = free_port()
+    processes = [
+        subprocess.Popen(
+            [sys.executable, __file__, "--run-backend", str(backend_port), str(scripts)]
+        )
+    ]
+    proxies: dict[str, tuple[subprocess.Popen[bytes], int]] = {}
+    for label, sources in trees.items():
+        port = free_port()
+        path = os.pathsep.join([p for p in (sources, *sys.path) if p])
+        serve_args = ["--port", str(port), "--backend", f"http://127.0.0.1:{backend_port}/v1",
+                      "--log-level", "warning"]  # fmt: skip
+        if label == HTTPX_HOP:
+            command = [sys.executable, __file__, "--run-httpx-proxy", *serve_args]
+        else:
+            command = [sys.executable, "-m", "granite_formatters", "serve", *serve_args]
+        proxy = subprocess.Popen(command, env={**os.environ, "PYTHONPATH": path})
+        processes.append(proxy)
+        proxies[label] = (proxy, port)
+    samples = Samples()
     try:
-        wait_for(f"http://127.0.0.1:{proxy_port}/health", proxy)
+        for proxy, port in proxies.values():
+            wait_for(f"http://127.0.0.1:{port}/health", proxy)
         backend_url = f"http://127.0.0.1:{backend_port}/v1/completions"
-        proxy_url = f"http://127.0.0.1:{proxy_port}/v1/chat/completions"
-        with httpx.Client(timeout=60) as client:
-            # Both sides name a token limit (vLLM's default is 16 tokens; without one the
-            # proxy would first ask the backend for the context length and prompt size).
-            limit = 2 * events_long + 100
+        clients = {label: httpx.Client(timeout=60) for label in [*proxies, "direct"]}
 
-            def direct(prompt: str) -> None:
-                body = {"model": MODEL, "prompt": prompt, "stream": True, "max_tokens": limit}
-                with client.stream("POST", backend_url, json=body) as response:
-                    for _ in response.iter_lines():
-                        pass
+        def direct(prompt: str) -> None:
+            body = {"model": MODEL, "prompt": prompt, "stream": True, "max_tokens": limit}
+            with clients["direct"].stream("POST", backend_url, json=body) as response:
+                for _ in response.iter_lines():
+                    pass
 
-            def proxied(request: dict[str, object], stream: bool) -> None:
-                body = {"model": MODEL, **request, "stream": stream, "max_tokens": limit}
-                with client.stream("POST", proxy_url, json=body) as response:
-                    assert response.status_code == 200, response.read()
-                    for _ in response.iter_lines():
-                        pass
+        def proxied(label: str, request: dict[str, object], stream: bool, limited: bool) -> None:
+            url = f"http://127.0.0.1:{proxies[label][1]}/v1/chat/completions"
+            body = {"model": MODEL, **request, "stream": stream}
+            if limited:
+                body["max_tokens"] = limit
+            with clients[label].stream("POST", url, json=body) as response:
+                assert response.status_code == 200, response.read()
+                for _ in response.iter_lines():
+                    pass
 
-            if not args.quick:
-                time.sleep(1)  # let both servers settle
-            d_req, _ = timed(lambda: direct(short_prompt), repeats)
-            p_req, c_req = timed(lambda: proxied(short_request, False), repeats, proxy.pid)
-            p_req_stream, c_req_stream = timed(
-                lambda: proxied(short_request, True), repeats, proxy.pid
-            )
-            long_repeats = max(5, repeats // 10)
-            d_long, _ = timed(lambda: direct(long_prompt), long_repeats)
-            p_long, c_long = timed(lambda: proxied(long_request, True), long_repeats, proxy.pid)
+        if not args.quick:
+            time.sleep(1)  # let the servers settle
+        labels = list(proxies)
+        for number in range(rounds):
+            samples.time("direct short", lambda: direct(short_prompt), short_repeats)
+            samples.time("direct long", lambda: direct(long_prompt), long_repeats)
+            shift = number % len(labels)
+            for label in labels[shift:] + labels[:shift]:
+                pid = proxies[label][0].pid
+                for stream in (False, True):
+                    for limited in (True, False):
+                        call = functools.partial(proxied, label, short_request, stream, limited)
+                        samples.time(f"{label} short {stream} {limited}", call, short_repeats, pid)
+                for limited in (True, False):
+                    call = functools.partial(proxied, label, long_request, True, limited)
+                    samples.time(f"{label} long {limited}", call, long_repeats, pid)
+        for client in clients.values():
+            client.close()
     finally:
-        for process in (proxy, backend):
+        for process in processes:
             process.terminate()
             process.wait(30)
         scripts.unlink(missing_ok=True)
+    report(samples, list(proxies), events_short, events_long, rounds)
+    return 0
 
+
+def report(
+    samples: Samples, labels: list[str], events_short: int, events_long: int, rounds: int
+) -> None:
     ms = 1000.0
-    per_chunk_us = (p_long - d_long) / events_long * 1e6
+    d_short, d_long = samples.median("direct short"), samples.median("direct long")
+    f_short, f_long = samples.fastest("direct short"), samples.fastest("direct long")
     print(f"## granite-format serve overhead (loopback, fake backend, {MODEL})\n")
-    print("| measurement | backend directly | through the proxy | added | ratio | proxy CPU |")
-    print("|---|---:|---:|---:|---:|---:|")
-    rows = [
-        (f"short answer ({events_short} events), non-streaming", d_req, p_req, c_req),
-        (f"short answer ({events_short} events), streaming", d_req, p_req_stream, c_req_stream),
-        (f"long stream ({events_long} events)", d_long, p_long, c_long),
-    ]
-    for label, direct_s, proxy_s, cpu_s in rows:
-        cpu = "-" if cpu_s is None else f"{cpu_s * ms:.2f} ms"
-        print(
-            f"| {label} | {direct_s * ms:.2f} ms | {proxy_s * ms:.2f} ms | "
-            f"{(proxy_s - direct_s) * ms:.2f} ms | {proxy_s / direct_s:.2f}x | {cpu} |"
-        )
-    direct_us = d_long / events_long * 1e6
-    proxied_us = p_long / events_long * 1e6
-    print(
-        f"\nper streamed chunk: {per_chunk_us:.1f} µs added "
-        f"({direct_us:.1f} µs direct, {proxied_us:.1f} µs proxied)"
-    )
-    print(f"repeats: {repeats} (short), {long_repeats} (long); python {sys.version.split()[0]}, "
-          f"{os.cpu_count()} cores; proxy on uvicorn with {server_impls()}")  # fmt: skip
+    print(f"Backend directly: short answer ({events_short} events) {d_short * ms:.2f} ms; "
+          f"long stream ({events_long} events) {d_long * ms:.2f} ms, "
+          f"{d_long / events_long * 1e6:.1f} µs per chunk.\n")  # fmt: skip
+    print("| proxy | measurement | through the proxy | added | added (fastest) | proxy CPU |")
+    print("|---|---|---:|---:|---:|---:|")
+    for label in labels:
+        for stream in (False, True):
+            for limited in (True, False):
+                row = f"{label} short {stream} {limited}"
+                wall, cpu = samples.median(row), samples.cpu_mean(row)
+                fastest = samples.fastest(row) - f_short
+                what = (
+                    f"short answer, {'streaming' if stream else 'non-streaming'}, "
+                    f"{'with' if limited else 'without'} max_tokens"
+                )
+                cpu_text = "-" if cpu is None else f"{cpu * ms:.2f} ms"
+                print(f"| {label} | {what} | {wall * ms:.2f} ms | {(wall - d_short) * ms:.2f} ms | "
+                      f"{fastest * ms:.2f} ms | {cpu_text} |")  # fmt: skip
+        for limited in (True, False):
+            row = f"{label} long {limited}"
+            wall, cpu = samples.median(row), samples.cpu_mean(row)
+            fastest = (samples.fastest(row) - f_long) / events_long * 1e6
+            what = f"per streamed chunk, {'with' if limited else 'without'} max_tokens"
+            cpu_text = "-" if cpu is None else f"{cpu / events_long * 1e6:.1f} µs"
+            print(f"| {label} | {what} | {wall / events_long * 1e6:.1f} µs | "
+                  f"{(wall - d_long) / events_long * 1e6:.1f} µs | {fastest:.1f} µs | "
+                  f"{cpu_text} |")  # fmt: skip
+    short_n = len(samples.wall["direct short"])
+    long_n = len(samples.wall["direct long"])
+    print(f"\n{rounds} rounds; repeats: {short_n} (short), {long_n} (long) per row; "
+          f"python {sys.version.split()[0]}, {os.cpu_count()} cores; "
+          f"proxy on uvicorn with {server_impls()}")  # fmt: skip
     if hasattr(os, "getloadavg"):
         print("load average at the end: " + ", ".join(f"{x:.2f}" for x in os.getloadavg()))
-    return 0
 
 
 if __name__ == "__main__":

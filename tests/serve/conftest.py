@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-for _module in ("starlette", "uvicorn", "httpx", "httpx_sse", "sse_starlette", "openai"):
+for _module in ("starlette", "uvicorn", "httpx", "httpx_sse", "sse_starlette", "aiohttp", "openai"):
     pytest.importorskip(_module, reason='the serve tests need pip install "./core[serve]" openai')
 
 from granite_formatters.serve import ServeConfig, create_app  # noqa: E402

@@ -12,7 +12,7 @@ from openai.types.chat import ChatCompletionMessageParam
 
 from granite_formatters import get_formatter, list_models
 
-from .conftest import KINDS
+from .conftest import KINDS, proxy_for
 from .outputs import G33, PLAIN_ANSWER, USER
 from .servers import Script, count_tokens
 from .test_serve_answers import client_for, stream_message
@@ -248,10 +248,11 @@ def test_prompt_logging_is_opt_in(
 
 
 @pytest.mark.parametrize("kind", KINDS)
-def test_backend_connections_are_reused(proxy_factory: Any, fake_backend: Any, kind: str) -> None:
-    """The proxy reads each backend stream to its end, so keep-alive works."""
-    fake, _ = fake_backend
-    proxy = proxy_factory(kind)
+def test_backend_connections_are_reused(fake_backend: Any, kind: str) -> None:
+    """The proxy reads each backend stream to its end, so keep-alive works: sequential
+    requests through a new proxy (an empty pool) all go over one connection."""
+    fake, thread = fake_backend
+    proxy = proxy_for(thread, kind)
     messages: list[ChatCompletionMessageParam] = [
         {"role": "user", "content": f"keep-alive ({kind})"}
     ]
@@ -259,14 +260,17 @@ def test_backend_connections_are_reused(proxy_factory: Any, fake_backend: Any, k
     client = client_for(proxy.port)
     with fake.lock:
         first = len(fake.peers)
-    for stream in (False, True, False, True):
-        if stream:
-            with client.chat.completions.create(
-                model=MODEL, messages=messages, stream=True
-            ) as chunks:
-                list(chunks)
-        else:
-            client.chat.completions.create(model=MODEL, messages=messages)
+    try:
+        for stream in (False, True, False, True):
+            if stream:
+                with client.chat.completions.create(
+                    model=MODEL, messages=messages, stream=True
+                ) as chunks:
+                    list(chunks)
+            else:
+                client.chat.completions.create(model=MODEL, messages=messages)
+    finally:
+        proxy.stop()
     with fake.lock:
         peers = fake.peers[first:]
     assert len(peers) == 4 and len(set(peers)) == 1, peers

@@ -15,6 +15,7 @@ import pytest
 from openai.types.chat import ChatCompletionMessageParam
 
 from granite_formatters import get_formatter, list_models
+from granite_formatters.serve.backends.openai import ADDED_TOKENS
 
 from .conftest import KINDS, proxy_for
 from .servers import VLLM_DEFAULT_MAX_TOKENS, Script, count_tokens
@@ -70,8 +71,9 @@ def test_no_max_tokens_gives_the_whole_answer(
         message, finish, _usage = stream_message(stream)
     assert finish == "stop" and message[key] == expected
     sent = fake.last_request(prompt)
-    if kind == "openai":  # what is left of the context after the prompt
-        assert sent["max_tokens"] == fake.max_model_len - count_tokens(prompt)
+    if kind == "openai":  # what is left of the context after a token per prompt byte
+        assert 8 * (len(prompt.encode()) + ADDED_TOKENS) <= fake.max_model_len  # far from it
+        assert sent["max_tokens"] == fake.max_model_len - len(prompt.encode()) - ADDED_TOKENS
     else:  # the backend's own default (-1) is the whole answer
         assert "n_predict" not in sent and "num_predict" not in sent.get("options", {})
 
@@ -137,5 +139,48 @@ def test_unknown_context_uses_default_max_tokens(backend_factory: Any, default: 
         assert answer.usage is not None
         assert answer.usage.completion_tokens == (default or VLLM_DEFAULT_MAX_TOKENS)
         assert fake.last_request(prompt).get("max_tokens") == default
+    finally:
+        proxy.stop()
+
+
+def test_tokenize_is_asked_only_near_the_context_limit(backend_factory: Any) -> None:
+    """A prompt far from the context's size costs no /tokenize round trip: what is left is
+    the context less a token per byte (no tokenizer makes more); near the limit the
+    backend counts the prompt, once per request, and the limit is exact."""
+    fake, thread = backend_factory(max_model_len=4096)
+    proxy = proxy_for(thread, "openai")
+    try:
+        client = client_for(proxy.port)
+        cases = [("short", "What is Granite?", 0), ("long", "many words " * 150, 1)]
+        for name, content, tokenizes in cases:
+            messages: list[ChatCompletionMessageParam] = [{"role": "user", "content": content}]
+            prompt = get_formatter(MODEL).format({"messages": messages})
+            fake.script(prompt, Script(LONG))
+            with fake.lock:
+                before = fake.info_requests.count("/tokenize")
+            for stream in (False, True):
+                if stream:
+                    with client.chat.completions.create(
+                        model=MODEL, messages=messages, stream=True
+                    ) as chunks:
+                        message, finish, _usage = stream_message(chunks)
+                    text = message["content"]
+                else:
+                    answer = client.chat.completions.create(model=MODEL, messages=messages)
+                    finish, text = (
+                        answer.choices[0].finish_reason,
+                        answer.choices[0].message.content,
+                    )
+                assert (finish, text) == ("stop", LONG), name
+                sent = fake.last_request(prompt)["max_tokens"]
+                size = len(prompt.encode())
+                if tokenizes:
+                    assert 8 * (size + ADDED_TOKENS) > fake.max_model_len  # near the limit
+                    assert sent == fake.max_model_len - count_tokens(prompt), name
+                else:
+                    assert sent == fake.max_model_len - size - ADDED_TOKENS, name
+            with fake.lock:
+                asked = fake.info_requests.count("/tokenize") - before
+            assert asked == 2 * tokenizes, name  # per request (two: streamed and not)
     finally:
         proxy.stop()

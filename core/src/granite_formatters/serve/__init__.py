@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import importlib.util
 
-_NEEDED = ("starlette", "uvicorn", "httpx", "httpx_sse", "sse_starlette")
+_NEEDED = ("starlette", "uvicorn", "httpx", "httpx_sse", "sse_starlette", "aiohttp")
 _missing = [name for name in _NEEDED if importlib.util.find_spec(name) is None]
 if _missing:
     raise ImportError(

@@ -25,6 +25,7 @@ from ..errors import InvalidRequestError, UnknownModelError, quote
 from ..granite3.cite_format import TOKENS_SKIPPED_NOTE
 from ..processors import Formatter
 from .accesslog import LOGGER, AccessLog, RequestLog, loggable, mark_logged
+from .aiohttp_transport import BackendClient
 from .auth import BodyTooLarge, authorized, read_body
 from .backends import Backend, BackendError, Finish, Piece, make_backend
 from .effort import effort_refusal
@@ -43,7 +44,6 @@ from .responses import (
     openai_message,
     sse_event,
 )
-from .transport import BackendClient
 
 __all__ = ["MAX_BATCH", "create_app"]
 
@@ -115,15 +115,8 @@ class _Server:
     @property
     def client(self) -> httpx.AsyncClient:
         if self._client is None:
-            # Plain http:// backends (the usual, on the same host or network) go through
-            # the lean transport; https:// through httpx's own.
             self._client = BackendClient(
-                max_connections=512,
-                max_keepalive=128,
-                timeout=httpx.Timeout(
-                    self.config.read_timeout, connect=self.config.connect_timeout
-                ),
-                trust_env=False,
+                httpx.Timeout(self.config.read_timeout, connect=self.config.connect_timeout)
             )
         return self._client
 

@@ -14,8 +14,8 @@ import attrs
 import httpx
 from httpx_sse import SSEError
 
+from ..aiohttp_transport import BackendClient
 from ..params import FIELDS, GenerationParams, backend_fields, place
-from ..transport import BackendClient
 
 __all__ = [
     "drain",

@@ -26,14 +26,33 @@ from .base import (
 from .logprobs import choice_logprobs
 from .sse import sse_data
 
-__all__ = ["OpenAIBackend"]
+__all__ = ["ADDED_TOKENS", "OpenAIBackend", "prompt_token_bound"]
+
+
+#: Tokens a tokenizer may add to those of the text itself (a BOS, an EOS, SentencePiece's
+#: prefix space).
+ADDED_TOKENS = 4
+#: A prompt whose token bound is at most this fraction (1/N) of the context is far from
+#: its limit: the bound, not an exact count, gives what is left.
+_FAR_FROM_CONTEXT = 8
+
+
+def prompt_token_bound(prompt: str) -> int:
+    """At least as many tokens as a byte-level BPE tokenizer (Granite's) or a SentencePiece
+    one with byte fallback makes of ``prompt``: its UTF-8 bytes (a token is one byte or
+    more, a special token such as ``<|end_of_text|>`` one token of several bytes) plus
+    :data:`ADDED_TOKENS`. (A tokenizer that normalizes text to NFKC first could exceed
+    it on a prompt of ligatures; the backend then refuses the request, a 502.)"""
+    return len(prompt.encode("utf-8", "surrogatepass")) + ADDED_TOKENS
 
 
 class OpenAIBackend(Backend):
     """``/v1/completions``. Without a client token limit, the limit sent is what is left of
-    the model's context (``max_model_len`` from ``/v1/models``) after the prompt (counted by
-    vLLM's ``/tokenize``, else estimated from earlier answers' usage, never above one token
-    per byte); where the context is unknown, ``default_max_tokens``, if set."""
+    the model's context (``max_model_len`` from ``/v1/models``) after the prompt: for a
+    prompt far from the context's size, after :func:`prompt_token_bound` tokens (no round
+    trip); otherwise after the count of vLLM's ``/tokenize``, else an estimate from earlier
+    answers' usage, never above one token per byte. Where the context is unknown,
+    ``default_max_tokens``, if set."""
 
     kind = "openai"
     path = "/completions"
@@ -119,6 +138,9 @@ class OpenAIBackend(Backend):
         context = await self.max_model_len(client, model)
         if context is None:
             return self.default_max_tokens
+        bound = prompt_token_bound(prompt)
+        if bound * _FAR_FROM_CONTEXT <= context:  # what is left needs no count: no round trip
+            return context - bound
         used, exact = await self.prompt_tokens(client, prompt, model)
         room = context - used
         if room < 1 and exact:

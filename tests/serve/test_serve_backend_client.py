@@ -1,9 +1,11 @@
-"""The lean backend transport against a raw loopback server writing scripted bytes."""
+"""The backend hop's client (httpx on aiohttp) against a raw loopback server writing scripted
+bytes: framing, keep-alive, and every failure as the httpx error the backends map."""
 
 from __future__ import annotations
 
 import asyncio
 import itertools
+import json
 from collections.abc import Awaitable, Callable
 
 import httpx
@@ -11,7 +13,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from granite_formatters.serve.transport import BackendClient, BackendTransport
+from granite_formatters.serve.aiohttp_transport import AiohttpTransport, BackendClient
 
 Script = Callable[[bytes], list[bytes]]
 
@@ -25,7 +27,6 @@ class RawServer:
         self.close_after = close_after
         self.connections = 0
         self.requests: list[bytes] = []
-        self.first_reads: list[bytes] = []
         self.closed_by_client = 0
         self.server: asyncio.AbstractServer | None = None
 
@@ -42,7 +43,6 @@ class RawServer:
         first = await reader.read(65536)
         if not first:
             return None
-        self.first_reads.append(first)
         data = first
         while b"\r\n\r\n" not in data:
             more = await reader.read(65536)
@@ -107,8 +107,8 @@ def run(go: Callable[[], Awaitable[object]], loop: str = "asyncio") -> object:
     return asyncio.run(go())  # type: ignore[arg-type]
 
 
-def client() -> httpx.AsyncClient:
-    return httpx.AsyncClient(transport=BackendTransport(), timeout=5)
+def client(timeout: float = 5) -> httpx.AsyncClient:
+    return BackendClient(httpx.Timeout(timeout))
 
 
 @pytest.mark.parametrize("loop", ["asyncio", "uvloop"])
@@ -157,7 +157,7 @@ def test_body_arrives_whole_however_framed_and_cut(
     run(go)
 
 
-def test_the_request_goes_out_in_one_write_with_its_body() -> None:
+def test_the_request_goes_out_whole() -> None:
     answer = b"HTTP/1.1 200 OK\r\ncontent-length: 2\r\n\r\nok"
     server = RawServer(lambda _: [answer])
     body = b'{"prompt": "' + b"x" * 2000 + b'"}'
@@ -170,7 +170,6 @@ def test_the_request_goes_out_in_one_write_with_its_body() -> None:
         assert request.startswith(b"POST /v1/completions?a=1 HTTP/1.1\r\n")
         assert b"\r\ncontent-length: %d\r\n" % len(body) in request.lower()
         assert request.endswith(b"\r\n\r\n" + body)
-        assert server.first_reads == [request]  # head and body arrived together
 
     run(go)
 
@@ -209,6 +208,8 @@ def test_informational_answers_are_skipped_and_head_requests_have_no_body() -> N
         [b"HTTP/1.1 200 OK\r\ntransfer-encoding: chunked\r\n\r\n5\r\nab"],
         [b"HTTP/1.1 200 OK\r\n"],  # closed mid-head
         [],  # closed without an answer
+        [b"HTTP/1.1 200 OK\r\nx-big: " + b"a" * 100_000 + b"\r\n\r\n"],  # a head too long
+        [b"HTTP/1.1 200 OK\r\n" + b"x-many: a\r\n" * 10_000 + b"\r\n"],  # too many headers
     ],
 )
 def test_malformed_or_cut_answers_are_protocol_errors(wire: list[bytes]) -> None:
@@ -227,7 +228,7 @@ def test_a_silent_server_is_a_read_timeout_and_a_closed_port_a_connect_error() -
 
     async def go() -> None:
         async with server as url:
-            async with httpx.AsyncClient(transport=BackendTransport(), timeout=0.3) as http:
+            async with client(0.3) as http:
                 with pytest.raises(httpx.ReadTimeout):
                     await http.post(url + "/x", content=b"a")
             port = url.rsplit(":", 1)[1]
@@ -281,7 +282,7 @@ def test_at_most_max_connections_are_open_and_others_wait() -> None:
 
     async def go() -> None:
         async with server as url:
-            transport = BackendTransport(max_connections=2, max_keepalive=2)
+            transport = AiohttpTransport(max_connections=2)
             async with httpx.AsyncClient(transport=transport, timeout=5) as http:
                 answers = await asyncio.gather(*(http.get(url + "/x") for _ in range(6)))
         assert [a.text for a in answers] == ["ok"] * 6
@@ -290,34 +291,109 @@ def test_at_most_max_connections_are_open_and_others_wait() -> None:
     run(go)
 
 
-def test_only_plain_http() -> None:
+def test_a_pool_that_stays_full_is_a_timeout() -> None:
+    """The only connection is held by an unfinished answer: the next request waits for the
+    pool timeout, then fails as a timeout (which serve answers with a 504)."""
+    head = b"HTTP/1.1 200 OK\r\ntransfer-encoding: chunked\r\n\r\n1\r\nx\r\n"
+    server = RawServer(lambda _: [head])
+
     async def go() -> None:
-        async with client() as http:
-            with pytest.raises(httpx.UnsupportedProtocol):
-                await http.get("https://127.0.0.1:1/x")
+        async with server as url:
+            transport = AiohttpTransport(max_connections=1)
+            timeout = httpx.Timeout(5, pool=0.2)
+            async with (
+                httpx.AsyncClient(transport=transport, timeout=timeout) as http,
+                http.stream("POST", url + "/x", content=b"a"),
+            ):
+                with pytest.raises(httpx.TimeoutException):
+                    await http.post(url + "/x", content=b"a")
 
     run(go)
 
 
-def test_backend_client_streams_http_through_the_lean_transport_and_https_through_httpx() -> None:
-    server = RawServer(lambda _: [b"HTTP/1.1 200 OK\r\ncontent-length: 4\r\n\r\nlean"])
+@pytest.mark.parametrize("url", ["ftp://127.0.0.1:1/x", "unix:///tmp/x"])
+def test_only_http_and_https(url: str) -> None:
+    async def go() -> None:
+        async with client() as http:
+            with pytest.raises(httpx.UnsupportedProtocol):
+                await http.get(url)
 
-    def mock(request: httpx.Request) -> httpx.Response:
-        return httpx.Response(200, content=b"httpx")
+    run(go)
+
+
+def test_no_default_headers_from_either_library() -> None:
+    """The generation request carries what the backend adapter set and nothing of httpx's
+    or aiohttp's defaults (no User-Agent, Accept or Accept-Encoding)."""
+    server = RawServer(lambda _: [b"HTTP/1.1 200 OK\r\ncontent-length: 2\r\n\r\nok"])
 
     async def go() -> None:
-        async with (
-            server as url,
-            BackendClient(
-                max_connections=4, max_keepalive=4, transport=httpx.MockTransport(mock)
-            ) as http,
-        ):
-            for base, text in ((url, "lean"), ("https://backend.test", "httpx")):
-                request = httpx.Request("POST", base + "/v1/completions", content=b"{}")
-                response = await http.open_stream(request)
-                assert response.request is request
-                assert (await response.aread(), response.status_code) == (text.encode(), 200)
-                await response.aclose()
-        assert len(server.requests) == 1
+        async with server as url, client() as http:
+            request = httpx.Request(
+                "POST", url + "/v1/completions", content=b"{}",
+                headers={"content-type": "application/json"},
+            )  # fmt: skip
+            response = await http.send(request)
+            assert response.text == "ok"
+        (sent,) = server.requests
+        names = {
+            line.split(b":")[0].lower() for line in sent.split(b"\r\n\r\n")[0].split(b"\r\n")[1:]
+        }
+        assert names == {b"host", b"content-type", b"content-length"}
+
+    run(go)
+
+
+_SSE_HEAD = (
+    b"HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\ntransfer-encoding: chunked\r\n\r\n"
+)
+_EVENT = b'data: {"content": "Paris", "stop": false}\n\n'
+
+
+@pytest.mark.parametrize("stream", [False, True])
+@pytest.mark.parametrize(
+    "wire",
+    [
+        [b"HTP/1.1 200 OK\r\n\r\n"],  # not HTTP
+        [b"HTTP/1.1 200 OK\r\nx-big: " + b"a" * 100_000 + b"\r\n\r\n"],  # a head too long
+        [],  # closed without an answer
+        [_SSE_HEAD + b"%x\r\n%s\r\n" % (len(_EVENT), _EVENT), b"ff\r\nda"],  # cut mid-chunk
+        [_SSE_HEAD + b"zz\r\n"],  # a malformed chunk size
+    ],
+    ids=["not-http", "head-too-long", "no-answer", "cut-mid-chunk", "bad-chunk-size"],
+)
+def test_serve_answers_a_broken_backend_cleanly(wire: list[bytes], stream: bool) -> None:
+    """Through ``granite-format serve``: a backend whose HTTP is broken is a 502 before the
+    first byte, an error event and ``[DONE]`` after it; never a 500 or a hung request."""
+    from granite_formatters.serve import ServeConfig, create_app
+
+    from .servers import ServerThread
+
+    server = RawServer(lambda _: wire, close_after=True)
+
+    async def go() -> None:
+        async with server as url:
+            config = ServeConfig(backend=url, backend_type="llamacpp", read_timeout=5.0)
+            proxy = ServerThread(create_app(config))
+            try:
+                body = {
+                    "model": "granite-3.3-8b-instruct",
+                    "messages": [{"role": "user", "content": "Capital of France?"}],
+                    "max_tokens": 20,
+                    "stream": stream,
+                }
+                async with httpx.AsyncClient(timeout=20) as http:
+                    answer = await http.post(proxy.url + "/v1/chat/completions", json=body)
+            finally:
+                await asyncio.to_thread(proxy.stop)
+        if stream and any(_EVENT in part for part in wire):  # an event went out first
+            assert answer.status_code == 200
+            events = [line for line in answer.text.split("\n") if line.startswith("data: ")]
+            assert events[-1] == "data: [DONE]"
+            assert '"content":"Paris"' in answer.text
+            error = json.loads(events[-2][6:])["error"]
+            assert error["message"] == "the backend connection failed"
+        else:
+            assert answer.status_code == 502
+            assert "backend" in answer.json()["error"]["message"]
 
     run(go)
