@@ -28,15 +28,16 @@ import re
 from collections import deque
 from typing import TYPE_CHECKING, Any
 
-from ._citation_format import CitationFormat, CitationInput
-from ._citation_lines import CitationEntry, parse_citation_lines
-from ._documents import citation_fields, citations_from_fields
-from ._linepatterns import SPACES, BoundedPattern, Lit, PatternSet, Rep
-from ._spans import ContextLocator, Span, anchor_sentences
-from ._tags import ANCHOR, CLOSE, NEED_MORE, OPEN, NeedMore, TagEvent, TagMatch
+from .citation_input import CitationInput
+from .documents import citation_fields, citations_from_fields
+from .format import CitationFormat
+from .line_patterns import SPACES, BoundedPattern, Lit, PatternSet, Rep
+from .lines import CitationEntry, parse_citation_lines
+from .spans import ContextLocator, Span, anchor_sentences
+from .tag_grammar import ANCHOR, CLOSE, NEED_MORE, OPEN, NeedMore, TagEvent, TagMatch
 
 if TYPE_CHECKING:
-    from .types import Citation
+    from ...granite3.types import Citation
 
 __all__ = [
     "CITE_GRAMMAR",

@@ -14,7 +14,7 @@ sentence gets the span of the copy that carries the tag. Listed citations that n
 refers to are returned without a response span (and noted); tags that have no listed
 citation are noted and skipped (their document is unknown).
 
-:data:`CO_CITATIONS` declares all of this as a :class:`~.citations.CitationFormat`; a
+:data:`CO_CITATIONS` declares all of this as a :class:`~.format.CitationFormat`; a
 release declares it as its ``citations`` (``Release(citations=CO_CITATIONS)``).
 """
 
@@ -23,15 +23,16 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING, Any
 
-from ._citation_format import CitationFormat, CitationInput
-from ._citation_lines import CitationEntry, parse_citation_lines
-from ._documents import citation_fields, citations_from_fields
-from ._linepatterns import SPACES, BoundedPattern, Lit, PatternSet, Rep
-from ._spans import ContextLocator, anchor_sentences
-from ._tags import ANCHOR, NEED_MORE, NeedMore, TagMatch
+from .citation_input import CitationInput
+from .documents import citation_fields, citations_from_fields
+from .format import CitationFormat
+from .line_patterns import SPACES, BoundedPattern, Lit, PatternSet, Rep
+from .lines import CitationEntry, parse_citation_lines
+from .spans import ContextLocator, anchor_sentences
+from .tag_grammar import ANCHOR, NEED_MORE, NeedMore, TagMatch
 
 if TYPE_CHECKING:
-    from .types import Citation
+    from ...granite3.types import Citation
 
 __all__ = [
     "COTAG_GRAMMAR",
