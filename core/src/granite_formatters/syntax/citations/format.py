@@ -4,6 +4,7 @@ the reader stage it gives the parser (:meth:`CitationFormat.reader`)."""
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import cache
 from typing import TYPE_CHECKING
 
 import attrs
@@ -62,13 +63,18 @@ class CitationFormat:
     def message_type(self) -> type[Granite3AssistantMessage]:
         """The class of the messages a parse with this syntax gives (they carry the
         citations, documents and hallucinations)."""
-        from ...granite3.types import Granite3AssistantMessage
-
-        return Granite3AssistantMessage
+        return _types()[0]
 
     def request_type(self) -> type[Granite3ChatCompletion]:
         """The request model the reader stage reads (documents and controls): the
         parser validates a given request as one."""
-        from ...granite3.types import Granite3ChatCompletion
+        return _types()[1]
 
-        return Granite3ChatCompletion
+
+@cache
+def _types() -> tuple[type[Granite3AssistantMessage], type[Granite3ChatCompletion]]:
+    """The message and request types (pydantic), imported on first use and kept (an
+    import statement per parse shows on a short answer's parse)."""
+    from ...granite3.types import Granite3AssistantMessage, Granite3ChatCompletion
+
+    return Granite3AssistantMessage, Granite3ChatCompletion
