@@ -43,8 +43,8 @@ with atheris.instrument_imports(
 ):
     import granite_formatters
     import granite_formatters._engine.parse
-    import granite_formatters.granite3._citation_reader
-    import granite_formatters.granite3.co_format
+    import granite_formatters.syntax.citations.co_format
+    import granite_formatters.syntax.citations.reader
     from granite_formatters.types import AssistantMessage
 
     for _module in dict.fromkeys(r.module + ".output" for r in RELEASES):

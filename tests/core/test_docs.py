@@ -110,10 +110,15 @@ def test_adding_a_release_names_what_exists() -> None:
         assert (ROOT / script).is_file(), script
     assert (ROOT / "toxfile.py").is_file()
     for module, name in [("cite_format", "CITE_TOKEN_CITATIONS"), ("co_format", "CO_CITATIONS")]:
-        assert f"`{name}` in `granite_formatters/granite3/{module}.py`" in text
+        assert f"`{name}` in `granite_formatters/syntax/citations/{module}.py`" in text
         assert name in granite3.__all__
-        assert getattr(granite3, name) is getattr(
-            __import__(f"granite_formatters.granite3.{module}", fromlist=[name]), name
+        declared = getattr(
+            __import__(f"granite_formatters.syntax.citations.{module}", fromlist=[name]), name
+        )
+        assert getattr(granite3, name) is declared
+        assert (
+            getattr(__import__(f"granite_formatters.granite3.{module}", fromlist=[name]), name)
+            is declared
         )
     assert "`BUNDLED_PLUGINS`" in text
     assert {f"granite-formatters-{p.name}" for p in plugin_folders()} <= BUNDLED_PLUGINS

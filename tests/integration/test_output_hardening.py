@@ -12,8 +12,8 @@ from hypothesis import strategies as st
 
 from granite_formatters import get_formatter
 from granite_formatters.granite3 import Granite3AssistantMessage
-from granite_formatters.granite3 import _spans as spans
-from granite_formatters.granite3._spans import ContextLocator
+from granite_formatters.syntax.citations import spans
+from granite_formatters.syntax.citations.spans import ContextLocator
 from granite_formatters.types import AssistantMessage
 
 G32 = get_formatter("granite-3.2-8b-instruct", Granite3AssistantMessage)

@@ -16,7 +16,10 @@ import sys
 from support.releases import Release
 
 #: Modules only the citation reader uses, for every release never imported by formatting.
-OUTPUT_ONLY = ("granite_formatters.granite3._citetags", "granite_formatters.granite3._sentences")
+OUTPUT_ONLY = (
+    "granite_formatters.syntax.citations.tag_remover",
+    "granite_formatters.syntax.citations.sentences",
+)
 
 SCRIPT = """
 import json, sys

@@ -62,7 +62,14 @@ class _DefaultMessageType:
 
 
 class InputProcessor(ABC):
-    """Turns a chat request into the exact prompt string a model was trained on."""
+    """Turns a chat request into the exact prompt string a model was trained on.
+
+    ``release`` is the :class:`~granite_formatters.Release` the processor renders (set
+    by the engine's processors, built with ``register(..., release=...)``); ``None`` for
+    a processor written by hand.
+    """
+
+    release: Release | None = None
 
     @abstractmethod
     def transform(
@@ -569,10 +576,8 @@ class Formatter(Generic[M_co]):
     def release(self) -> Release | None:
         """The :class:`~granite_formatters.Release` this model was registered with
         (``register(..., release=...)``), ``None`` for a model given as processors."""
-        from .release import Release
-
-        found = getattr(self.input_processor, "release", None)
-        return found if isinstance(found, Release) else None
+        found: Release | None = getattr(self.input_processor, "release", None)
+        return found
 
     @property
     def stop_strings(self) -> tuple[str, ...]:

@@ -13,10 +13,10 @@ from typing import TYPE_CHECKING, Any
 import attrs
 
 if TYPE_CHECKING:
-    from .granite3.citations import CitationFormat
     from .processors import InputProcessor, OutputProcessor
     from .special_tokens import SpecialTokens
     from .syntax.blocks import SystemBlock
+    from .syntax.citations.format import CitationFormat
     from .syntax.context_turns import DocumentsTurn, DocumentTurnPerDocument, ToolsTurn
     from .syntax.controls import Controls
     from .syntax.protocols import ReasoningSyntax, ToolCallSyntax, TurnSyntax
@@ -129,7 +129,7 @@ class Release:
     def output_processor(self) -> OutputProcessor:
         """A new output processor parsing this release's output."""
         if self.citations is not None:
-            from .granite3._citation_reader import CitedOutputProcessor
+            from .granite3._output_processor import CitedOutputProcessor
 
             return CitedOutputProcessor(self)
         from ._engine.parse import ReleaseOutputProcessor

@@ -5,12 +5,12 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
-from granite_formatters.granite3._markers import (
+from granite_formatters.granite3.citations import BoundedPattern, Lit, PatternSet, Rep
+from granite_formatters.syntax._markers import (
     MarkerMatch,
     MarkerSearch,
     partial_marker_length,
 )
-from granite_formatters.granite3.citations import BoundedPattern, Lit, PatternSet, Rep
 
 THOUGHT = ("Here is my thought process:", "Here's my thought process:")
 

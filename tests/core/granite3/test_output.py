@@ -6,8 +6,7 @@ from __future__ import annotations
 import pytest
 
 from granite_formatters.errors import InvalidRequestError
-from granite_formatters.granite3._citation_reader import CitedOutputProcessor
-from granite_formatters.granite3._spans import ContextLocator
+from granite_formatters.granite3._output_processor import CitedOutputProcessor
 from granite_formatters.granite3.citations import (
     ANCHOR,
     BoundedPattern,
@@ -29,6 +28,7 @@ from granite_formatters.granite3.citations import (
 from granite_formatters.granite3.types import Citation, Hallucination
 from granite_formatters.streaming import Delta, ToolCallDelta
 from granite_formatters.syntax import JSON_LIST, MarkedReasoning
+from granite_formatters.syntax.citations.spans import ContextLocator
 from granite_formatters.types import Document
 
 from .test_citetags import PointTags

@@ -28,10 +28,6 @@ from collections.abc import Sequence
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from granite_formatters.granite3 import _citetags, cite_format, co_format
-from granite_formatters.granite3._citetags import CitationTagRemover, remove_citation_tags
-from granite_formatters.granite3._markers import MarkerSearch
-from granite_formatters.granite3._spans import ContextLocator, _TextIndex
 from granite_formatters.granite3.citations import (
     ANCHOR,
     CLOSE,
@@ -54,6 +50,11 @@ from granite_formatters.granite3.cite_format import (
 )
 from granite_formatters.granite3.co_format import CO_SECTION_PATTERNS
 from granite_formatters.granite3.types import Citation
+from granite_formatters.syntax._markers import MarkerSearch
+from granite_formatters.syntax.citations import cite_format, co_format
+from granite_formatters.syntax.citations import tag_remover as _citetags
+from granite_formatters.syntax.citations.spans import ContextLocator, _TextIndex
+from granite_formatters.syntax.citations.tag_remover import CitationTagRemover, remove_citation_tags
 
 from .test_citetags import POINT, TAGGED, WrapTags, _chunked
 from support.granite3_output_support import cuts_for
@@ -213,7 +214,7 @@ def test_a_tag_inside_a_quoted_context_is_removed_only_where_there_is_one() -> N
     # cleaned one by one. A context with a tag and one without, in 3.3 syntax (the
     # core's cite-token format, so no plugin is needed).
     from granite_formatters.granite3 import CITE_TOKEN_CITATIONS
-    from granite_formatters.granite3._citation_reader import CitedOutputProcessor
+    from granite_formatters.granite3._output_processor import CitedOutputProcessor
 
     request = {
         "messages": [{"role": "user", "content": "Q?"}],

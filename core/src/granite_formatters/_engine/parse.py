@@ -34,14 +34,17 @@ from ..streaming import (
     reasoning_delta,
     tool_call_delta,
 )
+from ..syntax._markers import Partials as _Partials
+from ..syntax._markers import partial_in as _partial_in
+from ..syntax._markers import partials as _partials
 from ..toolcalljson import text_safe
 from ..types import AssistantMessage, ToolCall, ToolCallIds, coerce_request
 from .request import output_options
 
 if TYPE_CHECKING:
-    from ..granite3._citation_reader import CitationReader
     from ..processors import RequestLike
     from ..release import Release
+    from ..syntax.citations.reader import CitationReader
     from ..syntax.protocols import BlockReader
 
 __all__ = ["ReleaseOutputProcessor", "ReleaseStreamParser"]
@@ -120,36 +123,6 @@ def _lane_firsts(
     if marked is None:
         return (firsts,) * 5
     return tuple(firsts | each for each in marked)
-
-
-#: What :func:`_partial_in` needs of some markers: a pattern finding their first
-#: characters (``None`` without markers), their proper prefixes, the longest's length.
-_Partials = tuple[re.Pattern[str] | None, frozenset[str], int]
-
-
-@functools.lru_cache(maxsize=64)
-def _partials(markers: tuple[str, ...]) -> _Partials:
-    """The :data:`_Partials` of ``markers`` (made once per marker set)."""
-    firsts = sorted({marker[0] for marker in markers if marker})
-    first = re.compile("[" + "".join(map(re.escape, firsts)) + "]") if firsts else None
-    prefixes = frozenset(marker[:size] for marker in markers for size in range(1, len(marker)))
-    return first, prefixes, max(map(len, markers), default=0)
-
-
-def _partial_in(text: str, pos: int, partials: _Partials) -> int:
-    """Length of the longest suffix of ``text[pos:]`` that is a proper prefix of one of
-    the markers of ``partials``."""
-    first, prefixes, longest = partials
-    if first is None:
-        return 0
-    size = len(text)
-    found = first.search(text, max(pos, size - longest + 1))
-    while found is not None:
-        start = found.start()
-        if text[start:] in prefixes:  # (the earliest is the longest)
-            return size - start
-        found = first.search(text, start + 1)
-    return 0
 
 
 @functools.lru_cache(maxsize=64)
@@ -332,12 +305,11 @@ class ReleaseStreamParser(StreamParser):
         cite = release.citations
         if cite is not None:
             # (The citation stages read the request's documents and controls: it is
-            # validated, as a Granite 3 request, and the message is a Granite 3 one.)
-            from ..granite3.types import Granite3AssistantMessage, Granite3ChatCompletion
-
-            self._message_type = Granite3AssistantMessage
+            # validated as the citation syntax's request type, and the message is of
+            # its message type.)
+            self._message_type = cite.message_type()
             if request is not None:
-                request = coerce_request(request, Granite3ChatCompletion)
+                request = coerce_request(request, cite.request_type())
         syntax = release.tool_calls
         self._syntax = syntax
         self._request = request
@@ -657,7 +629,7 @@ class ReleaseStreamParser(StreamParser):
         text with nothing pending: a chunk holding none of the characters that begin
         their markers (``_settled``) is content for the citation stages, which say in
         turn which characters need their scans (``_c_lane``, see
-        :meth:`~granite_formatters.granite3._citation_reader.CitationReader.lane`). No
+        :meth:`~granite_formatters.syntax.citations.reader.CitationReader.lane`). No
         such chunk changes any of this, so it is only worked out again after a chunk
         that took the full path (or went through the citation stages' scans).
         """

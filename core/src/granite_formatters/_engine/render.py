@@ -337,6 +337,8 @@ def _history_calls(calls: Sequence[Any], field: str, problems: Problems) -> Iter
 class ReleaseInputProcessor(InputProcessor):
     """Renders chat requests as the prompts of one :class:`~granite_formatters.Release`."""
 
+    release: Release
+
     def __init__(self, release: Release) -> None:
         self.release = release
         self._tokens = release.special_tokens

@@ -6,8 +6,8 @@ The package root holds what a user or a Granite 3 plugin needs: the citation for
 public modules hold the rest, each named for what it holds: :mod:`.prompt_format` (the
 system prompts' wording), :mod:`.tokens`, :mod:`.dates`, :mod:`.citations` (what a new
 citation format is built from), :mod:`.cite_format` and :mod:`.co_format` (the two
-bundled citation formats). The citation reading machinery is private (the core's one
-parser runs it).
+bundled citation formats). The citation syntaxes themselves, with their reader stage
+(the core's one parser runs it), are in :mod:`granite_formatters.syntax.citations`.
 
 The tokens are imported with this package; the request and message types (pydantic),
 :func:`sanitize` and the citation formats are imported on first use of one of their
@@ -28,7 +28,7 @@ from .tokens import (
 )
 
 if TYPE_CHECKING:
-    from ._citation_format import CitationFormat
+    from ..syntax.citations.format import CitationFormat
     from ._sanitize import sanitize
     from .cite_format import CITE_TOKEN_CITATIONS
     from .co_format import CO_CITATIONS
@@ -52,7 +52,7 @@ _LAZY = {
     "Hallucination": "types",
     "CITE_TOKEN_CITATIONS": "cite_format",
     "CO_CITATIONS": "co_format",
-    "CitationFormat": "_citation_format",
+    "CitationFormat": "citations",
 }
 
 

@@ -19,21 +19,42 @@ imports another plugin. See docs/output-formats.md.
   :class:`Rep`;
 - sentences and spans: :func:`split_sentences`, :class:`SentenceSplitter`,
   :func:`anchor_sentences`.
+
+The pieces live in the citation syntax package, :mod:`granite_formatters.syntax.citations`,
+one module each; this module gathers them under their documented names.
 """
 
 from __future__ import annotations
 
-from ._citation_format import CitationFormat, CitationInput
-from ._citation_lines import CitationEntry, parse_citation_lines
-from ._documents import DocumentIndex, citation_fields, citations_from_fields, make_citation
-from ._hallucinations import add_hallucination_response_spans, parse_hallucinations_text
-from ._linepatterns import BoundedPattern, Lit, PatternSet, Rep
-from ._sections import SectionBlock, split_section_blocks
-from ._sentences import SentenceSplitter, split_sentences
-from ._spans import anchor_sentences
-from ._tags import ANCHOR, CLOSE, NEED_MORE, OPEN, NeedMore, TagEvent, TagGrammar, TagMatch
-from .cite_format import CITE_TOKEN_CITATIONS
-from .co_format import CO_CITATIONS
+from ..syntax.citations.citation_input import CitationInput
+from ..syntax.citations.cite_format import CITE_TOKEN_CITATIONS
+from ..syntax.citations.co_format import CO_CITATIONS
+from ..syntax.citations.documents import (
+    DocumentIndex,
+    citation_fields,
+    citations_from_fields,
+    make_citation,
+)
+from ..syntax.citations.format import CitationFormat
+from ..syntax.citations.hallucinations import (
+    add_hallucination_response_spans,
+    parse_hallucinations_text,
+)
+from ..syntax.citations.line_patterns import BoundedPattern, Lit, PatternSet, Rep
+from ..syntax.citations.lines import CitationEntry, parse_citation_lines
+from ..syntax.citations.sections import SectionBlock, split_section_blocks
+from ..syntax.citations.sentences import SentenceSplitter, split_sentences
+from ..syntax.citations.spans import anchor_sentences
+from ..syntax.citations.tag_grammar import (
+    ANCHOR,
+    CLOSE,
+    NEED_MORE,
+    OPEN,
+    NeedMore,
+    TagEvent,
+    TagGrammar,
+    TagMatch,
+)
 
 __all__ = [
     "ANCHOR",

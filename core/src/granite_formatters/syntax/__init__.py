@@ -2,6 +2,8 @@
 
 Each module holds one syntax serving both directions (written into prompts, read from
 output). A :class:`~granite_formatters.Release` composes them; see ``docs/syntaxes.md``.
+The Granite 3 citation syntaxes are the subpackage :mod:`.citations`, not imported here
+(a release that declares one loads it).
 """
 
 from __future__ import annotations

@@ -20,9 +20,9 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
-from ._markers import marker_first_chars, marker_pattern, marker_prefixes, partial_marker_length
-from ._stages import CONTENT, WHITESPACE, ChannelSink, Outbox, ScanningSink, TextSink
-from ._tags import ANCHOR, CLOSE, OPEN, NeedMore, TagEvent, TagGrammar, TagMatch
+from .._markers import marker_first_chars, marker_pattern, marker_prefixes, partial_marker_length
+from .stages import CONTENT, WHITESPACE, ChannelSink, Outbox, ScanningSink, TextSink
+from .tag_grammar import ANCHOR, CLOSE, OPEN, NeedMore, TagEvent, TagGrammar, TagMatch
 
 __all__ = ["CitationTagRemover", "remove_citation_tags"]
 

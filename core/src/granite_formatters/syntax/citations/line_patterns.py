@@ -16,7 +16,7 @@ import re
 from collections.abc import Iterable, Sequence
 from typing import NamedTuple
 
-__all__ = ["BoundedPattern", "Lit", "Rep", "PatternSet"]
+__all__ = ["SPACES", "BoundedPattern", "Element", "Lit", "PatternSet", "Rep"]
 
 
 class Lit(NamedTuple):

@@ -15,8 +15,11 @@ from __future__ import annotations
 from typing import Any, Protocol
 
 __all__ = [
+    "CONTENT",
     "NOTHING",
+    "WHITESPACE",
     "Channel",
+    "ChannelSink",
     "Outbox",
     "ScanningSink",
     "TextSink",

@@ -6,7 +6,7 @@ import re
 from collections.abc import Sequence
 from typing import NamedTuple
 
-from ._notes import excerpt
+from .notes import excerpt
 
 __all__ = ["CitationEntry", "parse_citation_lines"]
 

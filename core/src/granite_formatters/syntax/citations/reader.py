@@ -1,5 +1,5 @@
-"""The citation stages of one parse, as the engine's parser composes them, and the
-engine's processor of a release with citations.
+"""The citation stages of one parse: the reader stage a citation syntax gives the
+engine's parser (see :meth:`~.format.CitationFormat.reader`).
 
 The answer text goes through a section splitter (which collects the citation and
 hallucination sections from their first header on) and a citation tag remover (which
@@ -14,44 +14,24 @@ from functools import lru_cache
 from operator import itemgetter
 from typing import TYPE_CHECKING
 
-from .._engine.parse import ReleaseOutputProcessor
-from ._citation_format import CitationFormat, CitationInput
-from ._citation_lines import CitationEntry
-from ._citetags import CitationTagRemover, remove_citation_tags
-from ._documents import DocumentIndex
-from ._hallucinations import add_hallucination_response_spans, parse_hallucinations_text
-from ._markers import marker_pattern, partial_marker_length
-from ._notes import excerpt
-from ._sections import SectionBlock, SectionSplitter, split_section_blocks
-from ._sentences import split_sentences
-from ._stages import NOTHING, WHITESPACE, Outbox, TextSink
-from ._tags import TagEvent
-from .types import Granite3AssistantMessage
+from .._markers import marker_pattern, partial_marker_length
+from .citation_input import CitationInput
+from .documents import DocumentIndex
+from .hallucinations import add_hallucination_response_spans, parse_hallucinations_text
+from .lines import CitationEntry
+from .notes import excerpt
+from .sections import SectionBlock, SectionSplitter, split_section_blocks
+from .sentences import split_sentences
+from .stages import NOTHING, WHITESPACE, Outbox, TextSink
+from .tag_grammar import TagEvent
+from .tag_remover import CitationTagRemover, remove_citation_tags
 
 if TYPE_CHECKING:
-    from ..processors import RequestLike
-    from ..types import Document
-    from .types import Citation, Hallucination
+    from ...granite3.types import Citation, Hallucination
+    from ...types import Document
+    from .format import CitationFormat
 
-__all__ = ["CitationReader", "CitedOutputProcessor", "reads_citations"]
-
-
-class CitedOutputProcessor(ReleaseOutputProcessor):
-    """The engine's processor of a release with citations: its messages are
-    :class:`~granite_formatters.granite3.types.Granite3AssistantMessage`."""
-
-    message_type = Granite3AssistantMessage
-
-    def transform(
-        self,
-        model_output: str,
-        chat_completion: RequestLike | None = None,
-        *,
-        stop_reason: str | None = None,
-    ) -> Granite3AssistantMessage:
-        message = super().transform(model_output, chat_completion, stop_reason=stop_reason)
-        assert isinstance(message, Granite3AssistantMessage)
-        return message
+__all__ = ["CitationReader", "reads_citations"]
 
 
 def reads_citations(request: object) -> bool:

@@ -10,16 +10,16 @@ import functools
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from ..toolcalljson import text_safe
-from ._notes import excerpt
+from ...toolcalljson import text_safe
+from .notes import excerpt
 
 if TYPE_CHECKING:
     from pydantic import TypeAdapter
 
-    from ..types import Document
-    from ._citation_lines import CitationEntry
-    from ._spans import ContextLocator, Span
-    from .types import Citation
+    from ...granite3.types import Citation
+    from ...types import Document
+    from .lines import CitationEntry
+    from .spans import ContextLocator, Span
 
 __all__ = ["DocumentIndex", "citation_fields", "citations_from_fields", "make_citation"]
 
@@ -104,7 +104,7 @@ def make_citation(
     ``entry`` is the listed citation (``None`` when the tag has no entry: the context
     is then empty and unlocated). ``doc_ref`` names the document as the model did.
     """
-    from .types import Citation
+    from ...granite3.types import Citation
 
     return Citation(
         **citation_fields(citation_id, entry, doc_ref, response, content, documents, locator, notes)
@@ -164,7 +164,7 @@ def citation_fields(
 def _citation_list() -> TypeAdapter[list[Citation]]:
     from pydantic import TypeAdapter
 
-    from .types import Citation
+    from ...granite3.types import Citation
 
     return TypeAdapter(list[Citation])
 

@@ -19,15 +19,16 @@ from collections.abc import Sequence
 from functools import lru_cache
 from typing import NamedTuple
 
-from .._engine.parse import _partial_in, _partials
-
 __all__ = [
     "MarkerMatch",
     "MarkerSearch",
+    "Partials",
     "marker_first_chars",
     "marker_pattern",
     "marker_prefixes",
+    "partial_in",
     "partial_marker_length",
+    "partials",
 ]
 
 
@@ -122,6 +123,36 @@ class MarkerSearch:
         return MarkerMatch(found.start(), found.group())
 
 
+#: What :func:`partial_in` needs of some markers: a pattern finding their first
+#: characters (``None`` without markers), their proper prefixes, the longest's length.
+Partials = tuple[re.Pattern[str] | None, frozenset[str], int]
+
+
+@lru_cache(maxsize=64)
+def partials(markers: tuple[str, ...]) -> Partials:
+    """The :data:`Partials` of ``markers`` (made once per marker set)."""
+    firsts = sorted({marker[0] for marker in markers if marker})
+    first = re.compile("[" + "".join(map(re.escape, firsts)) + "]") if firsts else None
+    prefixes = frozenset(marker[:size] for marker in markers for size in range(1, len(marker)))
+    return first, prefixes, max(map(len, markers), default=0)
+
+
+def partial_in(text: str, pos: int, partials: Partials) -> int:
+    """Length of the longest suffix of ``text[pos:]`` that is a proper prefix of one of
+    the markers of ``partials``."""
+    first, prefixes, longest = partials
+    if first is None:
+        return 0
+    size = len(text)
+    found = first.search(text, max(pos, size - longest + 1))
+    while found is not None:
+        start = found.start()
+        if text[start:] in prefixes:  # (the earliest is the longest)
+            return size - start
+        found = first.search(text, start + 1)
+    return 0
+
+
 def partial_marker_length(text: str, markers: Sequence[str], start: int = 0) -> int:
     """How many characters at the end of ``text[start:]`` could begin a marker.
 
@@ -130,4 +161,4 @@ def partial_marker_length(text: str, markers: Sequence[str], start: int = 0) -> 
     :class:`MarkerSearch`). Only the last ``max(len(marker)) - 1`` characters are
     examined, so the cost does not depend on the length of ``text``.
     """
-    return _partial_in(text, start, _partials(tuple(markers)))
+    return partial_in(text, start, partials(tuple(markers)))

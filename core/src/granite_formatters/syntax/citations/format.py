@@ -1,52 +1,24 @@
-"""What a citation syntax declares (:class:`CitationFormat`) and what its citation
-builder receives once per parse (:class:`CitationInput`)."""
+"""What a citation syntax declares (:class:`CitationFormat`): its tags and sections, and
+the reader stage it gives the parser (:meth:`CitationFormat.reader`)."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import cache
 from typing import TYPE_CHECKING
 
 import attrs
 
 if TYPE_CHECKING:
-    from ._citation_lines import CitationEntry
-    from ._citation_reader import CitationReader
-    from ._documents import DocumentIndex
-    from ._linepatterns import PatternSet
-    from ._sections import SectionBlock
-    from ._sentences import SentenceSplitter
-    from ._spans import Span
-    from ._stages import TextSink
-    from ._tags import TagEvent, TagGrammar
-    from .types import Citation, Granite3ChatCompletion
+    from ...granite3.types import Citation, Granite3AssistantMessage, Granite3ChatCompletion
+    from .citation_input import CitationInput
+    from .line_patterns import PatternSet
+    from .lines import CitationEntry
+    from .reader import CitationReader
+    from .stages import TextSink
+    from .tag_grammar import TagGrammar
 
-__all__ = ["CitationFormat", "CitationInput"]
-
-
-@attrs.frozen
-class CitationInput:
-    """What a citation format's ``build_citations`` receives, once per parse.
-
-    ``events`` are the inline tags in answer order (positions index ``content``),
-    ``entries`` the lines of the citations sections, ``blocks`` the sections read,
-    ``documents`` the request's documents; notes are appended to ``notes``.
-    ``sentences()`` splits ``content`` into sentences (once per parse, cached).
-    """
-
-    events: list[TagEvent]
-    entries: list[CitationEntry]
-    content: str
-    documents: DocumentIndex
-    blocks: list[SectionBlock]
-    notes: list[str]
-    sentence_splitter: SentenceSplitter
-    _sentences: list[Span] = attrs.field(factory=list, alias="_sentences")
-
-    def sentences(self) -> list[Span]:
-        """The sentences of ``content`` (split once per parse)."""
-        if not self._sentences and self.content:
-            self._sentences.extend(self.sentence_splitter(self.content))
-        return self._sentences
+__all__ = ["CitationFormat"]
 
 
 @attrs.frozen
@@ -76,7 +48,7 @@ class CitationFormat:
         """The citation stages of one parse for ``request`` (``None`` when it reads no
         citations: a request without documents or the citation controls): the answer
         text written to it goes on to ``content`` with the tags removed."""
-        from ._citation_reader import CitationReader, reads_citations
+        from .reader import CitationReader, reads_citations
 
         if not reads_citations(request):
             return None
@@ -87,3 +59,22 @@ class CitationFormat:
             documents=request.documents if request is not None else None,
             no_request=request is None,
         )
+
+    def message_type(self) -> type[Granite3AssistantMessage]:
+        """The class of the messages a parse with this syntax gives (they carry the
+        citations, documents and hallucinations)."""
+        return _types()[0]
+
+    def request_type(self) -> type[Granite3ChatCompletion]:
+        """The request model the reader stage reads (documents and controls): the
+        parser validates a given request as one."""
+        return _types()[1]
+
+
+@cache
+def _types() -> tuple[type[Granite3AssistantMessage], type[Granite3ChatCompletion]]:
+    """The message and request types (pydantic), imported on first use and kept (an
+    import statement per parse shows on a short answer's parse)."""
+    from ...granite3.types import Granite3AssistantMessage, Granite3ChatCompletion
+
+    return Granite3AssistantMessage, Granite3ChatCompletion

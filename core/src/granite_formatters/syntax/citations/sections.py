@@ -19,9 +19,9 @@ import re
 from collections.abc import Callable, Sequence
 from typing import NamedTuple
 
-from ._linepatterns import PatternSet
-from ._markers import MarkerSearch, marker_first_chars, marker_prefixes, partial_marker_length
-from ._stages import NOTHING, Outbox, ScanningSink, TextSink
+from .._markers import MarkerSearch, marker_first_chars, marker_prefixes, partial_marker_length
+from .line_patterns import PatternSet
+from .stages import NOTHING, Outbox, ScanningSink, TextSink
 
 __all__ = ["SectionBlock", "SectionSplitter", "split_section_blocks"]
 

@@ -6,9 +6,9 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Sequence
 
-from ._notes import excerpt
-from ._spans import Span, TextLocator
-from .types import Hallucination
+from ...granite3.types import Hallucination
+from .notes import excerpt
+from .spans import Span, TextLocator
 
 __all__ = ["add_hallucination_response_spans", "parse_hallucinations_text"]
 
