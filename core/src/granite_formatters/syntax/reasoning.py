@@ -143,14 +143,21 @@ def _line_start(text: str, at_start: bool) -> bool:
     return not text[newline + 1 :].strip(_LINE_BLANKS)
 
 
-def _partial_tail(text: str, markers: tuple[str, ...]) -> int:
-    """Length of the longest suffix of ``text`` that is a proper prefix of a marker."""
-    longest = max(map(len, markers)) - 1
-    for start in range(max(0, len(text) - longest), len(text)):
-        piece = text[start:]
-        if any(marker.startswith(piece) for marker in markers):
-            return len(piece)
-    return 0
+def _partial_tail(text: str, markers: tuple[str, ...], firsts: str) -> int:
+    """Length of the longest suffix of ``text`` that is a proper prefix of a marker
+    (``firsts``: the markers' first characters)."""
+    reach = max(map(len, markers)) - 1
+    tail = text[len(text) - reach :] if len(text) > reach else text
+    longest = 0
+    for first in firsts:
+        found = tail.find(first)
+        while found != -1:
+            piece = tail[found:]
+            if any(marker.startswith(piece) for marker in markers):
+                longest = max(longest, len(piece))
+                break
+            found = tail.find(first, found + 1)
+    return longest
 
 
 class OpenedReasoningReader:
@@ -180,6 +187,7 @@ class OpenedReasoningReader:
         "_call_at",
         "_close",
         "_emit",
+        "_firsts",
         "_given",
         "_held",
         "_held_len",
@@ -209,6 +217,7 @@ class OpenedReasoningReader:
         self._state = _OPENED if syntax.starts_inside(options) else _LEAD
         self._stopper = stopper
         self._markers = (self._close, stopper) if stopper else (self._close,)
+        self._firsts = "".join(dict.fromkeys(marker[0] for marker in self._markers))
         self._emit = emit
         self._notes = notes
         self._held: list[str] = []  # undecided text: the end of the output given so far
@@ -305,7 +314,7 @@ class OpenedReasoningReader:
                 seen, bol = found + len(stopper), False
                 found = text.find(stopper, seen, limit)
         if end == -1:
-            keep = _partial_tail(text, self._markers)
+            keep = _partial_tail(text, self._markers, self._firsts)
             self._pass(text[: len(text) - keep])
             self._hold(text[len(text) - keep :])
             return None
