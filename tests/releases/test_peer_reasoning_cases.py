@@ -1,6 +1,7 @@
 """The public reasoning-parser cases of other runtimes, ported to Granite 4.2's
 ``<think>`` format (issue 43 item 5): vLLM's ``granite_thinking``, ``deepseek_r1`` and
-``qwen3`` reasoning-parser tests and Ollama's ``granite_thinking`` parser test.
+``qwen3`` reasoning-parser tests, Ollama's ``granite_thinking`` parser test and its
+generic thinking parser's test (a block the model opens: Granite 4.2 with thinking off).
 
 Each case names its source (file and test or case id) and holds the output, how it
 is chunked where the peer streams it in given deltas, whether thinking is on, the
@@ -29,6 +30,7 @@ VLLM_GT = "vllm tests/reasoning/test_granite_thinking_reasoning_parser.py"
 VLLM_R1 = "vllm tests/reasoning/test_deepseekr1_reasoning_parser.py"
 VLLM_Q3 = "vllm tests/reasoning/test_qwen3_reasoning_parser.py"
 OLLAMA = "ollama model/parsers/granite_thinking_test.go"
+OLLAMA_THINK = "ollama thinking/parser_test.go"
 
 # Why we choose differently (the headings of the docs section's list). (Whitespace at
 # either end of a field is no difference: ours are trimmed, docs/granite42.md.)
@@ -446,6 +448,101 @@ CASES = [
         "final content",
         chunks=("partial reason", "ing</thi", "nk>\nfinal ", "content"),
     ),
+    # Ollama's generic thinking parser: the model opens its own block (Granite 4.2 with
+    # thinking off). (Go has no None: its "" thinking is "none" where no block opened.)
+    _agree(
+        f"{OLLAMA_THINK}::TestExtractThinking[0]",
+        "<think> internal </think> world",
+        "internal",
+        "world",
+        thinking=False,
+    ),
+    _agree(
+        f"{OLLAMA_THINK}::TestExtractThinking[1]",
+        "<think>a</think><think>b</think>c",
+        "a",
+        "<think>b</think>c",
+        thinking=False,
+    ),
+    _agree(f"{OLLAMA_THINK}::TestExtractThinking[2]", "no think", None, "no think", thinking=False),
+    _agree(
+        f"{OLLAMA_THINK}::content without a thinking tag",
+        "  abcdef",
+        None,
+        "abcdef",
+        thinking=False,
+        chunks=("  abc", "def"),
+    ),
+    _agree(
+        f"{OLLAMA_THINK}::content before a thinking tag nerfs the thinking tag",
+        "  abc <think>def</think> ghi",
+        None,
+        "abc <think>def</think> ghi",
+        thinking=False,
+    ),
+    _agree(
+        f"{OLLAMA_THINK}::building up a thinking tag partially",
+        "  <think>a",
+        "a",
+        "",
+        thinking=False,
+        chunks=("  <th", "in", "k>a"),
+    ),
+    _agree(
+        f"{OLLAMA_THINK}::partial closing tag",
+        "<think>abc</think>def",
+        "abc",
+        "def",
+        thinking=False,
+        chunks=("<think>abc</th", "ink>def"),
+    ),
+    _agree(
+        f"{OLLAMA_THINK}::partial closing tag fakeout",
+        "<think>abc</thing>defghi</think>jkl",
+        "abc</thing>defghi",
+        "jkl",
+        thinking=False,
+        chunks=("<think>abc</th", "ing>def", "ghi</thi", "nk>jkl"),
+    ),
+    _agree(
+        f"{OLLAMA_THINK}::whitespace after thinking tag",
+        "  <think>abc</think>\n\ndef",
+        "abc",
+        "def",
+        thinking=False,
+    ),
+    _agree(
+        f"{OLLAMA_THINK}::whitespace after thinking tag (incremental)",
+        "  <think>abc</think>\n\ndef",
+        "abc",
+        "def",
+        thinking=False,
+        chunks=("  <think>abc</think>", "\n\ndef"),
+    ),
+    _agree(
+        f"{OLLAMA_THINK}::whitespace after thinking tag with content and more whitespace",
+        "  <think>abc</think>\n\ndef  ghi",
+        "abc",
+        "def  ghi",
+        thinking=False,
+        chunks=("  <think>abc</think>\n\ndef ", " ghi"),
+    ),
+    _agree(
+        f"{OLLAMA_THINK}::token by token",
+        "<think>\n</think>\n\nHi there",
+        "",
+        "Hi there",
+        thinking=False,
+        chunks=("<think>", "\n", "</think>", "\n\n", "Hi", " there"),
+    ),
+    _agree(
+        f"{OLLAMA_THINK}::leading thinking whitespace",
+        "  <think>   \t   these are some thoughts </think>    more content",
+        "these are some thoughts",
+        "more content",
+        thinking=False,
+        chunks=("  <think>   \t ", "  these are some ", "thoughts </think>  ", "  more content"),
+    ),
 ]
 
 
@@ -468,10 +565,12 @@ def _request(case: Case) -> dict[str, Any]:
 def test_the_table_names_each_source_once() -> None:
     sources = [case.source for case in CASES]
     assert len(sources) == len(set(sources))
-    assert all(case.source.startswith((VLLM_GT, VLLM_R1, VLLM_Q3, OLLAMA)) for case in CASES)
+    assert all(
+        case.source.startswith((VLLM_GT, VLLM_R1, VLLM_Q3, OLLAMA, OLLAMA_THINK)) for case in CASES
+    )
     # The count the docs give.
     agree = sum(not case.differs for case in CASES)
-    assert (len(CASES), agree) == (60, 54)
+    assert (len(CASES), agree) == (73, 67)
 
 
 @pytest.mark.parametrize("model", MODELS)
