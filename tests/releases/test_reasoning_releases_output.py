@@ -14,27 +14,12 @@ from granite_formatters import get_formatter
 from granite_formatters.types import AssistantMessage
 
 from support import oracle
+from support.granite42_output import WEATHER_TOOLS, streamed
 from support.releases import RELEASES, with_feature
 
 MODELS = [r.model for r in with_feature("opened-think")]
 
-TOOLS = [
-    {
-        "type": "function",
-        "function": {
-            "name": "get_weather",
-            "parameters": {
-                "type": "object",
-                "properties": {
-                    "city": {"type": "string"},
-                    "days": {"type": "integer"},
-                    "metric": {"type": "boolean"},
-                    "where": {"type": "object"},
-                },
-            },
-        },
-    }
-]
+TOOLS = WEATHER_TOOLS
 ON: dict[str, Any] = {"messages": [{"role": "user", "content": "Weather?"}], "tools": TOOLS}
 OFF: dict[str, Any] = {**ON, "chat_template_kwargs": {"enable_thinking": False}}
 CALL = (
@@ -168,20 +153,7 @@ _PIECES = st.sampled_from(
 )
 
 
-def _stream(model: str, pieces: list[str | bytes], request: dict[str, Any]) -> AssistantMessage:
-    parser = get_formatter(model).stream_parser(request)
-    deltas = []
-    for piece in pieces:
-        deltas += parser.feed(piece)  # type: ignore[arg-type]  # (bytes: decoded as UTF-8)
-    deltas += parser.close()
-    message = parser.message
-    assert message is not None
-    # The deltas add up to the message.
-    assert "".join(d.reasoning_content or "" for d in deltas) == (message.reasoning_content or "")
-    assert "".join(d.content or "" for d in deltas) == message.content
-    assert [c.name for d in deltas for c in d.tool_calls] == [c.name for c in message.tool_calls]
-    assert deltas[0].role == "assistant"
-    return message
+_stream = streamed
 
 
 @pytest.mark.parametrize("model", MODELS)
@@ -215,7 +187,15 @@ def test_parse_never_raises_and_loses_no_text(model: str, text: str, thinking: b
     message.model_dump_json()
     kept = (message.reasoning_content or "") + message.content
     if not message.tool_calls and "<think></think>" not in text and "</think>" not in text:
-        assert kept.strip() == text.strip() or kept == text.strip()
+        expected = text.strip()
+        if thinking and expected.startswith("<think>"):
+            expected = expected[len("<think>") :].lstrip()  # (a re-emitted open marker)
+        if "<tool_call>" in text:
+            # (The reasoning may end at a tool-call marker: the blanks at the seam go
+            # with the trims of the reasoning and of the content.)
+            assert "".join(kept.split()) == "".join(expected.split())
+        else:
+            assert kept.strip() == expected or kept == expected
 
 
 # Three model turns of an agent: each parsed message is appended as to_openai() gives

@@ -128,7 +128,22 @@ def test_reasoning_without_an_end_marker_is_kept_with_a_note() -> None:
     message = PARSE.transform("still thinking <tool_call>")
     assert message.reasoning_content == "still thinking <tool_call>"
     assert message.content == ""
-    assert message.notes == ["the reasoning has no end marker </think>; kept as reasoning"]
+    assert message.notes == [
+        "the reasoning has no end marker </think>; kept as reasoning",
+        # (The tool-call marker inside a line was read as quoted: said, since the
+        # reasoning never ended.)
+        "the <tool_call> at offset 15 is inside a line of the reasoning (read as quoted); "
+        "kept as reasoning",
+    ]
+    # At the start of a line, a tool-call marker in a reasoning that never ends ends it.
+    message = PARSE.transform(
+        'still thinking\n<tool_call>{"name": "f", "arguments": {}}</tool_call>'
+    )
+    assert (message.reasoning_content, message.content) == ("still thinking", "")
+    assert [call.name for call in message.tool_calls] == ["f"]
+    assert message.notes == [
+        "the reasoning has no end marker </think>; it ends at the <tool_call> at offset 15"
+    ]
 
 
 SAMPLES = [
@@ -138,6 +153,8 @@ SAMPLES = [
         None,
     ),
     ("never closed </thin", None),
+    ('a\n<tool_call>{"name": "f", "arguments": {}}</tool_call>\n</think>\nb', None),
+    ('<think>a `<tool_call>`\n<tool_call>{"name": "f", "arguments": {}}</tool_call>', None),
     ("  <think></think>\n\nAnswer é😀 <tool_call>oops</tool_call>", OFF),
     ("<think>\nthought\n</think>\nAnswer.", OFF),
     ("<thi", OFF),

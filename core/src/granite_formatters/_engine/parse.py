@@ -37,6 +37,8 @@ from ..streaming import (
 from ..syntax._markers import Partials as _Partials
 from ..syntax._markers import partial_in as _partial_in
 from ..syntax._markers import partials as _partials
+
+from ..syntax.reasoning import OpenedReasoningReader
 from ..toolcalljson import text_safe
 from ..types import AssistantMessage, ToolCall, ToolCallIds, coerce_request
 from .request import output_options
@@ -53,9 +55,6 @@ __all__ = ["ReleaseOutputProcessor", "ReleaseStreamParser"]
 _WHITESPACE = " \t\r\n"
 
 _TEXT, _OPEN, _JSON, _CLOSE = range(4)
-# The reasoning phase: before anything (may the output open reasoning?), inside it, just
-# after its end marker, done (content and tool calls follow).
-_LEAD, _INSIDE, _AFTER, _DONE = range(4)
 _NON_SPACE = re.compile(r"[^ \t\r\n]")
 # Python's ASCII blanks: skipped between an open marker and its body, and at the seam
 # of a removed reasoning marker.
@@ -240,7 +239,6 @@ class ReleaseStreamParser(StreamParser):
         "_fresh",
         "_h_sets",
         "_h_tails",
-        "_held",
         "_hold",
         "_holding",
         "_ids",
@@ -274,7 +272,6 @@ class ReleaseStreamParser(StreamParser):
         "_r_started",
         "_reasoning",
         "_reasoning_syntax",
-        "_removed",
         "_request",
         "_response_tags",
         "_role_sent",
@@ -378,11 +375,9 @@ class ReleaseStreamParser(StreamParser):
         #: Whether the content has started and its role was sent (the cited lane's
         #: trim): set with _steady.
         self._c_ready = False
-        # The reasoning phase (see _reason).
+        # The reasoning phase (see _reason): its reader while it lasts.
         self._reasoning_syntax = reasoning = release.reasoning
-        self._think = _DONE
-        self._held = ""  # undecided text of the reasoning phase (a partial marker)
-        self._removed = ""
+        self._think: OpenedReasoningReader | None = None
         self._reasoning: list[str] = []
         self._r_started = False
         self._r_spaces: list[str] = []
@@ -396,9 +391,13 @@ class ReleaseStreamParser(StreamParser):
         if anywhere or self._drops:
             self._marked_setup(release, request, anywhere)
         elif reasoning is not None:
-            options = output_options(release, request)
-            self._think = _INSIDE if reasoning.starts_inside(options) else _LEAD
-            self._removed = reasoning.removed_when_off(options)
+            self._think = OpenedReasoningReader(
+                reasoning,
+                output_options(release, request),
+                stopper=syntax.open if syntax is not None else "",
+                emit=self._emit_reasoning,
+                notes=self._notes,
+            )
             self._lanes = False
         # The cited lane (see _settle): the characters that need the scans of the
         # marked stage (in each of its states) or of the content parser.
@@ -648,7 +647,7 @@ class ReleaseStreamParser(StreamParser):
             return
         state = self._m_state
         if state == _M_OFF:
-            if self._think != _DONE:
+            if self._think is not None:
                 return
         elif (
             state == _M_INSIDE
@@ -755,18 +754,12 @@ class ReleaseStreamParser(StreamParser):
                     f"the reasoning has no end marker {self._reasoning_syntax.close}; "
                     "kept as reasoning"
                 )
-        if self._think != _DONE:
-            state, held = self._think, self._held
-            self._think, self._held = _DONE, ""
-            if state == _LEAD:
-                self._consume(held)  # (it did not open reasoning: content)
-            elif state == _INSIDE:
-                assert self._reasoning_syntax is not None
-                self._emit_reasoning(held)
-                self._notes.append(
-                    f"the reasoning has no end marker {self._reasoning_syntax.close}; "
-                    "kept as reasoning"
-                )
+        reader = self._think
+        if reader is not None:
+            rest = reader.end()
+            self._reasoning_done(reader)
+            if rest:
+                self._read(rest)  # (held text that turned out to be content)
         self._lanes = self._steady = False
         self._settled = None
         if self._mode == _TEXT:
@@ -883,64 +876,37 @@ class ReleaseStreamParser(StreamParser):
             self._out.append(reasoning_delta(body))
 
     def _reason(self, text: str) -> str:
-        """The reasoning phase: take what belongs to reasoning from ``text`` (the start
-        of the output, a chunk at a time); the rest, once the phase is over, is returned
-        for the content parser. Undecided text (a partial marker) is held back."""
-        syntax = self._reasoning_syntax
-        assert syntax is not None
-        if self._held:
-            text = self._held + text
-            self._held = ""
-        size = len(text)
-        while self._think != _DONE:
-            if self._think == _LEAD:
-                # Leading whitespace is dropped (the content's would be too).
-                rest = text.lstrip()
-                removed, opened = self._removed, syntax.open
-                if removed and rest.startswith(removed):
-                    text, self._think = rest[len(removed) :], _AFTER
-                elif rest.startswith(opened):
-                    text, self._think = rest[len(opened) :], _INSIDE
-                elif not rest or (removed and removed.startswith(rest)) or opened.startswith(rest):
-                    self._held = rest
-                    text = ""
-                    break
-                else:
-                    self._think = _DONE
-            elif self._think == _INSIDE:
-                close = syntax.close
-                found = text.find(close)
-                if found == -1:
-                    tail = max(0, len(text) - len(close) + 1)
-                    end = len(text) - _partial_prefix(text[tail:], close)
-                    self._emit_reasoning(text[:end])
-                    self._held = text[end:]
-                    text = ""
-                    break
-                self._emit_reasoning(text[:found])
-                text, self._think = text[found + len(close) :], _AFTER
-            else:  # _AFTER: drop what follows the end marker
-                text = text.lstrip(syntax.after_close) if syntax.after_close else text
-                if not text:
-                    break
-                self._think = _DONE
+        """The reasoning phase (its reader, see
+        :class:`~granite_formatters.syntax.reasoning.OpenedReasoningReader`): what
+        follows the reasoning in ``text``, for the content parser, once it is over."""
+        reader = self._think
+        assert reader is not None
+        rest = reader.take(text)
+        if rest is None:
+            return ""
+        self._reasoning_done(reader)
+        return rest
+
+    def _reasoning_done(self, reader: OpenedReasoningReader) -> None:
+        """The reasoning phase is over: the content parser reads on (its fast lanes
+        open when nothing else holds them closed)."""
+        self._think = None
+        self._r_seen = reader.seen
+        self._offset += reader.at
         text_of = self._text_of
         if (
-            self._think == _DONE
-            and self._message is None
+            self._message is None
             and self._bare != _BARE_NEXT
             and (text_of is None or not text_of.decoding)
             and self._cite is None
         ):
             self._lanes = True
-        self._offset += size - len(text) - len(self._held)
-        return text
 
     def _consume(self, text: str) -> None:
         if self._m_state != _M_OFF:
             self._marked(text)
             return
-        if self._think != _DONE:
+        if self._think is not None:
             text = self._reason(text)
             if not text:
                 return

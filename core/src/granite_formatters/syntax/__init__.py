@@ -29,7 +29,13 @@ from .protocols import (
     ToolCallSyntax,
     TurnSyntax,
 )
-from .reasoning import OPENED_THINK, OpenedThink, effort_option_error, think_option_error
+from .reasoning import (
+    OPENED_THINK,
+    OpenedReasoningReader,
+    OpenedThink,
+    effort_option_error,
+    think_option_error,
+)
 from .system_prompt import DatedSystemPrompt, format_date
 from .turns import CHATML, GRANITE_ROLES, ToolResults, Turns
 from .xml_functions import XML_FUNCTIONS, XmlBlockReader, XmlFunctions, decode_arguments
@@ -60,6 +66,7 @@ __all__ = [
     "MarkedReasoning",
     "THINK_RESPONSE",
     "THOUGHT_PHRASES",
+    "OpenedReasoningReader",
     "OpenedThink",
     "ReasoningSyntax",
     "SystemBlock",
