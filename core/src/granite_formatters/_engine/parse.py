@@ -37,7 +37,6 @@ from ..streaming import (
 from ..syntax._markers import Partials as _Partials
 from ..syntax._markers import partial_in as _partial_in
 from ..syntax._markers import partials as _partials
-
 from ..syntax.reasoning import OpenedReasoningReader
 from ..toolcalljson import text_safe
 from ..types import AssistantMessage, ToolCall, ToolCallIds, coerce_request
