@@ -993,11 +993,15 @@ def bench_first_prompt(
 # Run in a subprocess whose PYTHONPATH starts with one tree's core/src and plugins/*/src:
 # prints the module files it imported (to prove which tree ran) and the parse times.
 PARSE_WORKER = r"""
-import gc, json, sys, time
-bench, version, model, count, parses = sys.argv[1:6]
+import gc, importlib, importlib.util, json, sys, time
+bench, version, model, count, parses, package = sys.argv[1:7]
 sys.path.insert(0, bench)
 import workloads
 import granite_formatters
+# The tree's plugin, registered by hand: the installed entry point names this tree's
+# hook module, which an older tree may not have (its hook was the package itself).
+hook = package + ".plugin" if importlib.util.find_spec(package + ".plugin") else package
+granite_formatters.register_plugin(importlib.import_module(hook), name=package)
 from granite_formatters.granite3.types import Granite3ChatCompletion
 from granite_formatters.types import coerce_request
 formatter = granite_formatters.get_formatter(model)
@@ -1055,9 +1059,10 @@ def _tree_path(root: Path) -> str:
 def _parse_worker(root: Path, release: Any, count: int, parses: int) -> dict[str, Any]:
     env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
     env["PYTHONPATH"] = _tree_path(root)
-    # Only the measured release's plugin: another one may not exist in the old tree.
-    env["GRANITE_FORMATTERS_LOAD_PLUGINS"] = release.distribution
-    args = [str(HERE), release.version, release.model, str(count), str(parses)]
+    # No entry-point plugin: the worker registers the tree's own (another release's
+    # plugin may not exist in the old tree, and the entry points name this tree's modules).
+    env["GRANITE_FORMATTERS_LOAD_PLUGINS"] = ""
+    args = [str(HERE), release.version, release.model, str(count), str(parses), release.module]
     proc = subprocess.run(
         [sys.executable, "-c", PARSE_WORKER, *args], capture_output=True, text=True, env=env
     )
@@ -1272,8 +1277,10 @@ def targets(results: dict[str, Any]) -> list[dict[str, Any]]:
             for key, case in (("first-prompt", "small chat"), ("first-prompt-rag", "RAG")):
                 row = (data or {}).get(case)
                 if row is None:
-                    if data is None or case == "small chat":
-                        rows.append(_target(key, version, None, "–", why or "not measured"))
+                    missing = why or "not measured"
+                    if data is not None and case == "RAG":
+                        missing = "no RAG case: the issue's RAG request is a 3.x one (controls)"
+                    rows.append(_target(key, version, None, "–", missing))
                     continue
                 measured = f"{human(row['library_ns'])} ÷ {human(row['jinja_ns'])}"
                 note = None if data.get("isolated") else "not in an isolated install"
