@@ -105,9 +105,14 @@ TARGETS: dict[str, tuple[str, str, float]] = {
     "stream-1": ("stream a RAG answer in 1-char chunks ÷ batch parse, per char", "max", 10.0),
     "parse-1000": (f"1,000-citation RAG parse: {OLD_COMMIT} ÷ now", "min", 2.0),
     "first-prompt": (
-        "first prompt in a fresh process ÷ (`import jinja2` + compile + render)",
+        "first prompt (small chat) in a fresh process ÷ (`import jinja2` + compile + render)",
         "max",
-        1.3,
+        1.0,
+    ),
+    "first-prompt-rag": (
+        "first prompt (RAG request) in a fresh process ÷ (`import jinja2` + compile + render)",
+        "max",
+        1.0,
     ),
 }
 PICKLE_TARGET = "pickle"
@@ -176,6 +181,9 @@ class Settings:
     """Iteration counts: ``quick`` keeps every path exercised but takes seconds."""
 
     quick: bool
+    cold_python: str | None = None
+    """The Python of a virtual environment holding only this project, installed
+    non-editable (and jinja2, for the baseline): the first-prompt rows run there."""
 
     @property
     def repeats(self) -> int:
@@ -815,15 +823,37 @@ def _format_call(formatter: Any, request: Any) -> str:
 # --------------------------------------------------------------------------- fresh processes
 
 
-def _run_ns(code: str, env: dict[str, str] | None = None) -> int:
+def _run_ns(code: str, env: dict[str, str] | None = None, python: str | None = None) -> int:
     # Bytecode caches are written (as a normal install would have them), so the runs
     # measure importing, not compiling.
     base = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
     start = time.perf_counter_ns()
     subprocess.run(
-        [sys.executable, "-c", code], check=True, capture_output=True, env={**base, **(env or {})}
+        [python or sys.executable, "-c", code],
+        check=True,
+        capture_output=True,
+        env={**base, **(env or {})},
     )
     return time.perf_counter_ns() - start
+
+
+def cold_environment(folder: Path) -> tuple[str | None, str | None]:
+    """(python, None) of a fresh virtual environment in ``folder`` holding the core and
+    the bundled plugins installed from this tree, non-editable, and jinja2 (the
+    baseline's); (None, why) when it cannot be made (pip without an index, say)."""
+    python = folder / ("Scripts/python.exe" if os.name == "nt" else "bin/python")
+    sources = [str(REPO / "core"), *(str(r.folder) for r in RELEASE_TABLE.RELEASES)]
+    try:
+        subprocess.run([sys.executable, "-m", "venv", str(folder)], check=True, capture_output=True)
+        subprocess.run(
+            [str(python), "-m", "pip", "install", "--quiet", *dict.fromkeys(sources), "jinja2"],
+            check=True,
+            capture_output=True,
+            text=True,
+        )
+    except subprocess.CalledProcessError as exc:
+        return None, f"no isolated install: {_one_line(exc.stderr or exc)}"
+    return str(python), None
 
 
 COLD_LIBRARY = """
@@ -852,8 +882,7 @@ env.globals["raise_exception"] = raise_exception
 env.globals["strftime_now"] = now.strftime
 with open({path!r}, encoding="utf-8") as file:
     template = env.from_string(file.read())
-template.render(messages={messages!r}, add_generation_prompt=True, bos_token="<|end_of_text|>",
-                eos_token="<|end_of_text|>")
+template.render(**{arguments!r})
 """
 
 
@@ -922,25 +951,40 @@ def bench_coldstart(releases: list[Any], settings: Settings) -> dict[str, Any]:
     return out
 
 
+def first_prompt_cases(release: Any) -> dict[str, Callable[[], dict[str, Any]]]:
+    """The first-prompt cases of a release: a small chat, and a RAG request (documents,
+    history, citations and hallucinations on) where the release has the controls."""
+    cases = {"small chat": workloads.small_chat_request}
+    if release.has("controls"):
+        cases["RAG"] = workloads.rag_request
+    return cases
+
+
 def bench_first_prompt(
     release: Any, baseline: Baseline | None, settings: Settings
 ) -> dict[str, Any]:
     """A fresh process's first prompt (library) against `import jinja2` + compile + render
-    (the official template), the two alternating, median of each."""
+    (the official template), per case, the two alternating, median of each; in the
+    isolated install when there is one."""
     if baseline is None:
         return {"skipped": "no template baseline (jinja2 or the shared templates missing)"}
-    request = workloads.small_chat_request()
-    library = COLD_LIBRARY.format(model=release.model, request=request)
-    jinja = COLD_JINJA.format(path=str(baseline.path), messages=request["messages"])
-    codes = {"library_ns": library, "jinja_ns": jinja}
-    for code in codes.values():  # warm the file cache and the .pyc files
-        _run_ns(code)
-    samples: dict[str, list[int]] = {name: [] for name in codes}
-    for _ in range(settings.first_prompt_runs):
-        for name, code in codes.items():
-            samples[name].append(_run_ns(code))
-    out: dict[str, Any] = {k: round(statistics.median(v)) for k, v in samples.items()}
-    out["runs"] = settings.first_prompt_runs
+    python = settings.cold_python
+    out: dict[str, Any] = {"runs": settings.first_prompt_runs, "isolated": python is not None}
+    for case, make in first_prompt_cases(release).items():
+        request = make()
+        codes = {
+            "library_ns": COLD_LIBRARY.format(model=release.model, request=request),
+            "jinja_ns": COLD_JINJA.format(
+                path=str(baseline.path), arguments=baseline.prepare(request)
+            ),
+        }
+        for code in codes.values():  # warm the file cache and the .pyc files
+            _run_ns(code, python=python)
+        samples: dict[str, list[int]] = {name: [] for name in codes}
+        for _ in range(settings.first_prompt_runs):
+            for name, code in codes.items():  # interleaved: drift hits both sides alike
+                samples[name].append(_run_ns(code, python=python))
+        out[case] = {k: round(statistics.median(v)) for k, v in samples.items()}
     return out
 
 
@@ -949,11 +993,15 @@ def bench_first_prompt(
 # Run in a subprocess whose PYTHONPATH starts with one tree's core/src and plugins/*/src:
 # prints the module files it imported (to prove which tree ran) and the parse times.
 PARSE_WORKER = r"""
-import gc, json, sys, time
-bench, version, model, count, parses = sys.argv[1:6]
+import gc, importlib, importlib.util, json, sys, time
+bench, version, model, count, parses, package = sys.argv[1:7]
 sys.path.insert(0, bench)
 import workloads
 import granite_formatters
+# The tree's plugin, registered by hand: the installed entry point names this tree's
+# hook module, which an older tree may not have (its hook was the package itself).
+hook = package + ".plugin" if importlib.util.find_spec(package + ".plugin") else package
+granite_formatters.register_plugin(importlib.import_module(hook), name=package)
 from granite_formatters.granite3.types import Granite3ChatCompletion
 from granite_formatters.types import coerce_request
 formatter = granite_formatters.get_formatter(model)
@@ -1011,9 +1059,10 @@ def _tree_path(root: Path) -> str:
 def _parse_worker(root: Path, release: Any, count: int, parses: int) -> dict[str, Any]:
     env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
     env["PYTHONPATH"] = _tree_path(root)
-    # Only the measured release's plugin: another one may not exist in the old tree.
-    env["GRANITE_FORMATTERS_LOAD_PLUGINS"] = release.distribution
-    args = [str(HERE), release.version, release.model, str(count), str(parses)]
+    # No entry-point plugin: the worker registers the tree's own (another release's
+    # plugin may not exist in the old tree, and the entry points name this tree's modules).
+    env["GRANITE_FORMATTERS_LOAD_PLUGINS"] = ""
+    args = [str(HERE), release.version, release.model, str(count), str(parses), release.module]
     proc = subprocess.run(
         [sys.executable, "-c", PARSE_WORKER, *args], capture_output=True, text=True, env=env
     )
@@ -1225,12 +1274,18 @@ def targets(results: dict[str, Any]) -> list[dict[str, Any]]:
                 rows.append(_target("parse-1000", version, None, "–", why or "not measured"))
         if "firstprompt" in sections:
             data, why = _section(entry, "firstprompt")
-            if data is None:
-                rows.append(_target("first-prompt", version, None, "–", why))
-            else:
-                measured = f"{human(data['library_ns'])} ÷ {human(data['jinja_ns'])}"
-                value = ratio(data["library_ns"], data["jinja_ns"])
-                rows.append(_target("first-prompt", version, value, measured))
+            for key, case in (("first-prompt", "small chat"), ("first-prompt-rag", "RAG")):
+                row = (data or {}).get(case)
+                if row is None:
+                    missing = why or "not measured"
+                    if data is not None and case == "RAG":
+                        missing = "no RAG case: the issue's RAG request is a 3.x one (controls)"
+                    rows.append(_target(key, version, None, "–", missing))
+                    continue
+                measured = f"{human(row['library_ns'])} ÷ {human(row['jinja_ns'])}"
+                note = None if data.get("isolated") else "not in an isolated install"
+                value = ratio(row["library_ns"], row["jinja_ns"])
+                rows.append(_target(key, version, value, measured, note))
     if "pickle" in sections:
         data = results.get("pickle")
         if data is None:
@@ -1405,19 +1460,25 @@ def first_prompt_table(results: dict[str, Any]) -> str | None:
     rows = [
         [
             release,
-            human(d["library_ns"]),
-            human(d["jinja_ns"]),
-            show_ratio(ratio(d["library_ns"], d["jinja_ns"])),
+            case,
+            human(d[case]["library_ns"]),
+            human(d[case]["jinja_ns"]),
+            show_ratio(ratio(d[case]["library_ns"], d[case]["jinja_ns"])),
             str(d["runs"]),
+            "yes" if d.get("isolated") else "no",
         ]
         for release, d in measured
+        for case in ("small chat", "RAG")
+        if case in d
     ]
     header = [
         "release",
-        "library: import, `get_formatter`, format a small chat",
+        "request",
+        "library: import, `get_formatter`, format",
         "`import jinja2`, compile the template, render",
         "ratio",
         "runs each",
+        "isolated install",
     ]
     return table(header, rows)
 
@@ -1599,13 +1660,27 @@ def main(argv: list[str] | None = None) -> int:
         help="run only this section (repeatable; default: all)",
     )
     parser.add_argument("--profile", metavar="KIND:RELEASE:CASE", help="cProfile one case")
+    parser.add_argument(
+        "--cold-python",
+        metavar="PYTHON",
+        help="the first-prompt rows' interpreter: a virtual environment holding only this "
+        "project, installed non-editable, and jinja2 (default: one made for the run in a "
+        "temporary folder; with --quick, this interpreter)",
+    )
     args = parser.parse_args(argv)
-    settings = Settings(quick=args.quick)
+    settings = Settings(quick=args.quick, cold_python=args.cold_python)
     if args.profile:
         sys.stdout.write(profile_case(args.profile, settings))
         return 0
     versions = args.release or list(RELEASES)
-    results = run(versions, settings, tuple(args.only or SECTIONS))
+    sections = tuple(args.only or SECTIONS)
+    with tempfile.TemporaryDirectory(prefix="gf-cold-") as folder:
+        note = None
+        if "firstprompt" in sections and settings.cold_python is None and not settings.quick:
+            python, note = cold_environment(Path(folder) / "venv")
+            settings = Settings(quick=False, cold_python=python)
+        results = run(versions, settings, sections)
+        results["cold_python_note"] = note
     text = report(results)
     sys.stdout.write(text)
     if args.json:

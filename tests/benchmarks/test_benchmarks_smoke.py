@@ -139,7 +139,16 @@ def test_measurable_targets_are_measured(
         if target in ("dict-rag", "typed-rag") and "rag" not in cases:
             # A release whose template renders no documents (Granite 4.2) has no RAG case.
             assert row["ratio"] is None and "does not render" in row["note"], row
-        elif target in ("dict-rag", "dict-tools", "typed-rag", "typed-tools", "first-prompt"):
+        elif target == "first-prompt-rag" and release is not None and not release.has("controls"):
+            assert row["ratio"] is None and "no RAG case" in row["note"], row
+        elif target in (
+            "dict-rag",
+            "dict-tools",
+            "typed-rag",
+            "typed-tools",
+            "first-prompt",
+            "first-prompt-rag",
+        ):
             assert (row["ratio"] is not None) is templates, row
         elif target == "parse-1000":
             release = bench.RELEASES[row["release"]]
@@ -219,7 +228,10 @@ def test_prompts_timed_are_the_official_template_renders(
             assert row["matches_template"] is True, f"{release.version} {case}"
             assert row["jinja_ns"] > 0, case
         first = results["releases"][release.version]["firstprompt"]
-        assert first["library_ns"] > 0 and first["jinja_ns"] > 0
+        cases = ["small chat", *(["RAG"] if release.has("controls") else [])]
+        assert [case for case in first if case in ("small chat", "RAG")] == cases
+        for case in cases:
+            assert first[case]["library_ns"] > 0 and first[case]["jinja_ns"] > 0
 
 
 def test_missing_templates_skip_the_baseline_with_a_note(tmp_path: Path) -> None:

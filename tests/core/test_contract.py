@@ -65,7 +65,7 @@ def test_hookspecs_is_the_whole_contract() -> None:
     for name in ("Register", "PLUGIN_API_VERSION", "check_api_version", "hookimpl"):
         assert name in hookspecs.__all__ and hasattr(hookspecs, name)
     # The recorder has no copy of the callback's shape: it binds the protocol's signature.
-    assert inspect.signature(hookspecs.Register.__call__) == plugins._REGISTER_SIGNATURE
+    assert inspect.signature(hookspecs.Register.__call__) == plugins._register_signature()
     recorder_params = inspect.signature(plugins._Recorder.__call__).parameters
     assert [p.kind for p in recorder_params.values()] == [
         inspect.Parameter.POSITIONAL_OR_KEYWORD,

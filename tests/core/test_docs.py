@@ -136,8 +136,10 @@ def test_every_bundled_plugin_folder_follows_the_checklist(folder: Path) -> None
     data = tomllib.loads((folder / "pyproject.toml").read_text(encoding="utf-8"))
     assert data["project"]["name"] == f"granite-formatters-{plugin}"
     assert data["project"]["entry-points"]["granite_formatters"] == {
-        f"granite-formatters-{plugin}": f"granite_formatters_{plugin}"
+        f"granite-formatters-{plugin}": f"granite_formatters_{plugin}.plugin"
     }
+    # The model catalogue (its agreement with the hook: tests/core/test_catalog.py).
+    assert data["project"]["entry-points"]["granite_formatters.models"]
     assert data["tool"]["hatch"]["build"]["targets"]["wheel"]["packages"] == [
         f"src/granite_formatters_{plugin}"
     ]
@@ -148,7 +150,7 @@ def test_every_bundled_plugin_folder_follows_the_checklist(folder: Path) -> None
     assert table["releases"]
     for entry in table["releases"].values():
         assert set(entry) == {"template", "model"}
-    for name in ("__init__.py", "py.typed"):
+    for name in ("__init__.py", "plugin.py", "py.typed"):
         assert (package / name).is_file(), f"{plugin}: {name}"
     if (package / "releases.py").is_file() and not (package / "input.py").is_file():
         # A folder of release declarations: no renderer or parser of its own.
@@ -156,13 +158,16 @@ def test_every_bundled_plugin_folder_follows_the_checklist(folder: Path) -> None
             text = source.read_text(encoding="utf-8")
             for method in ("def transform(", "def feed(", "def close("):
                 assert method not in text, f"{plugin}: {source.name} has {method}"
-        assert "release=" in (package / "__init__.py").read_text(encoding="utf-8")
+        assert "release=" in (package / "plugin.py").read_text(encoding="utf-8")
     else:
         # (The Granite 3 family, until its prompts move onto its release declarations:
         # its releases.py is rendered by the engine in the tests, and parses its output.)
         assert (package / "input.py").is_file(), f"{plugin}: input.py"
         assert not (package / "output.py").exists(), f"{plugin}: output.py"
-    assert "def register_formatters(" in (package / "__init__.py").read_text(encoding="utf-8")
+    assert "def register_formatters(" in (package / "plugin.py").read_text(encoding="utf-8")
+    # The package imports nothing, so the catalogue reaches the releases without the hook.
+    init = ast.parse((package / "__init__.py").read_text(encoding="utf-8"))
+    assert not [n for n in ast.walk(init) if isinstance(n, (ast.Import, ast.ImportFrom))]
     assert (folder / "README.md").is_file()
 
 

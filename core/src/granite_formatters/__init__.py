@@ -30,10 +30,10 @@ from ._api import (
     unregister_plugin,
 )
 from ._lazy import lazy_getattr
-from .hookspecs import PLUGIN_API_VERSION, Register, hookimpl
 
 if TYPE_CHECKING:
     from .errors import FormatterError, InvalidRequestError, UnknownModelError
+    from .hookspecs import PLUGIN_API_VERSION, Register, hookimpl
     from .processors import Formatter, InputProcessor, OutputProcessor, RequestLike
     from .release import Release
     from .types import AssistantMessage, ChatCompletion
@@ -64,7 +64,12 @@ __all__ = [
     "unregister_plugin",
 ]
 
+# (The plugin contract imports pluggy: a plugin's hook module reads it, a first prompt
+# of a bundled model does not.)
 _LAZY = {
+    "PLUGIN_API_VERSION": "hookspecs",
+    "Register": "hookspecs",
+    "hookimpl": "hookspecs",
     "FormatterError": "errors",
     "InvalidRequestError": "errors",
     "UnknownModelError": "errors",

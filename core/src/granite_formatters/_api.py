@@ -1,7 +1,9 @@
 """The public functions, as thin calls into the process-wide plugin host.
 
 Kept separate from ``__init__`` so that importing the package imports neither pydantic
-nor pluggy: the host (and everything behind it) is imported on the first call.
+nor pluggy: the host (and everything behind it) is imported on the first call, and
+:func:`get_formatter` of a name in the bundled model catalogue imports neither the other
+plugins nor pluggy (see :meth:`~granite_formatters.plugins.PluginHost.formatter`).
 """
 
 from __future__ import annotations
@@ -47,7 +49,9 @@ def get_formatter(
     :class:`TypeError` says so when the model's output processor declares another
     message type.
     """
-    formatter = _registry().get_formatter(model)
+    from .plugins import default_host
+
+    formatter = default_host().formatter(model)
     if message_type is None:
         return formatter
     return formatter.expecting(message_type)

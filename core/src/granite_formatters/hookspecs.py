@@ -37,7 +37,13 @@ specification, and a processor's ``transform`` is passed only the options it dec
 :class:`~granite_formatters.FormatterError` naming the option and the plugin). The
 core's :data:`PLUGIN_API_VERSION` changes its minor number when something is added and
 its major number if anything is ever removed; a plugin that needs an addition says so
-with ``requires_api`` and gets a clear error at load time from an older core.
+with ``requires_api`` and gets a clear error at load time from an older core. The model
+catalogue (the ``granite_formatters.models`` entry-point group of a distribution: model
+id = ``"module:attribute"`` of its release) is no part of the contract a plugin must
+meet: the core reads the bundled distributions' catalogues only, to resolve their model
+ids without importing any plugin, and resolves every other name, and every plugin
+written against an earlier contract, through the hook as before
+(``docs/plugins/hooks.md``, "The model catalogue").
 
 History: 1.0, the hook and ``register`` with processors; 1.1, ``register(release=...)``
 and the ``special_tokens``/``strict`` options of ``InputProcessor.transform``; 1.2,

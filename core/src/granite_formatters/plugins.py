@@ -11,23 +11,31 @@ problems strict are described in ``docs/plugins/index.md``; precedence in
 
 from __future__ import annotations
 
-import importlib.metadata
-import inspect
+import functools
 import os
 import re
 import threading
 import warnings
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import attrs
-import pluggy
 
-from . import hookspecs
+from ._catalog import CatalogEntry, read_catalog
 from .errors import PluginLoadError, PluginWarning, quote
-from .hookspecs import PROJECT_NAME, Register, RegisterHint, check_api_version
+from .names import normalize_model_name
 from .records import Demo, FormatterSpec, Hint, PluginInfo
-from .registry import ModelRegistry
+from .registry import ModelRegistry, new_formatter
+
+if TYPE_CHECKING:
+    import importlib.metadata
+    import inspect
+
+    import pluggy
+
+    from .hookspecs import Register, RegisterHint
+    from .processors import Formatter
+    from .types import AssistantMessage
 
 __all__ = [
     "BUNDLED_PLUGINS",
@@ -55,8 +63,15 @@ BUNDLED_PLUGINS = frozenset(
     }
 )
 
-#: The signature every ``register`` call is checked against: the contract's own.
-_REGISTER_SIGNATURE = inspect.signature(Register.__call__)
+
+@functools.cache
+def _register_signature() -> inspect.Signature:
+    """The signature every ``register`` call is checked against: the contract's own."""
+    import inspect
+
+    from .hookspecs import Register
+
+    return inspect.signature(Register.__call__)
 
 
 def _canonical(name: str) -> str:
@@ -84,6 +99,12 @@ class _Candidate:
     obj: object
 
 
+def _release_processors(release: str) -> tuple[str, str]:
+    """The processors of a release named ``"module:attribute"``, as strings imported when
+    the model is first used."""
+    return f"{release}.input_processor", f"{release}.output_processor"
+
+
 class _Recorder:
     """The ``register`` callback handed to one plugin's hook (a :class:`Register`).
 
@@ -109,7 +130,9 @@ class _Recorder:
         self.hints.append(Hint(tuple(patterns), text.strip(), self.plugin))
 
     def __call__(self, *args: Any, **kwargs: Any) -> None:
-        bound = _REGISTER_SIGNATURE.bind(self, *args, **kwargs)
+        from .hookspecs import check_api_version
+
+        bound = _register_signature().bind(self, *args, **kwargs)
         bound.apply_defaults()
         options = bound.arguments
         model_id = options["model_id"]
@@ -136,9 +159,10 @@ class _Recorder:
                 )
             if isinstance(release, str) and ":" in release:
                 # (imported when the model is first used: "module:RELEASE.input_processor")
-                options["input_processor"] = f"{release}.input_processor"
+                input_processor, output_processor = _release_processors(release)
+                options["input_processor"] = input_processor
                 if options["output_processor"] is None:
-                    options["output_processor"] = f"{release}.output_processor"
+                    options["output_processor"] = output_processor
             elif isinstance(release, Release):
                 options["input_processor"] = release.input_processor
                 if options["output_processor"] is None:
@@ -200,6 +224,10 @@ class PluginHost:
         self._load_errors: list[PluginLoadError] = []
         self._programmatic: dict[str, tuple[object, bool]] = {}
         self._registry: ModelRegistry | None = None
+        # The bundled model catalogue (by id, then by normalised id), read on first use,
+        # and the formatters served from it (model id -> registration, formatter).
+        self._catalog: tuple[dict[str, CatalogEntry], dict[str, CatalogEntry]] | None = None
+        self._served: dict[str, tuple[FormatterSpec, Formatter[AssistantMessage]]] = {}
 
     # -- configuration ------------------------------------------------------------
 
@@ -240,6 +268,71 @@ class PluginHost:
             self._load_errors = []
             self._programmatic.clear()
             self._registry = None
+            self._catalog = None
+            self._served.clear()
+
+    # -- lookup -------------------------------------------------------------------
+
+    def formatter(self, name: str) -> Formatter[AssistantMessage]:
+        """The formatter for ``name``, as :meth:`ModelRegistry.get_formatter` gives it.
+
+        Until the registry is built, a model id of the bundled model catalogue (or a
+        name that normalises to one) is served from the catalogue: its release module
+        is imported, no plugin module and no other plugin (the registry, built later,
+        keeps that formatter). Whatever could give the name to another plugin (a
+        programmatic plugin, the selection and override variables) or must report
+        every plugin's problems first (strict mode) sends the lookup to the registry.
+        """
+        if self._registry is None and isinstance(name, str) and self._catalog_applies():
+            entry = self._catalog_entry(name)
+            if entry is not None:
+                return self._served_formatter(entry)
+        return self.registry().get_formatter(name)
+
+    def _catalog_applies(self) -> bool:
+        environ = self.environ
+        return (
+            self._use_entry_points
+            and not self._programmatic
+            and ENV_LOAD not in environ
+            and not environ.get(ENV_DISABLE, "").strip()
+            and not environ.get(ENV_OVERRIDE, "").strip()
+            and not self.strict
+        )
+
+    def _catalog_entry(self, name: str) -> CatalogEntry | None:
+        """The catalogue's model that ``name`` resolves to: its id, or (as the registry
+        resolves) the first model, in plugin precedence order, whose id it normalises to."""
+        catalog = self._catalog
+        if catalog is None:
+            with self._lock:
+                if self._catalog is None:
+                    by_id = read_catalog(BUNDLED_PLUGINS)
+                    by_normalized: dict[str, CatalogEntry] = {}
+                    for entry in sorted(by_id.values(), key=lambda e: e.distribution):
+                        by_normalized.setdefault(normalize_model_name(entry.model_id), entry)
+                    self._catalog = (by_id, by_normalized)
+                catalog = self._catalog
+        by_id, by_normalized = catalog
+        return by_id.get(name) or by_normalized.get(normalize_model_name(name))
+
+    def _served_formatter(self, entry: CatalogEntry) -> Formatter[AssistantMessage]:
+        with self._lock:
+            served = self._served.get(entry.model_id)
+            if served is None:
+                plugin = PluginInfo(
+                    name=entry.distribution,
+                    version=entry.version,
+                    module=entry.module,
+                    bundled=True,
+                    distribution=entry.distribution,
+                )
+                spec = FormatterSpec(
+                    entry.model_id, *_release_processors(entry.release), plugin=plugin.name
+                )
+                served = (spec, new_formatter(spec, plugin))
+                self._served[entry.model_id] = served
+            return served[1]
 
     # -- loading ------------------------------------------------------------------
 
@@ -249,6 +342,10 @@ class PluginHost:
         self._load_errors.append(error)
 
     def _load_entry_points(self) -> list[_Candidate]:
+        import importlib.metadata
+
+        from .hookspecs import PROJECT_NAME
+
         environ = self.environ
         allow = None if ENV_LOAD not in environ else _names(environ[ENV_LOAD])
         deny = _names(environ.get(ENV_DISABLE, ""))
@@ -366,8 +463,12 @@ class PluginHost:
             return self._registry
 
     def _build(self) -> ModelRegistry:
+        import pluggy
+
+        from . import hookspecs
+
         candidates = self._candidates()
-        pm = pluggy.PluginManager(PROJECT_NAME)
+        pm = pluggy.PluginManager(hookspecs.PROJECT_NAME)
         pm.add_hookspecs(hookspecs)
         infos: list[PluginInfo] = []
         specs: list[FormatterSpec] = []
@@ -442,6 +543,7 @@ class PluginHost:
                     infos[index], errors=(*infos[index].errors, error.problem)
                 )
         registry = ModelRegistry.build(specs, infos, load_errors=load_errors, hints=hints)
+        registry.adopt(self._served)
         for conflict in registry.conflicts:
             message = f"granite-formatters: registration conflict: {conflict.describe()}"
             if self.strict and not conflict.override:
@@ -467,6 +569,8 @@ def _version(ep: importlib.metadata.EntryPoint) -> str | None:
 
 def _hook_names(pm: pluggy.PluginManager) -> list[str]:
     """The hooks the contract specifies (as pluggy reads :mod:`.hookspecs`)."""
+    from . import hookspecs
+
     return [name for name in dir(hookspecs) if pm.parse_hookspec_opts(hookspecs, name)]
 
 

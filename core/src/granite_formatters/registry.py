@@ -14,7 +14,7 @@ import functools
 import importlib
 import re
 import threading
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 import attrs
@@ -27,7 +27,7 @@ from .records import Conflict, FormatterSpec, Hint, ModelInfo, PluginInfo, Resol
 if TYPE_CHECKING:
     from .types import AssistantMessage
 
-__all__ = ["REFUSED_VARIANTS", "ModelRegistry"]
+__all__ = ["REFUSED_VARIANTS", "ModelRegistry", "new_formatter"]
 
 #: Variant words of Granite models that have no chat formatter here (base models,
 #: Guardian, vision). A pattern never matches a name holding one of them; only an
@@ -387,16 +387,34 @@ class ModelRegistry:
         with self._lock:
             formatter = self._formatters.get(model.model_id)
             if formatter is None:
-                spec = self._specs[model.model_id]
-                input_processor: InputProcessor = _create(spec, InputProcessor, model.plugin)
-                formatter = Formatter(
-                    model.model_id,
-                    input_processor,
-                    functools.partial(_create, spec, OutputProcessor, model.plugin),
-                    model.plugin,
-                )
+                formatter = new_formatter(self._specs[model.model_id], model.plugin)
                 self._formatters[model.model_id] = formatter
         return formatter
+
+    def adopt(self, made: Mapping[str, tuple[FormatterSpec, Formatter[AssistantMessage]]]) -> None:
+        """Keep formatters made before this registry (model id -> the registration it was
+        made from, the formatter) for the models registered the same way, so that a
+        model's formatter stays one object."""
+        for model_id, (spec, formatter) in made.items():
+            own = self._specs.get(model_id)
+            if own is not None and (own.plugin, own.input_processor, own.output_processor) == (
+                spec.plugin,
+                spec.input_processor,
+                spec.output_processor,
+            ):
+                self._formatters.setdefault(model_id, formatter)
+
+
+def new_formatter(spec: FormatterSpec, plugin: PluginInfo) -> Formatter[AssistantMessage]:
+    """A formatter for ``spec``: its input processor created now, its output processor
+    on first use (so a process that only formats never imports the output side)."""
+    input_processor: InputProcessor = _create(spec, InputProcessor, plugin)
+    return Formatter(
+        spec.model_id,
+        input_processor,
+        functools.partial(_create, spec, OutputProcessor, plugin),
+        plugin,
+    )
 
 
 def _create(spec: FormatterSpec, kind: type, plugin: PluginInfo) -> Any:

@@ -776,6 +776,8 @@ class ReleaseInputProcessor(InputProcessor):
                     "(use system, user, assistant or tool).",
                     f"messages[{index}].role",
                 )
+                # (the role is caller text too: printed in the header, it may not forge turns)
+                role = _checked(role, f"messages[{index}].role", policy, self._tokens)
                 text = _checked(text, f"messages[{index}].content", policy, self._tokens)
                 out += (turns.header(role), text, end)
             elif role != "system":
