@@ -390,7 +390,7 @@ class _VersionAction(argparse.Action):
             sys.stdout.flush()
         except BrokenPipeError:
             _silence_stdout()
-            parser.exit(CLOSED_PIPE_STATUS)
+            parser.exit(_CLOSED_PIPE_STATUS)
         except (OSError, UnicodeEncodeError) as exc:
             _silence_stdout()
             parser.exit(1, f"granite-format: error: cannot write the output: {_why(exc)}\n")
@@ -537,7 +537,7 @@ def _why(exc: BaseException) -> str:
 
 #: The exit status when the reader closed the pipe early: 128 + SIGPIPE, what a shell
 #: reports for a command the signal ended (``yes | head``), without a message.
-CLOSED_PIPE_STATUS = 141
+_CLOSED_PIPE_STATUS = 141
 
 
 def _silence_stdout() -> None:
@@ -611,7 +611,7 @@ def main(
         # the status of a command ended by SIGPIPE, as the shell reports it for cat or seq.
         if real_stdout:
             _silence_stdout()
-        return CLOSED_PIPE_STATUS
+        return _CLOSED_PIPE_STATUS
     except (OSError, UnicodeEncodeError) as exc:
         # A failed write: full disk, closed descriptor, encoding.
         if real_stdout:
