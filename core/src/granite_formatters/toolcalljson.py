@@ -26,7 +26,8 @@ from __future__ import annotations
 import json
 import math
 import re
-from collections.abc import Callable, Iterable, Mapping
+import threading
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 __all__ = [
@@ -68,35 +69,43 @@ def decode_json(text: str) -> tuple[Any, bool]:
     :func:`json.loads`). Invalid JSON raises as :func:`json.loads` does.
     """
     kept: list[str] = []
-
-    def keep(token: str) -> str:
-        kept.append(token)
-        return token
-
-    def finite(token: str) -> float | str:
-        number = float(token)
-        return keep(token) if math.isinf(number) else number
-
+    _KEPT.tokens = kept
     try:
-        value = json.loads(text, parse_constant=keep, parse_float=finite)
+        value = _DECODER.decode(text)
     except ValueError as exc:
         if isinstance(exc, json.JSONDecodeError):
             raise
         # (An integer past the int-string limit: read again, keeping such ones as text.)
-        value = json.loads(
-            text, parse_constant=keep, parse_float=finite, parse_int=_int_or_text(keep)
-        )
+        kept = _KEPT.tokens = []
+        value = json.JSONDecoder(
+            parse_constant=_keep, parse_float=_finite, parse_int=_int_or_text
+        ).decode(text)
     return value, bool(kept)
 
 
-def _int_or_text(keep: Callable[[str], str]) -> Callable[[str], int | str]:
-    def read(token: str) -> int | str:
-        try:
-            return int(token)
-        except ValueError:
-            return keep(token)
+#: The numbers kept as text by the decoding running in this thread.
+_KEPT = threading.local()
 
-    return read
+
+def _keep(token: str) -> str:
+    _KEPT.tokens.append(token)
+    return token
+
+
+def _finite(token: str) -> float | str:
+    number = float(token)
+    return _keep(token) if math.isinf(number) else number
+
+
+def _int_or_text(token: str) -> int | str:
+    try:
+        return int(token)
+    except ValueError:
+        return _keep(token)
+
+
+# (One decoder, built once: building one per call costs more than a small call's decoding.)
+_DECODER = json.JSONDecoder(parse_constant=_keep, parse_float=_finite)
 
 
 def text_safe(text: str) -> str | None:
