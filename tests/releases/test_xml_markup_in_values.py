@@ -117,7 +117,7 @@ def test_broken_blocks_are_noted_in_xml_words(model: str, block: str, reason: st
 _PIECES = st.sampled_from(
     [WRITE, DALLAS, INNER, "<tool_call>\n", "<function=write_file>\n", "<parameter=content>\n",
      "<parameter=state>\n", "</parameter>", "\n</parameter>\n", "</function>", "</tool_call>",
-     "hello", "\n", " ", "<", "</", "</param", "</think>"]
+     "hello", "\n", " ", "<", "</", "</param", "</think>", "</tool_c", "all>"]
 )  # fmt: skip
 
 

@@ -212,7 +212,7 @@ def test_an_unclosed_or_marked_up_value_gives_no_call(body: str, tools: Any, key
         ("x\n</parameter>\nmore", "x\n</parameter>\nmore"),
         ("<function=g>\n</function>", "<function=g>\n</function>"),
         ("</parameter> </func", "</parameter> </func"),
-        ("</parameter>\n</tool_call>", "</parameter>\n</tool_call>"),
+        ("</parameter>\n</tool_callx", "</parameter>\n</tool_callx"),
     ],
 )
 def test_a_closing_parameter_tag_not_followed_by_a_tag_is_part_of_the_value(
@@ -253,3 +253,16 @@ def test_the_schema_map_is_built_once_per_output(monkeypatch: pytest.MonkeyPatch
         parser.feed(piece)
     parser.close()
     assert built == [201, 201]
+
+
+def test_a_close_marker_where_the_function_end_was_due_ends_the_element() -> None:
+    body = "<function=f>\n<parameter=a>\n1\n</parameter>\n</tool_call>"
+    reader = xml_functions.XmlBlockReader()
+    assert (reader.scan(body + "\nmore"), reader.closed) == (len(body), True)
+    chunked = xml_functions.XmlBlockReader()
+    assert [chunked.scan(body[:-5]), chunked.scan(body[-5:])] == [None, 5]
+    assert chunked.closed
+    assert _decode(body, None) == (
+        [("f", {"a": "1"})],
+        ["tool call 0 ('f'): </tool_call> came where </function> was due"],
+    )

@@ -183,6 +183,8 @@ _BODY_PIECES = st.sampled_from(
         "<parameter=k>\n",
         "\n</parameter>\n",
         "<tool_call>",
+        "</tool_call>",
+        "</t",
     ]
 )
 

@@ -7,7 +7,9 @@ Each row names its source, the peer's expected value and ours; where they differ
 - ``ollama-value``: Ollama ``model/parsers/qwen3coder_test.go``, ``TestQwenToolCallValueParsing``
   (a value and the parameter's JSON schema type list);
 - ``ollama-call``: the same file, ``TestQwenToolParser`` (whole ``<function=…>`` elements);
-- ``vllm``: vLLM ``tests/tool_parsers/test_qwen3_xml_coder_shared.py`` (whole outputs).
+- ``vllm``: vLLM ``tests/tool_parsers/test_qwen3_xml_coder_shared.py`` (whole outputs);
+- ``sglang``: SGLang ``test/srt/function_call/test_qwen3_coder_detector.py``
+  (``test_full_parse``: a call without ``</function>``).
 """
 
 from __future__ import annotations
@@ -247,6 +249,10 @@ OUTPUTS: list[tuple[str, str, str, list[Any], str, list[Any], Any]] = [
      "<tool_call>\n<function=获取天气>\n<parameter=城市>\n北京\n</parameter>\n"
      "<parameter=message>\nHello! 你好! 🌟 مرحبا\n</parameter>\n</function>\n</tool_call>", [], "",
      [("获取天气", {"城市": "北京", "message": "Hello! 你好! 🌟 مرحبا"})], SAME),
+    ("sglang", "full parse",
+     "<tool_call><function=get_weather><parameter=city>Shanghai</parameter>"
+     "<parameter=unit>celsius</parameter></tool_call>", [], "",
+     [("get_weather", {"city": "Shanghai", "unit": "celsius"})], SAME),
 ]  # fmt: skip
 
 
@@ -281,4 +287,4 @@ def test_how_many_cases_agree() -> None:
     # (A value kept as text with a note agrees when the peer keeps the text too.)
     agree = [ours is SAME or (ours is NOTE and peer == raw) for *_, raw, peer, ours in VALUES]
     agree += [ours is SAME for *_, ours in OUTPUTS]
-    assert (len(agree), sum(agree)) == (77, 66)
+    assert (len(agree), sum(agree)) == (78, 67)

@@ -1211,8 +1211,9 @@ class ReleaseStreamParser(StreamParser):
                 return len(text)
             self._add_block(text[pos:end])
             self._json_end = self._block_len
-            if not self._close_tag:
-                # A syntax without a close marker: the block ends with its body.
+            if not self._close_tag or getattr(scanner, "closed", False):
+                # A syntax without a close marker, or a body that read it: the block
+                # ends with its body.
                 self._finish_block()
                 return end
             self._mode = _CLOSE

@@ -39,6 +39,8 @@ _FUNCTION = "<function="
 _FUNCTION_END = "</function>"
 _PARAMETER = "<parameter="
 _PARAMETER_END = "</parameter>"
+#: The block's close marker, read as the end of a ``<function=…>`` that lacks its own.
+_CLOSE = "</tool_call>"
 _BLANK = " \t\r\n"
 _NON_BLANK = re.compile(r"[^ \t\r\n]")
 #: A block body longer than this is not read to its end (as for JSON blocks).
@@ -106,19 +108,32 @@ class XmlBlockReader:
     """Finds where the body of one block ends: one ``<function=…>`` element, read one
     chunk at a time (implements :class:`~granite_formatters.syntax.BlockReader`).
 
-    A value ends at a ``</parameter>`` followed (after whitespace) by ``<parameter=``
-    or ``</function>``; any other ``</parameter>`` is part of the value (files that
-    hold the markup). Only the structure is checked here; names and values are read by
+    A value ends at a ``</parameter>`` followed (after whitespace) by ``<parameter=``,
+    ``</function>`` or ``</tool_call>``; any other ``</parameter>`` is part of the value
+    (files that hold the markup). A ``</tool_call>`` where ``</function>`` may come ends
+    the element and the block (:attr:`closed`: the model left ``</function>`` out). Only
+    the structure is checked here; names and values are read by
     :meth:`XmlFunctions.decode`, which splits the body by the same rule.
     """
 
-    __slots__ = ("_after_value", "_matched", "_state", "_tag", "consumed", "error", "stop")
+    __slots__ = (
+        "_after_value",
+        "_matched",
+        "_state",
+        "_tag",
+        "closed",
+        "consumed",
+        "error",
+        "stop",
+    )
 
     def __init__(self) -> None:
         self._state = _FUNCTION_TAG
         self._tag = _FUNCTION  # the literal being matched in _FUNCTION_TAG / _TAG
         self._matched = 0  # how much of it (or of "</parameter>" in _VALUE) is matched
         self._after_value = False  # (_TAG: a "</parameter>" came before: no error)
+        #: Whether the body ended with the block's close marker (no ``</function>``).
+        self.closed = False
         self.consumed = 0
         self.error: str | None = None
         self.stop = 0
@@ -153,6 +168,7 @@ class XmlBlockReader:
             if walked is not None:
                 self.consumed = walked[0] - pos
                 self.stop = walked[0]
+                self.closed = walked[3]
                 return walked[0]
         start = pos
         end = min(len(text), pos + _MAX_BODY_CHARS - self.consumed)
@@ -218,6 +234,12 @@ class XmlBlockReader:
                 if text[pos : pos + size] != expected:
                     # (stopped at the first character that differs, however the text is cut)
                     wrong = next(i for i in range(size) if text[pos + i] != expected[i])
+                    if tag == _FUNCTION_END and self._matched + wrong == 2:
+                        # "</t…": the block's close marker may end the element instead.
+                        self._tag = _CLOSE
+                        pos += wrong
+                        self._matched = 2
+                        continue
                     if state == _TAG and self._after_value:
                         self._back_to_value(tag[: self._matched + wrong])
                         pos += wrong
@@ -229,7 +251,8 @@ class XmlBlockReader:
                 if self._matched < len(tag):
                     break
                 self._matched = 0
-                if tag == _FUNCTION_END:
+                if tag in (_FUNCTION_END, _CLOSE):
+                    self.closed = tag == _CLOSE
                     self.stop = pos
                     return pos
                 self._state = _FUNCTION_NAME if tag == _FUNCTION else _PARAMETER_NAME
@@ -397,15 +420,20 @@ def _one_newline_off(text: str) -> str:
     return text[:-1] if text.endswith("\n") else text
 
 
+#: What a ``</parameter>`` that ends a value is followed by (after whitespace).
+_FOLLOWERS = (_PARAMETER, _FUNCTION_END, _CLOSE)
+
+
 def _tag_end(text: str, pos: int, limit: int) -> int | None:
     """The index after the ``>`` that closes the name at ``pos`` on its line, if any."""
     found = _NAME_BREAKING.search(text, pos, limit)
     return found.end() if found is not None and found.group() == ">" else None
 
 
-def _walk(text: str, pos: int, limit: int) -> tuple[int, str, list[tuple[str, str]]] | None:
+def _walk(text: str, pos: int, limit: int) -> tuple[int, str, list[tuple[str, str]], bool] | None:
     """The element at ``text[pos:]`` read whole by ``str.find`` (no state kept): the
-    index just after its ``</function>``, its name and its raw ``(key, value)`` pairs;
+    index just after its ``</function>`` (or the ``</tool_call>`` that stands for it),
+    its name, its raw ``(key, value)`` pairs and whether ``</tool_call>`` ended it;
     ``None`` when it is not complete and well formed within ``text[:limit]``.
 
     Where it returns an element, :class:`XmlBlockReader` ends at the same index with no
@@ -425,7 +453,9 @@ def _walk(text: str, pos: int, limit: int) -> tuple[int, str, list[tuple[str, st
             return None
         at = found.start()
         if text.startswith(_FUNCTION_END, at, limit):
-            return at + len(_FUNCTION_END), name, pairs
+            return at + len(_FUNCTION_END), name, pairs, False
+        if text.startswith(_CLOSE, at, limit):
+            return at + len(_CLOSE), name, pairs, True
         if not text.startswith(_PARAMETER, at, limit):
             return None
         value_start = search = _tag_end(text, at + len(_PARAMETER), limit)
@@ -439,24 +469,23 @@ def _walk(text: str, pos: int, limit: int) -> tuple[int, str, list[tuple[str, st
             found = _NON_BLANK.search(text, close + len(_PARAMETER_END), limit)
             if found is None:
                 return None
-            if text.startswith(_PARAMETER, found.start()) or text.startswith(
-                _FUNCTION_END, found.start()
-            ):
+            if text.startswith(_FOLLOWERS, found.start()):
                 break
             search = close + 1
         pairs.append((key, text[value_start:close]))
         at = close + len(_PARAMETER_END)
 
 
-def _read_function(body: str) -> tuple[str, list[tuple[str, str]]] | str:
-    """The name and raw ``(key, value)`` pairs of the element the reader delimited."""
+def _read_function(body: str) -> tuple[str, list[tuple[str, str]], bool] | str:
+    """The name, raw ``(key, value)`` pairs and whether ``</function>`` was left out, of
+    the element the reader delimited."""
     walked = _walk(body, body.index(_FUNCTION), len(body))
     assert walked is not None  # (the reader accepted it: the same rule)
-    _end, name, pairs = walked
+    _end, name, pairs, closed = walked
     name = name.strip()
     if not name:
         return "its function name is empty"
-    return name, [(key.strip(), value) for key, value in pairs]
+    return name, [(key.strip(), value) for key, value in pairs], closed
 
 
 def _split_values(
@@ -563,7 +592,7 @@ class XmlFunctions:
         found = _read_function(body)
         if isinstance(found, str):
             return found
-        name, pairs = found
+        name, pairs, closed = found
         label = f"tool call {first_index} ({quote(name)})"
         schemas = tools if isinstance(tools, ToolSchemas) else ToolSchemas(tools or ())
         kinds_of = schemas.kinds(name)
@@ -572,6 +601,8 @@ class XmlFunctions:
             if isinstance(split, str):
                 return split
             pairs = split
+        if closed:
+            notes.append(f"{label}: </tool_call> came where </function> was due")
         if kinds_of is None and schemas.offered:
             notes.append(f"{label}: not one of the request's tools; its values are kept as text")
         arguments: dict[str, Any] = {}
