@@ -30,7 +30,13 @@ from .protocols import (
 from .reasoning import OPENED_THINK, OpenedThink, effort_option_error, think_option_error
 from .system_prompt import DatedSystemPrompt, format_date
 from .turns import CHATML, GRANITE_ROLES, ToolResults, Turns
-from .xml_functions import XML_FUNCTIONS, XmlBlockReader, XmlFunctions, decode_arguments
+from .xml_functions import (
+    XML_FUNCTIONS,
+    ToolSchemas,
+    XmlBlockReader,
+    XmlFunctions,
+    decode_arguments,
+)
 
 __all__ = [
     "CONTROLS",
@@ -63,6 +69,7 @@ __all__ = [
     "SystemBlock",
     "ToolCallSyntax",
     "ToolResults",
+    "ToolSchemas",
     "TurnSyntax",
     "Turns",
     "XmlBlockReader",

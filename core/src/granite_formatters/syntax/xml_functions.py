@@ -33,7 +33,7 @@ if TYPE_CHECKING:
     from ..types import ToolCall
     from .protocols import HistoryCall, HistoryWriter
 
-__all__ = ["XML_FUNCTIONS", "XmlBlockReader", "XmlFunctions", "decode_arguments"]
+__all__ = ["XML_FUNCTIONS", "ToolSchemas", "XmlBlockReader", "XmlFunctions", "decode_arguments"]
 
 _FUNCTION = "<function="
 _FUNCTION_END = "</function>"
