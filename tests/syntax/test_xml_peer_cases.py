@@ -9,7 +9,11 @@ Each row names its source, the peer's expected value and ours; where they differ
 - ``ollama-call``: the same file, ``TestQwenToolParser`` (whole ``<function=…>`` elements);
 - ``vllm``: vLLM ``tests/tool_parsers/test_qwen3_xml_coder_shared.py`` (whole outputs);
 - ``sglang``: SGLang ``test/srt/function_call/test_qwen3_coder_detector.py``
-  (``test_full_parse``: a call without ``</function>``).
+  (``test_full_parse``: a call without ``</function>``);
+- ``llama.cpp``: Qwen3-Coder inputs of a llama.cpp parser-comparison test
+  (``test_qwen3_coder_comparison``, from a stored copy that does not name its
+  repository: llama.cpp or a fork). That test checks its two parsers agree, so the
+  expected message here is the plain reading of the input: the prose, then the call.
 """
 
 from __future__ import annotations
@@ -253,6 +257,15 @@ OUTPUTS: list[tuple[str, str, str, list[Any], str, list[Any], Any]] = [
      "<tool_call><function=get_weather><parameter=city>Shanghai</parameter>"
      "<parameter=unit>celsius</parameter></tool_call>", [], "",
      [("get_weather", {"city": "Shanghai", "unit": "celsius"})], SAME),
+    ("llama.cpp", "Qwen3-Coder content only",
+     "Let me search the knowledge base for cat pictures.", [],
+     "Let me search the knowledge base for cat pictures.", [], SAME),
+    ("llama.cpp", "Qwen3-Coder with tool call",
+     "Let me search the knowledge base for cat pictures.<tool_call>\n"
+     "<function=search_knowledge_base>\n<parameter=query>cat pictures</parameter>\n"
+     "<parameter=category>general</parameter>\n</function>\n</tool_call>", [],
+     "Let me search the knowledge base for cat pictures.",
+     [("search_knowledge_base", {"query": "cat pictures", "category": "general"})], SAME),
 ]  # fmt: skip
 
 
@@ -287,4 +300,4 @@ def test_how_many_cases_agree() -> None:
     # (A value kept as text with a note agrees when the peer keeps the text too.)
     agree = [ours is SAME or (ours is NOTE and peer == raw) for *_, raw, peer, ours in VALUES]
     agree += [ours is SAME for *_, ours in OUTPUTS]
-    assert (len(agree), sum(agree)) == (78, 67)
+    assert (len(agree), sum(agree)) == (80, 69)
