@@ -502,3 +502,38 @@ def granite42_stream_answer(size: int) -> str:
         length += len(piece)
         index += 1
     return "".join(parts)
+
+
+def same_calls(count: int) -> list[dict[str, Any]]:
+    """``count`` calls of the tools of :func:`tools` (string and integer arguments), the
+    same for every release's output format."""
+    rng = random.Random(6)
+    found: list[dict[str, Any]] = []
+    for index in range(count):
+        if index % 2:
+            arguments: dict[str, Any] = {
+                "origin": "LIS",
+                "destination": "JFK",
+                "date": "2026-07-01",
+                "passengers": 1 + index % 9,
+            }
+            found.append({"name": "search_flights", "arguments": arguments})
+        else:
+            arguments = {"location": _sentence(rng, 3, 6), "unit": "celsius"}
+            found.append({"name": "get_current_weather", "arguments": arguments})
+    return found
+
+
+def granite42_calls_answer(count: int) -> str:
+    """Reasoning (the prompt opened ``<think>``), a sentence, then the XML blocks of
+    :func:`same_calls`."""
+    blocks = ["I need the weather and a flight.\n</think>\n\nLet me look those up."]
+    blocks += [_xml_call(call["name"], call["arguments"]) for call in same_calls(count)]
+    return "\n".join(blocks)
+
+
+def granite41_calls_answer(count: int) -> str:
+    """A sentence, then the JSON ``<tool_call>`` blocks of :func:`same_calls`."""
+    blocks = ["Let me look those up."]
+    blocks += ["<tool_call>\n" + json.dumps(call) + "\n</tool_call>" for call in same_calls(count)]
+    return "\n".join(blocks)

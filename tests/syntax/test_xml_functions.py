@@ -180,6 +180,11 @@ _BODY_PIECES = st.sampled_from(
         "</param",
         "eter>",
         " ",
+        "<parameter=k>\n",
+        "\n</parameter>\n",
+        "<tool_call>",
+        "</tool_call>",
+        "</t",
     ]
 )
 
@@ -230,7 +235,7 @@ def test_values_are_typed_by_the_schema() -> None:
                     "window": True,
                     "meta": {"a": [1]},
                     "tags": ["x"],
-                    "note": "null",
+                    "note": None,  # (nullable: null, as vLLM reads it)
                     "maybe": None,
                     "free": "3",
                 },

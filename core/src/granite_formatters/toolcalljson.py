@@ -14,19 +14,28 @@ objects"):
   key the model wrote, and a guess would hide it);
 * text holding lone surrogates (a ``"\\ud83c"`` escape is valid JSON and decodes to one)
   cannot be written as UTF-8: each is replaced by U+FFFD, with a note, so the message
-  always serialises.
+  always serialises;
+* a number that JSON output cannot carry (``NaN``, ``Infinity``, ``-Infinity``, a value
+  out of a float's range such as ``1e999``, an integer longer than Python reads) stays
+  its text, a string, with a note (:func:`decode_json`): arguments always serialise as
+  strict JSON (``json.dumps(arguments, allow_nan=False)``).
 """
 
 from __future__ import annotations
 
+import json
+import math
 import re
+import threading
 from collections.abc import Iterable, Mapping
 from typing import Any
 
 __all__ = [
     "ARGUMENT_KEYS",
+    "NUMBERS_KEPT",
     "SURROGATES_REPLACED",
     "call_arguments",
+    "decode_json",
     "json_safe",
     "repaired_call",
     "text_safe",
@@ -42,6 +51,61 @@ _NAME_AND_ID = frozenset(("name", "id"))
 SURROGATES_REPLACED = "replaced lone surrogates in a tool call with U+FFFD"
 
 _SURROGATE = re.compile("[\ud800-\udfff]")
+
+#: The note for tool-call JSON that held numbers JSON output cannot carry.
+NUMBERS_KEPT = (
+    "numbers that JSON cannot carry (NaN, Infinity, out of range, or too many digits) "
+    "are kept as their text"
+)
+
+
+def decode_json(text: str) -> tuple[Any, bool]:
+    """``json.loads(text)``, except that a number JSON output cannot carry stays its
+    text (a string): ``(value, whether any did)``.
+
+    Such numbers are ``NaN``, ``Infinity`` and ``-Infinity`` (which :func:`json.loads`
+    accepts), a number out of a float's range (``1e999`` reads as infinity) and an
+    integer with more digits than Python converts (``ValueError`` from
+    :func:`json.loads`). Invalid JSON raises as :func:`json.loads` does.
+    """
+    kept: list[str] = []
+    _KEPT.tokens = kept
+    try:
+        value = _DECODER.decode(text)
+    except ValueError as exc:
+        if isinstance(exc, json.JSONDecodeError):
+            raise
+        # (An integer past the int-string limit: read again, keeping such ones as text.)
+        kept = _KEPT.tokens = []
+        value = json.JSONDecoder(
+            parse_constant=_keep, parse_float=_finite, parse_int=_int_or_text
+        ).decode(text)
+    return value, bool(kept)
+
+
+#: The numbers kept as text by the decoding running in this thread.
+_KEPT = threading.local()
+
+
+def _keep(token: str) -> str:
+    _KEPT.tokens.append(token)
+    return token
+
+
+def _finite(token: str) -> float | str:
+    number = float(token)
+    return _keep(token) if math.isinf(number) else number
+
+
+def _int_or_text(token: str) -> int | str:
+    try:
+        return int(token)
+    except ValueError:
+        return _keep(token)
+
+
+# (One decoder, built once: building one per call costs more than a small call's decoding.)
+_DECODER = json.JSONDecoder(parse_constant=_keep, parse_float=_finite)
 
 
 def text_safe(text: str) -> str | None:

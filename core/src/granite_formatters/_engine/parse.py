@@ -1141,14 +1141,16 @@ class ReleaseStreamParser(StreamParser):
             end = scanner.scan(text, pos)
             if scanner.error is not None:
                 self._add_block(text[pos : scanner.stop])
-                return self._reject(f"holds JSON {scanner.error}", scanner.stop)
+                wording = getattr(self._syntax, "reader_error", "holds JSON {}")
+                return self._reject(wording.format(scanner.error), scanner.stop)
             if end is None:
                 self._add_block(text[pos:])
                 return len(text)
             self._add_block(text[pos:end])
             self._json_end = self._block_len
-            if not self._close_tag:
-                # A syntax without a close marker: the block ends with its body.
+            if not self._close_tag or getattr(scanner, "closed", False):
+                # A syntax without a close marker, or a body that read it: the block
+                # ends with its body.
                 self._finish_block()
                 return end
             self._mode = _CLOSE
@@ -1165,7 +1167,8 @@ class ReleaseStreamParser(StreamParser):
         if start + len(candidate) == len(text) and self._close_tag.startswith(candidate):
             self._pending = candidate
             return len(text)
-        return self._reject(f"is not closed by {self._close_tag} after its JSON", start)
+        body = getattr(self._syntax, "body_name", "its JSON")
+        return self._reject(f"is not closed by {self._close_tag} after {body}", start)
 
     def _finish_block(self) -> None:
         block = "".join(self._block)
@@ -1175,7 +1178,11 @@ class ReleaseStreamParser(StreamParser):
         if ids is None:
             ids = self._ids = ToolCallIds()
         if not self._tools_read:
-            self._tools, self._tools_read = _request_tools(self._request), True
+            # (A syntax may read the tools once per output: ``prepare_tools``.)
+            prepare = getattr(self._syntax, "prepare_tools", None)
+            tools = _request_tools(self._request)
+            self._tools = tools if prepare is None else prepare(tools)
+            self._tools_read = True
         bare = self._bare == _BARE_BLOCK
         if bare:
             self._bare = _NO_BARE

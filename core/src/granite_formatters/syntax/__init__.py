@@ -38,7 +38,13 @@ from .reasoning import (
 )
 from .system_prompt import DatedSystemPrompt, format_date
 from .turns import CHATML, GRANITE_ROLES, ToolResults, Turns
-from .xml_functions import XML_FUNCTIONS, XmlBlockReader, XmlFunctions, decode_arguments
+from .xml_functions import (
+    XML_FUNCTIONS,
+    ToolSchemas,
+    XmlBlockReader,
+    XmlFunctions,
+    decode_arguments,
+)
 
 __all__ = [
     "CONTROLS",
@@ -72,6 +78,7 @@ __all__ = [
     "SystemBlock",
     "ToolCallSyntax",
     "ToolResults",
+    "ToolSchemas",
     "TurnSyntax",
     "Turns",
     "XmlBlockReader",

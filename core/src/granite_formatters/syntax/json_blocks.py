@@ -9,7 +9,6 @@ the close marker. Written into history exactly as the official templates do.
 from __future__ import annotations
 
 import functools
-import json
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -17,7 +16,7 @@ import attrs
 
 from ..errors import quote
 from ..jsonscan import JsonScanner
-from ..toolcalljson import call_arguments, repaired_call
+from ..toolcalljson import NUMBERS_KEPT, call_arguments, decode_json, repaired_call
 
 if TYPE_CHECKING:
     from ..types import ToolCall
@@ -48,7 +47,7 @@ def decode_json_block(
     """
     tool_call = _tool_call_class()
     try:
-        value = json.loads(json_text)
+        value, odd = decode_json(json_text)
     except (ValueError, RecursionError) as exc:
         return f"its JSON is invalid ({str(exc)[:80]})"
     # Decoded JSON can hold a lone surrogate only from a non-ASCII text or a \u escape.
@@ -70,7 +69,8 @@ def decode_json_block(
         arguments = call_arguments(item, f"tool call {index} ({name[:40]})", notes)
         if isinstance(arguments, str):
             try:
-                arguments = json.loads(arguments)
+                arguments, odd_string = decode_json(arguments)
+                odd = odd or odd_string
             except (ValueError, RecursionError):
                 notes.append(
                     f"tool call {index} ({name}): the arguments are a string that is not "
@@ -81,6 +81,8 @@ def decode_json_block(
         if not plain:
             name, call_id, arguments = repaired_call([name, call_id, arguments], notes)
         calls.append(tool_call(id=call_id or new_id(), name=name, arguments=arguments))
+    if odd:
+        notes.append(f"the tool-call JSON: {NUMBERS_KEPT}")
     return calls
 
 

@@ -19,7 +19,7 @@ import attrs
 from .. import jsonscan
 from ..errors import InvalidRequestError, quote
 from ..jsonscan import JsonScanner
-from ..toolcalljson import call_arguments, repaired_call
+from ..toolcalljson import NUMBERS_KEPT, call_arguments, decode_json, repaired_call
 
 if TYPE_CHECKING:
     from ..types import ToolCall
@@ -53,7 +53,7 @@ def _decoded_arguments(value: Any, notes: list[str]) -> Any:
         and value.lstrip().startswith(("{", "["))
     ):
         try:
-            decoded = json.loads(value)
+            decoded, odd = decode_json(value)
         except (ValueError, RecursionError):
             return value
         if not _depth_within(decoded, jsonscan.MAX_JSON_DEPTH):
@@ -62,6 +62,8 @@ def _decoded_arguments(value: Any, notes: list[str]) -> Any:
                 "as their JSON string"
             )
             return value
+        if odd:
+            notes.append(f"the tool-call arguments: {NUMBERS_KEPT}")
         return decoded
     return value
 
@@ -115,7 +117,7 @@ def decode_json_list(
     ``notes`` (only when the calls are returned).
     """
     try:
-        value = json.loads(json_text)
+        value, odd = decode_json(json_text)
     except (ValueError, RecursionError) as exc:
         return f"not valid JSON ({str(exc)[:80]})"
     if isinstance(value, dict) and not bare:
@@ -129,6 +131,8 @@ def decode_json_list(
     calls = [
         _one_call(item, first_index + offset, new_id, found) for offset, item in enumerate(value)
     ]
+    if odd:
+        notes.append(f"the tool-call JSON: {NUMBERS_KEPT}")
     notes.extend(found)
     return calls
 

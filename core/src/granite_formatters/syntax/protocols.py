@@ -121,6 +121,12 @@ class ToolCallSyntax(Protocol):
         """A reader for one block's body."""
         ...
 
+    # Optional: ``prepare_tools(tools)``, what ``decode`` is given as ``tools`` (called
+    # once per output, so work on the tools is done once); ``reader_error``, how the
+    # parser words a reader's error (a format string, default ``"holds JSON {}"``);
+    # ``body_name``, what the close marker follows in notes (default ``"its JSON"``);
+    # a reader's ``closed`` (true: the body ended with the close marker itself).
+
     # Optional: ``bare_body``, the characters a body may start with at the very start of
     # the output without its open marker (read only when the request offered tools;
     # such a block that is not a call is content, with no note), and then ``decode``

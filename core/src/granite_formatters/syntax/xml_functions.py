@@ -17,29 +17,36 @@ The specification is in ``docs/granite42.md``.
 
 from __future__ import annotations
 
+import itertools
 import json
+import math
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import attrs
 
 from ..errors import InvalidRequestError, quote
+from ..toolcalljson import NUMBERS_KEPT, decode_json
 
 if TYPE_CHECKING:
     from ..types import ToolCall
     from .protocols import HistoryCall, HistoryWriter
 
-__all__ = ["XML_FUNCTIONS", "XmlBlockReader", "XmlFunctions", "decode_arguments"]
+__all__ = ["XML_FUNCTIONS", "ToolSchemas", "XmlBlockReader", "XmlFunctions", "decode_arguments"]
 
 _FUNCTION = "<function="
 _FUNCTION_END = "</function>"
 _PARAMETER = "<parameter="
 _PARAMETER_END = "</parameter>"
+#: The block's close marker, read as the end of a ``<function=…>`` that lacks its own.
+_CLOSE = "</tool_call>"
 _BLANK = " \t\r\n"
 _NON_BLANK = re.compile(r"[^ \t\r\n]")
 #: A block body longer than this is not read to its end (as for JSON blocks).
 _MAX_BODY_CHARS = 1_000_000
+#: A body of at most this many characters that arrives whole is read by ``str.find``.
+_WHOLE_CHARS = 4096
 
 # JSON's number grammar: what an "integer" or "number" parameter may read.
 _INTEGER = re.compile(r"-?(?:0|[1-9][0-9]*)")
@@ -94,23 +101,39 @@ def _write_call(call: HistoryCall, writer: HistoryWriter) -> str:
 # --------------------------------------------------------------------------- reading
 
 # What XmlBlockReader expects next.
-_FUNCTION_TAG, _FUNCTION_NAME, _IN_FUNCTION, _TAG, _PARAMETER_NAME, _VALUE = range(6)
+_FUNCTION_TAG, _FUNCTION_NAME, _TAG, _PARAMETER_NAME, _VALUE = range(5)
 
 
 class XmlBlockReader:
     """Finds where the body of one block ends: one ``<function=…>`` element, read one
     chunk at a time (implements :class:`~granite_formatters.syntax.BlockReader`).
 
-    Only the structure is checked here (tags, a value running to the first
-    ``</parameter>``); names and values are read by :meth:`XmlFunctions.decode`.
+    A value ends at a ``</parameter>`` followed (after whitespace) by ``<parameter=``,
+    ``</function>`` or ``</tool_call>``; any other ``</parameter>`` is part of the value
+    (files that hold the markup). A ``</tool_call>`` where ``</function>`` may come ends
+    the element and the block (:attr:`closed`: the model left ``</function>`` out). Only
+    the structure is checked here; names and values are read by
+    :meth:`XmlFunctions.decode`, which splits the body by the same rule.
     """
 
-    __slots__ = ("_matched", "_state", "_tag", "consumed", "error", "stop")
+    __slots__ = (
+        "_after_value",
+        "_matched",
+        "_state",
+        "_tag",
+        "closed",
+        "consumed",
+        "error",
+        "stop",
+    )
 
     def __init__(self) -> None:
         self._state = _FUNCTION_TAG
-        self._tag = _FUNCTION  # the literal being matched in _FUNCTION_TAG / _TAG / _VALUE
-        self._matched = 0  # how much of it has been matched
+        self._tag = _FUNCTION  # the literal being matched in _FUNCTION_TAG / _TAG
+        self._matched = 0  # how much of it (or of "</parameter>" in _VALUE) is matched
+        self._after_value = False  # (_TAG: a "</parameter>" came before: no error)
+        #: Whether the body ended with the block's close marker (no ``</function>``).
+        self.closed = False
         self.consumed = 0
         self.error: str | None = None
         self.stop = 0
@@ -134,7 +157,19 @@ class XmlBlockReader:
         self.stop = pos
 
     def scan(self, text: str, pos: int = 0) -> int | None:
-        """Consume ``text[pos:]``; the index just after ``</function>`` once read."""
+        """Consume ``text[pos:]``; the index just after ``</function>`` once read.
+
+        A fresh reader first tries the element whole (:func:`_walk`, within
+        :data:`_WHOLE_CHARS` characters: bounded work per block, so reading stays
+        linear); the steady case of a batch parse.
+        """
+        if not self.consumed and self._state == _FUNCTION_TAG and not self._matched:
+            walked = _walk(text, pos, min(len(text), pos + _WHOLE_CHARS))
+            if walked is not None:
+                self.consumed = walked[0] - pos
+                self.stop = walked[0]
+                self.closed = walked[3]
+                return walked[0]
         start = pos
         end = min(len(text), pos + _MAX_BODY_CHARS - self.consumed)
         result = self._scan(text, pos, end)
@@ -143,21 +178,53 @@ class XmlBlockReader:
         self.consumed += (result if result is not None else self.stop) - start
         return result
 
+    def _back_to_value(self, matched: str) -> None:
+        """A tag after ``</parameter>`` did not follow: the value goes on, ``matched``
+        (the tag's start, read so far) being part of it."""
+        self._state = _VALUE
+        self._matched = len(matched) if _PARAMETER_END.startswith(matched) else 0
+
     def _scan(self, text: str, pos: int, end: int) -> int | None:
         while pos < end:
             state = self._state
-            if state in (_FUNCTION_TAG, _TAG):
-                if state == _TAG and not self._matched:
-                    found = _NON_BLANK.search(text, pos, end)
-                    if found is None:
-                        break
-                    pos = found.start()
-                    if text[pos] != "<":
-                        self._fail("has text outside <parameter=…> in a <function=…>", pos)
-                        return None
-                    self._matched = 1
-                    pos += 1
+            if state == _VALUE:
+                if self._matched:
+                    # (a "</parameter>" cut by the chunk: its rest, character by character)
+                    if text[pos] == _PARAMETER_END[self._matched]:
+                        pos += 1
+                        self._matched += 1
+                        if self._matched == len(_PARAMETER_END):
+                            self._matched = 0
+                            self._state = _TAG
+                            self._after_value = True
+                    else:
+                        self._matched = 0
                     continue
+                close = text.find(_PARAMETER_END, pos, end)
+                if close < 0:
+                    less = text.rfind("<", max(pos, end - len(_PARAMETER_END) + 1), end)
+                    if less >= 0 and _PARAMETER_END.startswith(text[less:end]):
+                        self._matched = end - less
+                    pos = end
+                    break
+                pos = close + len(_PARAMETER_END)
+                self._state = _TAG
+                self._after_value = True
+            elif state == _TAG and not self._matched:
+                found = _NON_BLANK.search(text, pos, end)
+                if found is None:
+                    pos = end
+                    break
+                pos = found.start()
+                if text[pos] != "<":
+                    if self._after_value:
+                        self._back_to_value("")
+                        continue
+                    self._fail("has text outside <parameter=…> in a <function=…>", pos)
+                    return None
+                self._matched = 1
+                pos += 1
+            elif state in (_FUNCTION_TAG, _TAG):
                 if state == _TAG and self._matched == 1:
                     # "<p…" opens a parameter, "</…" closes the function.
                     self._tag = _PARAMETER if text[pos] == "p" else _FUNCTION_END
@@ -167,6 +234,16 @@ class XmlBlockReader:
                 if text[pos : pos + size] != expected:
                     # (stopped at the first character that differs, however the text is cut)
                     wrong = next(i for i in range(size) if text[pos + i] != expected[i])
+                    if tag == _FUNCTION_END and self._matched + wrong == 2:
+                        # "</t…": the block's close marker may end the element instead.
+                        self._tag = _CLOSE
+                        pos += wrong
+                        self._matched = 2
+                        continue
+                    if state == _TAG and self._after_value:
+                        self._back_to_value(tag[: self._matched + wrong])
+                        pos += wrong
+                        continue
                     self._fail(f"is not {tag!r} where that tag is expected", pos + wrong)
                     return None
                 pos += size
@@ -174,11 +251,12 @@ class XmlBlockReader:
                 if self._matched < len(tag):
                     break
                 self._matched = 0
-                if tag == _FUNCTION_END:
+                if tag in (_FUNCTION_END, _CLOSE):
+                    self.closed = tag == _CLOSE
                     self.stop = pos
                     return pos
                 self._state = _FUNCTION_NAME if tag == _FUNCTION else _PARAMETER_NAME
-            elif state in (_FUNCTION_NAME, _PARAMETER_NAME):
+            else:  # _FUNCTION_NAME, _PARAMETER_NAME
                 found = _NAME_BREAKING.search(text, pos, end)
                 if found is None:
                     pos = end
@@ -188,70 +266,139 @@ class XmlBlockReader:
                     self._fail("has a name that is not closed by '>' on its line", found.start())
                     return None
                 self._state = _TAG if state == _FUNCTION_NAME else _VALUE
-                self._tag = _PARAMETER_END
-            else:  # _VALUE: up to the first "</parameter>" (it holds no second "<")
-                if self._matched:
-                    size = min(len(_PARAMETER_END) - self._matched, end - pos)
-                    if (
-                        text[pos : pos + size]
-                        == _PARAMETER_END[self._matched : self._matched + size]
-                    ):
-                        pos += size
-                        self._matched += size
-                        if self._matched == len(_PARAMETER_END):
-                            self._matched = 0
-                            self._state = _TAG
-                        continue
-                    self._matched = 0
-                    continue
-                less = text.find("<", pos, end)
-                if less < 0:
-                    pos = end
-                    break
-                pos = less + 1
-                self._matched = 1
+                self._after_value = False
         self.stop = pos
         return None
 
 
-def _type_names(declared: Any) -> tuple[str, ...]:
-    if isinstance(declared, str):
-        return (declared,)
-    if isinstance(declared, (list, tuple)):
-        return tuple(item for item in declared if isinstance(item, str))
-    return ()
+# The JSON schema type names (and the aliases vLLM's qwen3_coder reader accepts) a
+# parameter may declare, by the kind of value read.
+_KIND_OF = {
+    **dict.fromkeys(("string", "str", "text", "varchar", "char", "enum"), "string"),
+    **dict.fromkeys(("integer", "int", "uint", "long", "short", "unsigned"), "integer"),
+    **dict.fromkeys(("number", "num", "float", "double"), "number"),
+    **dict.fromkeys(("boolean", "bool", "binary"), "boolean"),
+    **dict.fromkeys(("object", "dict"), "object"),
+    **dict.fromkeys(("array", "arr", "list"), "array"),
+    "null": "null",
+}
+_MAX_SCHEMA_DEPTH = 8
+#: The kinds of a ``string`` parameter (its text is its value).
+_TEXT = ("string",)
+#: A ``$ref`` (a definition elsewhere): JSON objects and arrays are read, else text.
+_REFERENCE = ("object", "array", "string")
 
 
-def _convert(text: str, declared: Any) -> tuple[Any, bool]:
-    """``text`` typed by a JSON schema ``type``: ``(value, whether it fits)``.
+def _kinds(schema: Any, depth: int = 0) -> tuple[str, ...]:
+    """The kinds of value a parameter schema admits, in the order it declares them:
+    its ``type`` (a name or a list), the branches of ``anyOf`` / ``oneOf``, ``null``
+    for ``nullable: true``. ``()``: anything (no type, an unknown one, ``{}``)."""
+    if (type(schema) is not dict and not isinstance(schema, Mapping)) or depth > _MAX_SCHEMA_DEPTH:
+        return ()
+    found: list[str] = []
+    declared = schema.get("type")
+    names = [declared] if isinstance(declared, str) else declared
+    if isinstance(names, (list, tuple)):
+        for name in names:
+            kind = _KIND_OF.get(name.strip().lower()) if isinstance(name, str) else None
+            if kind is None:
+                return ()
+            found.append(kind)
+    elif declared is not None:
+        return ()
+    for key in ("anyOf", "oneOf"):
+        branches = schema.get(key)
+        if isinstance(branches, (list, tuple)):
+            for branch in branches:
+                kinds = _kinds(branch, depth + 1)
+                if not kinds:
+                    return ()
+                found += kinds
+    if not found and isinstance(schema.get("$ref"), str):
+        found += _REFERENCE
+    if found and schema.get("nullable") is True:
+        found.append("null")
+    return tuple(dict.fromkeys(found))
 
-    No type, or a type that admits ``string``, keeps the text.
+
+def _number(text: str) -> tuple[Any, str | None]:
+    try:
+        value = json.loads(text)
+    except ValueError:
+        return text, "has too many digits to be read as a number; kept as text"
+    if isinstance(value, float) and math.isinf(value):
+        return text, "is out of the range of a JSON number; kept as text"
+    return value, None
+
+
+def _convert(text: str, kinds: tuple[str, ...]) -> tuple[Any, str | None]:
+    """``text`` read as the first of ``kinds`` it fits: ``(value, None)``, or
+    ``(text, why it is kept as text)``.
+
+    A nullable parameter reads ``null`` (any case) and ``None`` (Python's ``str()``,
+    as the template writes it) as null; ``string`` keeps any text.
     """
-    names = _type_names(declared)
-    if not names or "string" in names:
-        return text, True
-    for name in names:
-        if name == "integer" and _INTEGER.fullmatch(text):
-            return int(text), True
-        if name == "number" and _NUMBER.fullmatch(text):
-            return json.loads(text), True
-        if name == "boolean" and text.lower() in ("true", "false"):
-            return text.lower() == "true", True
-        if name == "null" and text in ("null", "None"):
-            return None, True
-        if name in ("object", "array"):
+    if "null" in kinds and (text == "None" or text.lower() == "null"):
+        return None, None
+    problem: str | None = None
+    for kind in kinds:
+        if kind == "string":
+            return text, None
+        if kind == "integer" and _INTEGER.fullmatch(text):
             try:
-                value = json.loads(text)
+                return int(text), None
+            except ValueError:
+                problem = "has too many digits to be read as a number; kept as text"
+        elif kind == "number" and _NUMBER.fullmatch(text):
+            value, problem = _number(text)
+            if problem is None:
+                return value, None
+        elif kind == "boolean" and text.lower() in ("true", "false"):
+            return text.lower() == "true", None
+        elif kind in ("object", "array") and text[:1] in "{[":
+            try:
+                value, odd = decode_json(text)
             except (ValueError, RecursionError):
                 continue
-            if isinstance(value, dict if name == "object" else list):
-                return value, True
-    return text, False
+            if isinstance(value, dict if kind == "object" else list):
+                return value, ("is read, but its " + NUMBERS_KEPT) if odd else None
+    if problem is None:
+        problem = "is not of type " + " or ".join(map(quote, kinds)) + "; kept as text"
+    return text, problem
 
 
-def _schemas(tools: Sequence[Any] | None) -> dict[str, Mapping[str, Any]]:
-    """``{function name: its parameters' properties}`` of a request's tools."""
-    found: dict[str, Mapping[str, Any]] = {}
+class ToolSchemas(list):  # type: ignore[type-arg]
+    """A request's tools (the list itself) with their parameters read once per output
+    (:meth:`XmlFunctions.prepare_tools`): the kinds of a function's parameters are read
+    when a call of it is first decoded."""
+
+    __slots__ = ("_kinds", "_properties")
+
+    def __init__(self, tools: Sequence[Any]) -> None:
+        super().__init__(tools)
+        self._properties = _properties(tools)
+        self._kinds: dict[str, dict[str, tuple[str, ...]]] = {}
+
+    @property
+    def offered(self) -> bool:
+        """Whether the request offers any function."""
+        return bool(self._properties)
+
+    def kinds(self, name: str) -> dict[str, tuple[str, ...]] | None:
+        """``{parameter: the kinds it admits}`` of the function ``name`` (``None``: the
+        request does not offer it)."""
+        found = self._kinds.get(name)
+        if found is None:
+            properties = self._properties.get(name)
+            if properties is None:
+                return None
+            found = self._kinds[name] = {str(key): _kinds(value) for key, value in properties}
+        return found
+
+
+def _properties(tools: Sequence[Any] | None) -> dict[str, list[tuple[Any, Any]]]:
+    """``{function name: its parameters' (name, schema) pairs}`` of a request's tools."""
+    found: dict[str, list[tuple[Any, Any]]] = {}
     for tool in tools or ():
         if not isinstance(tool, Mapping):
             continue
@@ -262,7 +409,7 @@ def _schemas(tools: Sequence[Any] | None) -> dict[str, Mapping[str, Any]]:
         parameters = tool.get("parameters")
         properties = parameters.get("properties") if isinstance(parameters, Mapping) else None
         if isinstance(name, str):
-            found[name] = properties if isinstance(properties, Mapping) else {}
+            found[name] = list(properties.items()) if isinstance(properties, Mapping) else []
     return found
 
 
@@ -273,24 +420,131 @@ def _one_newline_off(text: str) -> str:
     return text[:-1] if text.endswith("\n") else text
 
 
-def _read_function(body: str) -> tuple[str, list[tuple[str, str]]] | str:
-    """The name and raw ``(key, value)`` pairs of the element the reader delimited."""
-    start = body.index(_FUNCTION) + len(_FUNCTION)
-    head_end = body.index(">", start)
-    name = body[start:head_end].strip()
+#: What a ``</parameter>`` that ends a value is followed by (after whitespace).
+_FOLLOWERS = (_PARAMETER, _FUNCTION_END, _CLOSE)
+
+
+def _tag_end(text: str, pos: int, limit: int) -> int | None:
+    """The index after the ``>`` that closes the name at ``pos`` on its line, if any."""
+    found = _NAME_BREAKING.search(text, pos, limit)
+    return found.end() if found is not None and found.group() == ">" else None
+
+
+def _walk(text: str, pos: int, limit: int) -> tuple[int, str, list[tuple[str, str]], bool] | None:
+    """The element at ``text[pos:]`` read whole by ``str.find`` (no state kept): the
+    index just after its ``</function>`` (or the ``</tool_call>`` that stands for it),
+    its name, its raw ``(key, value)`` pairs and whether ``</tool_call>`` ended it;
+    ``None`` when it is not complete and well formed within ``text[:limit]``.
+
+    Where it returns an element, :class:`XmlBlockReader` ends at the same index with no
+    error (the same rule, read from the whole text: a value ends at the first
+    ``</parameter>`` that ``<parameter=`` or ``</function>`` follows after whitespace).
+    """
+    if not text.startswith(_FUNCTION, pos, limit):
+        return None
+    at = _tag_end(text, pos + len(_FUNCTION), limit)
+    if at is None:
+        return None
+    name = text[pos + len(_FUNCTION) : at - 1]
+    pairs: list[tuple[str, str]] = []
+    while True:
+        found = _NON_BLANK.search(text, at, limit)
+        if found is None:
+            return None
+        at = found.start()
+        if text.startswith(_FUNCTION_END, at, limit):
+            return at + len(_FUNCTION_END), name, pairs, False
+        if text.startswith(_CLOSE, at, limit):
+            return at + len(_CLOSE), name, pairs, True
+        if not text.startswith(_PARAMETER, at, limit):
+            return None
+        value_start = search = _tag_end(text, at + len(_PARAMETER), limit)
+        if value_start is None:
+            return None
+        key = text[at + len(_PARAMETER) : value_start - 1]
+        while True:
+            close = text.find(_PARAMETER_END, search, limit)
+            if close < 0:
+                return None
+            found = _NON_BLANK.search(text, close + len(_PARAMETER_END), limit)
+            if found is None:
+                return None
+            if text.startswith(_FOLLOWERS, found.start()):
+                break
+            search = close + 1
+        pairs.append((key, text[value_start:close]))
+        at = close + len(_PARAMETER_END)
+
+
+def _read_function(body: str) -> tuple[str, list[tuple[str, str]], bool] | str:
+    """The name, raw ``(key, value)`` pairs and whether ``</function>`` was left out, of
+    the element the reader delimited."""
+    walked = _walk(body, body.index(_FUNCTION), len(body))
+    assert walked is not None  # (the reader accepted it: the same rule)
+    _end, name, pairs, closed = walked
+    name = name.strip()
     if not name:
         return "its function name is empty"
-    pairs: list[tuple[str, str]] = []
-    pos = head_end + 1
-    while True:
-        pos = body.index("<", pos)
-        if body.startswith(_FUNCTION_END, pos):
-            return name, pairs
-        key_start = pos + len(_PARAMETER)
-        key_end = body.index(">", key_start)
-        value_end = body.index(_PARAMETER_END, key_end)
-        pairs.append((body[key_start:key_end].strip(), body[key_end + 1 : value_end]))
-        pos = value_end + len(_PARAMETER_END)
+    return name, [(key.strip(), value) for key, value in pairs], closed
+
+
+def _split_values(
+    pairs: list[tuple[str, str]],
+    kinds_of: Mapping[str, Any] | None,
+    label: str,
+    notes: list[str],
+) -> list[tuple[str, str]] | str:
+    """``pairs`` with each value that holds ``<parameter=`` split (see
+    :func:`_split_unclosed`), each split noted; or why the block is not a call."""
+    found: list[tuple[str, str]] = []
+    told: list[str] = []
+    for key, raw in pairs:
+        if _PARAMETER not in raw:
+            found.append((key, raw))
+            continue
+        split = _split_unclosed(key, raw, kinds_of)
+        if isinstance(split, str):
+            return split
+        found += split
+        for (before, _), (after, _) in itertools.pairwise(split):
+            told.append(
+                f"{label}: <parameter={before}> has no </parameter>; it ends where "
+                f"<parameter={after}> starts"
+            )
+    notes += told
+    return found
+
+
+# Tool-call markup that a value holding "<parameter=" makes ambiguous.
+_MARKUP = ("<tool_call>", "</tool_call>", _FUNCTION, _FUNCTION_END, _PARAMETER_END)
+_INNER_PARAMETER = re.compile(r"\n<parameter=([^<>\n]*)>")
+
+
+def _split_unclosed(
+    key: str, raw: str, known: Mapping[str, Any] | None
+) -> list[tuple[str, str]] | str:
+    """A value holding ``<parameter=``: the parameters it holds when each is a missing
+    ``</parameter>`` (the tag starts a line and names another parameter of the
+    function's schema, and the value holds no other tool-call markup), else why the
+    block is not read as a call."""
+    refused = (
+        f"the value of {quote(key)} holds <parameter=…> before its </parameter>: a "
+        "</parameter> left out, or tool-call markup inside a value"
+    )
+    if known is None or any(tag in raw for tag in _MARKUP):
+        return refused
+    pieces: list[tuple[str, str]] = []
+    last_key, last_start = key, 0
+    for found in _INNER_PARAMETER.finditer(raw):
+        inner = found.group(1).strip()
+        if inner not in known or inner == last_key:
+            return refused
+        pieces.append((last_key, raw[last_start : found.start() + 1]))
+        last_key, last_start = inner, found.end()
+    if raw.count(_PARAMETER) != len(pieces):
+        return refused
+    pieces.append((last_key, raw[last_start:]))
+    return pieces
 
 
 @attrs.frozen
@@ -304,8 +558,18 @@ class XmlFunctions:
     def body_start(self, char: str) -> str | None:
         return None if char == "<" else "is not followed by a <function=…> element"
 
+    #: How the parser words a reader's error (the reader's own words: they name tags).
+    reader_error: ClassVar[str] = "{}"
+    #: What the close marker follows, in the parser's notes.
+    body_name: ClassVar[str] = "its </function>"
+
     def reader(self) -> XmlBlockReader:
         return XmlBlockReader()
+
+    def prepare_tools(self, tools: Sequence[Mapping[str, Any]] | None) -> ToolSchemas | None:
+        """The request's tools as :meth:`decode` reads them, their parameters' kinds
+        read once (the parser calls this once per output)."""
+        return None if tools is None else ToolSchemas(tools)
 
     def decode(
         self,
@@ -328,31 +592,36 @@ class XmlFunctions:
         found = _read_function(body)
         if isinstance(found, str):
             return found
-        name, pairs = found
+        name, pairs, closed = found
         label = f"tool call {first_index} ({quote(name)})"
-        schemas = _schemas(tools)
-        properties = schemas.get(name)
-        if properties is None and schemas:
+        schemas = tools if isinstance(tools, ToolSchemas) else ToolSchemas(tools or ())
+        kinds_of = schemas.kinds(name)
+        if body.count(_PARAMETER) != len(pairs):  # (a value holds "<parameter=")
+            split = _split_values(pairs, kinds_of, label, notes)
+            if isinstance(split, str):
+                return split
+            pairs = split
+        if closed:
+            notes.append(f"{label}: </tool_call> came where </function> was due")
+        if kinds_of is None and schemas.offered:
             notes.append(f"{label}: not one of the request's tools; its values are kept as text")
         arguments: dict[str, Any] = {}
         for key, raw in pairs:
             value = _one_newline_off(raw)
-            schema = properties.get(key) if properties is not None else None
-            if isinstance(schema, Mapping):
-                declared = schema.get("type")
-                value, fits = _convert(value, declared)
-                if not fits:
-                    notes.append(
-                        f"{label}: the value of {quote(key)} is not of type {quote(declared)}; "
-                        "kept as text"
-                    )
+            kinds = kinds_of.get(key) if kinds_of is not None else None
+            if kinds and kinds != _TEXT:
+                value, problem = _convert(value, kinds)
+                if problem is not None:
+                    notes.append(f"{label}: the value of {quote(key)} {problem}")
             if key in arguments:
                 notes.append(
                     f"{label}: the parameter {quote(key)} is given twice; the last is kept"
                 )
             arguments[key] = value
-        # (Lone surrogates: the shared rule of granite_formatters.toolcalljson.)
-        name, arguments = repaired_call([name, arguments], notes)
+        # (Lone surrogates: the shared rule of granite_formatters.toolcalljson. Text
+        # can hold one only when it is not ASCII or a JSON value has a \u escape.)
+        if not body.isascii() or "\\u" in body:
+            name, arguments = repaired_call([name, arguments], notes)
         return [ToolCall(id=new_id(), name=name, arguments=arguments)]
 
     def write(self, text: str, calls: Iterable[HistoryCall], writer: HistoryWriter) -> str:
