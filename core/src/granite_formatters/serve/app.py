@@ -100,7 +100,7 @@ def _answer_tokens(formatter: Formatter) -> tuple[str, ...]:
 
 
 #: The code of the warning given when the backend removed the answer's special tokens.
-SPECIAL_TOKENS_DROPPED = "special_tokens_dropped"
+_SPECIAL_TOKENS_DROPPED = "special_tokens_dropped"
 
 
 class _Server:
@@ -189,11 +189,11 @@ class _Server:
             "the backend removed the special tokens of the answer, so its citations "
             f"cannot be located and none are returned: {self.backend.special_tokens_advice}"
         )
-        log.warning = SPECIAL_TOKENS_DROPPED
+        log.warning = _SPECIAL_TOKENS_DROPPED
         if not self._warned:
             self._warned = True
-            LOGGER.warning("%s (warning %s)", text, SPECIAL_TOKENS_DROPPED)
-        return [{"code": SPECIAL_TOKENS_DROPPED, "message": text}]
+            LOGGER.warning("%s (warning %s)", text, _SPECIAL_TOKENS_DROPPED)
+        return [{"code": _SPECIAL_TOKENS_DROPPED, "message": text}]
 
     def _backend_failure(self, exc: BackendError, log: RequestLog) -> str:
         """Record ``exc`` in the access log; the text the client is told."""
