@@ -18,7 +18,7 @@ import pytest
 from openai import omit
 
 from .conftest import Process, documented_command, post_json
-from .tinymodel import END3, END42, answer, bias, build_vocab
+from .tinymodel import END3, answer, bias, build_vocab
 from support.releases import RELEASES
 
 if TYPE_CHECKING:
@@ -146,12 +146,12 @@ STREAM = pytest.mark.parametrize("stream", [False, True], ids=["whole", "stream"
 
 @pytest.mark.parametrize("name", ["tool3", "split3", "cite33", "answer3", "utf8", "count", "tool4"])
 def test_llama_server_writes_each_scripted_answer(llama_server: Process, name: str) -> None:
-    """With ``--special``, llama.cpp prints the control tokens and stops at the end token
-    without printing it."""
+    """With ``--special``, llama.cpp prints the control tokens, the end token included,
+    and stops there."""
     prompt = "<|start_of_role|>user<|end_of_role|>Hi<|end_of_text|>\n<|start_of_role|>assistant<|end_of_role|>"
     body: dict[str, Any] = {"prompt": prompt, "logit_bias": [[build_vocab().start(name), 100]]}
     out = post_json(llama_server.url + "/completion", body)
-    assert out["content"] == answer(name).text.removesuffix(END3)
+    assert out["content"] == answer(name).text
     assert out["stop_type"] == "eos"
 
 
@@ -159,7 +159,7 @@ def test_llama_server_writes_the_42_answer_after_an_opened_think(llama_server: P
     prompt = "<|im_start|>user\nHi<|im_end|>\n<|im_start|>assistant\n<think>\n"
     body = {"prompt": prompt, "logit_bias": [[build_vocab().start("think42"), 100]]}
     out = post_json(llama_server.url + "/completion", body)
-    assert out["content"] == answer("think42").text.removesuffix(END42)
+    assert out["content"] == answer("think42").text
 
 
 def test_llama_server_without_special_drops_control_tokens(plain_llama_server: Process) -> None:
@@ -289,7 +289,22 @@ def test_two_turn_agent_loop(client: openai.OpenAI, stream: bool) -> None:
     assert second.finish_reason == "stop"
 
 
-# Items other engineers fix (issue 39 items 2 and 3).
+# Items other engineers fix (issue 39 items 2, 3 and 4).
+
+
+@STREAM
+def test_granite42_reasoning_effort_none_turns_thinking_off(
+    client: openai.OpenAI, stream: bool
+) -> None:
+    """docs/granite42.md tells serve users to send ``reasoning_effort="none"``."""
+    thinking = ask(client, "4.2", USER, "plain42", stream=stream)
+    assert thinking.reasoning == "Lima is in Peru!"
+    assert not thinking.content
+    off = ask(
+        client, "4.2", USER, "plain42", stream=stream, extra_body={"reasoning_effort": "none"}
+    )
+    assert off.content == "Lima is in Peru!"
+    assert off.reasoning is None
 
 
 @STREAM

@@ -8,8 +8,9 @@ follows the chain from whatever token starts it, and each chain writes one scrip
 answer and ends with the release's end token (an end-of-generation token in llama.cpp).
 
 A chain starts at the token a request favours with ``logit_bias`` (``+100``, OpenAI's
-largest): the prompt's last token (``<|end_of_role|>`` for Granite 3.x/4.0/4.1, a newline
-for 4.2, whose prompt ends inside ``<think>``) gives its successor only a small logit,
+largest): the prompt's last token (``<|end_of_role|>`` for Granite 3.x/4.0/4.1; for 4.2 a
+newline after an opened ``<think>``, or ``</think>`` with thinking off) gives its
+successor only a small logit,
 and within a chain the successor's logit dwarfs the bias, so the bias only picks the
 start. A bigram model cannot write one token twice with two different successors, so
 every piece below is used once across all answers (:func:`build_vocab` checks it).
@@ -102,11 +103,14 @@ ANSWERS = (
     # Granite 4.0/4.1: a JSON call block; <tool_call> (an added token) written as ordinary pieces.
     Answer("tool4", ("<tool_", "call>\n", '{"name": "', "get_stock", '", "arguments": {"symbol": "', "IBM", '"}}\n', "</tool_", "call>", END3)),
     # Granite 4.2: reasoning (the prompt opened <think>), then an XML call with the added tokens.
-    Answer("think42", ("Need", " the weather", " first.", "</think>", "\n\n", "<tool_call>", "\n<function=get_weather>", "\n<parameter=city>\nLima", "\n</parameter>", "\n</function>\n", "</tool_call>", END42)),
+    # </think> (which ends a prompt with thinking off) as two ordinary pieces.
+    Answer("think42", ("Need", " the weather", " first.", "</thi", "nk>\n\n", "<tool_call>", "\n<function=get_weather>", "\n<parameter=city>\nLima", "\n</parameter>", "\n</function>\n", "</tool_call>", END42)),
+    # Granite 4.2 prose: reasoning when thinking is on, content when it is off.
+    Answer("plain42", ("Lima is", " in Peru", "!", END42)),
 )  # fmt: skip
 
 #: The prompt's last token per family: its successor gets only :data:`START_LOGIT`.
-START_TOKENS = ("<|end_of_role|>", "\n")
+START_TOKENS = ("<|end_of_role|>", "\n", "</think>")
 START_LOGIT = 8.0  # what a prompt's last token gives the end token: below any logit_bias
 CHAIN_LOGIT = 400.0
 CONTEXT = 16384  # tokens: prompts are mostly one token per byte here (no merges)  # what a chain token gives its successor: far above logit_bias + 100
