@@ -56,11 +56,14 @@ class Reply:
     wire: str  # every object the client received, as JSON
 
 
+def openai_client(server: Process) -> openai.OpenAI:
+    """The ``openai`` client pointed at a serve process (bounded time, no retries)."""
+    return openai.OpenAI(base_url=server.url + "/v1", api_key="unused", timeout=60, max_retries=0)
+
+
 @pytest.fixture(scope="module")
 def client(serve: Process) -> Iterator[openai.OpenAI]:
-    with openai.OpenAI(
-        base_url=serve.url + "/v1", api_key="unused", timeout=60, max_retries=0
-    ) as c:
+    with openai_client(serve) as c:
         yield c
 
 
@@ -345,9 +348,7 @@ def test_logprobs_are_given_or_refused(client: openai.OpenAI, stream: bool) -> N
 
 @pytest.fixture(scope="module")
 def plain_client(plain_serve: Process) -> Iterator[openai.OpenAI]:
-    with openai.OpenAI(
-        base_url=plain_serve.url + "/v1", api_key="unused", timeout=60, max_retries=0
-    ) as c:
+    with openai_client(plain_serve) as c:
         yield c
 
 
