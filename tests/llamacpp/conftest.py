@@ -187,6 +187,12 @@ def start_serve(backend: Process, kind: str, log: Path) -> Process:
 KINDS = ("openai", "llamacpp")
 
 
+def assert_no_traceback(server: Process) -> None:
+    """serve never logs a traceback for anything a client or the backend sent."""
+    log = server.log.read_text(errors="replace")
+    assert "Traceback" not in log, log[-4000:]
+
+
 @pytest.fixture(scope="session", params=KINDS)
 def serve(
     request: pytest.FixtureRequest, llama_server: Process, tmp_path_factory: pytest.TempPathFactory
@@ -196,6 +202,7 @@ def serve(
     server = start_serve(llama_server, kind, tmp_path_factory.mktemp("logs") / f"serve-{kind}.log")
     yield server
     server.stop()
+    assert_no_traceback(server)
 
 
 @pytest.fixture(scope="session", params=KINDS)
@@ -210,6 +217,7 @@ def plain_serve(
     server = start_serve(plain_llama_server, kind, log)
     yield server
     server.stop()
+    assert_no_traceback(server)
 
 
 def post_json(url: str, body: Mapping[str, Any], timeout: float = 60) -> dict[str, Any]:
