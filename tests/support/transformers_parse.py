@@ -51,12 +51,15 @@ def theirs(template: dict[str, Any], case: OutputCase) -> Reading | str:
     return _reading(parsed)
 
 
-def theirs_streamed(template: dict[str, Any], case: OutputCase) -> Any:
-    """transformers' streaming parser fed one character at a time: its message."""
+def theirs_streamed(
+    template: dict[str, Any], case: OutputCase, chunks: list[str] | None = None
+) -> Any:
+    """transformers' streaming parser fed ``chunks`` (default: one character at a time):
+    its message."""
     try:
         parser = ResponseParser(template, prefix=case.prefix, tools=_tools(case))
-        for char in case.output:
-            parser.feed(char)
+        for chunk in case.output if chunks is None else chunks:
+            parser.feed(chunk)
         message, _ = parser.finalize()
     except (ValueError, KeyError) as exc:
         return f"error: {type(exc).__name__}"

@@ -16,6 +16,8 @@ import os
 from typing import Any
 
 import pytest
+from hypothesis import assume, given, settings
+from hypothesis import strategies as st
 
 
 def _transformers_installed() -> bool:
@@ -156,3 +158,33 @@ def test_vllm_spelling_names_the_reasoning_field_thinking() -> None:
     case = OutputCase("x", "<|im_start|>assistant\n<think>\n", "Hm.\n</think>\nHi.", {})
     parsed = theirs_raw(response_template(release.model, spelling="vllm"), case)
     assert parsed == {"role": "assistant", "thinking": "Hm.", "content": "Hi."}
+
+
+_PLAIN = st.text(
+    st.characters(codec="utf-8", exclude_characters="<>|[{", exclude_categories=("Cs", "Cc")),
+    max_size=40,
+)
+
+
+@settings(max_examples=40)
+@given(text=_PLAIN)
+@pytest.mark.parametrize("release", _INSTALLED, ids=[r.version for r in _INSTALLED])
+def test_plain_answers_agree(release: Release, text: str) -> None:
+    assume("Here" not in text and text.strip())
+    (case,) = [c for c in _cases(release) if c.name == "hostile:plain_no_tools"]
+    case = OutputCase("plain", case.prefix, text, case.request)
+    if release.reasoning_syntax == "opened-think":
+        case = OutputCase("plain", case.prefix, "</think>\n" + text, case.request)
+    assert theirs(response_template(release.model), case) == ours(release.model, case)
+
+
+@settings(max_examples=25)
+@given(data=st.data())
+@pytest.mark.parametrize("release", _INSTALLED, ids=[r.version for r in _INSTALLED])
+def test_streaming_in_any_chunks_equals_one_shot(release: Release, data: st.DataObject) -> None:
+    cases = _cases(release)
+    case = data.draw(st.sampled_from(cases), label="case")
+    cuts = sorted(data.draw(st.sets(st.integers(0, len(case.output))), label="cuts"))
+    chunks = [case.output[a:b] for a, b in zip([0, *cuts], [*cuts, len(case.output)], strict=True)]
+    template = response_template(release.model)
+    assert theirs_streamed(template, case, chunks) == theirs_raw(template, case)
