@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import importlib.util
 import os
+import re
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -188,3 +190,15 @@ def test_streaming_in_any_chunks_equals_one_shot(release: Release, data: st.Data
     chunks = [case.output[a:b] for a, b in zip([0, *cuts], [*cuts, len(case.output)], strict=True)]
     template = response_template(release.model)
     assert theirs_streamed(template, case, chunks) == theirs_raw(template, case)
+
+
+@pytest.mark.parametrize("release", _INSTALLED, ids=[r.version for r in _INSTALLED])
+def test_the_docs_table_gives_the_measured_counts(release: Release) -> None:
+    doc = (Path(__file__).resolve().parents[2] / "docs" / "runtimes.md").read_text("utf-8")
+    cases = _cases(release)
+    listed = len(EXPECTED[release.version])
+    row = re.search(
+        rf"^\| {re.escape(release.version)} \| (\d+) \(.*?\) \| (\d+) \| (\d+) \|$", doc, re.M
+    )
+    assert row is not None, f"docs/runtimes.md has no row for {release.version}"
+    assert [int(n) for n in row.groups()] == [len(cases), len(cases) - listed, listed]
