@@ -181,7 +181,7 @@ def _golden_cases(release: Release, header: str, end: str) -> list[OutputCase]:
         if tail is None or end in tail:
             continue
         for turn, body in enumerate(_assistant_bodies(case.prompt, header, end)):
-            if body.startswith(tail) and not body[len(tail) :].startswith((" {", "{")):
+            if body.startswith(tail):
                 out.append(
                     OutputCase(
                         f"golden:{case.name}:{turn}", case.prompt, body[len(tail) :], case.request
