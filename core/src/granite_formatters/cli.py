@@ -406,6 +406,7 @@ EXAMPLES: dict[str, str] = {
     "resolve": "granite-format resolve ollama/granite3.2:8b",
     "plugins": "granite-format plugins",
     "serve": "granite-format serve --backend http://127.0.0.1:8001/v1",
+    "export": "granite-format export response-template granite-4.2-8b --into ./granite-4.2-8b",
 }
 
 
@@ -503,7 +504,55 @@ def build_parser() -> argparse.ArgumentParser:
     serve = command("serve", "an OpenAI-compatible chat endpoint in front of a completions server")
     add_serve_arguments(serve)  # the server itself is the optional 'serve' extra
     serve.set_defaults(handler=_cmd_serve)
+    export = command(
+        "export",
+        "write a model's output format for another runtime",
+        "granite-format export response-template granite-4.1-8b --for vllm",
+    )
+    kinds = export.add_subparsers(dest="kind", metavar="KIND")
+    kinds.required = True
+    template = kinds.add_parser(
+        "response-template",
+        help="the output format as a transformers/vLLM response template (JSON)",
+        description=(
+            "Print a model's output format as the response_template of a tokenizer_config.json "
+            "(transformers' parse_response and `transformers serve`; vLLM's hf parsers), or "
+            "write it into a model folder's tokenizer_config.json. See docs/runtimes.md."
+        ),
+        epilog=_epilog(
+            "granite-format export response-template granite-4.2-8b --into ./granite-4.2-8b",
+            "granite-format export response-template granite-3.3-8b-instruct --for vllm",
+        ),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    template.add_argument("model", help="model name")
+    template.add_argument(
+        "--for",
+        dest="runtime",
+        choices=["transformers", "vllm"],
+        default="transformers",
+        help="the runtime's spelling (default: transformers)",
+    )
+    template.add_argument(
+        "--into",
+        metavar="DIR",
+        help="write it into DIR/tokenizer_config.json, keeping the file's other keys",
+    )
+    template.set_defaults(handler=_cmd_export_response_template)
+
     return parser
+
+
+def _cmd_export_response_template(args: argparse.Namespace, out: TextIO, stdin: TextIO) -> int:
+    from .export import response_template, write_response_template
+
+    template = response_template(args.model, spelling=args.runtime)
+    if args.into is None:
+        _dump(template, out)
+        return 0
+    path = write_response_template(template, args.into)
+    out.write(f"wrote the response_template of {args.model} ({args.runtime}) into {path}\n")
+    return 0
 
 
 def _cmd_serve(args: argparse.Namespace, out: TextIO, stdin: TextIO) -> int:
