@@ -49,7 +49,6 @@ TRUNCATED = "a truncated call: the template closes the region at the end of the 
 TRUNCATED_RAISES = "a truncated call: transformers' json parser raises on the cut JSON"
 NOT_JSON = "a body that is not JSON: transformers raises where we keep the text as content"
 CAST = "a JSON string for an integer parameter: transformers casts it by the tool schema"
-NULL_TEXT = '\'null\' for a ["string", "null"] parameter: transformers reads None'
 MARKUP = "literal markup in a value: the template cuts the value at the close delimiter"
 DROPPED = "<|end_of_text|> inside a value: we drop the token wherever it stands"
 BARE_LIST = "a JSON list with no <|tool_call|> marker: only we read it (tools offered)"
@@ -98,7 +97,6 @@ EXPECTED: dict[str, dict[str, str]] = {
         "hostile:truncated_call": TRUNCATED,
         "hostile:truncated_after_value": TRUNCATED,
         "hostile:markup_in_value": MARKUP,
-        "hostile:nullable_null": NULL_TEXT,
     },
 }
 
