@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any
 
 import attrs
 
+from ..errors import InvalidRequestError
 from ..processors import OutputProcessor
 from ..streaming import (
     ChunkText,
@@ -36,7 +37,7 @@ from ..streaming import (
 )
 from ..toolcalljson import text_safe
 from ..types import AssistantMessage, ToolCall, ToolCallIds, coerce_request
-from .request import output_options
+from .prompt_facts import PromptFacts, prompt_facts
 
 if TYPE_CHECKING:
     from ..granite3._citation_reader import CitationReader
@@ -196,24 +197,6 @@ def _hold_tables(
     return tuple(sets), (re.compile(f"[{firsts}]"), every_set, max(map(len, every_set)))
 
 
-def _given_options(request: object) -> Mapping[str, Any]:
-    """The template options ``request`` sets (no defaults filled in)."""
-    if request is None:
-        return {}
-    if isinstance(request, Mapping):
-        kwargs = request.get("chat_template_kwargs")
-        return kwargs if isinstance(kwargs, Mapping) else {}
-    kwargs = getattr(request, "chat_template_kwargs", None)
-    if kwargs is None:
-        return {}
-    if isinstance(kwargs, Mapping):
-        return kwargs
-    given = dict(getattr(kwargs, "model_extra", None) or {})
-    for name in getattr(kwargs, "model_fields_set", ()):
-        given[name] = getattr(kwargs, name, None)
-    return given
-
-
 def _partial_prefix(text: str, tag: str) -> int:
     """Length of the longest suffix of ``text`` that is a proper prefix of ``tag``."""
     start = max(0, len(text) - len(tag) + 1)
@@ -224,17 +207,6 @@ def _partial_prefix(text: str, tag: str) -> int:
         if tag.startswith(text[found:]):
             return len(text) - found
         start = found + 1
-
-
-def _request_tools(request: object) -> list[Mapping[str, Any]] | None:
-    """The request's tools, when it was given and has a list of them."""
-    if request is None:
-        return None
-    if isinstance(request, Mapping):
-        tools = request.get("tools")
-    else:
-        tools = getattr(request, "tools", None)
-    return tools if isinstance(tools, list) else None
 
 
 class ReleaseStreamParser(StreamParser):
@@ -302,7 +274,6 @@ class ReleaseStreamParser(StreamParser):
         "_reasoning",
         "_reasoning_syntax",
         "_removed",
-        "_request",
         "_response_tags",
         "_role_sent",
         "_scanner",
@@ -318,7 +289,6 @@ class ReleaseStreamParser(StreamParser):
         "_text_of",
         "_think",
         "_tools",
-        "_tools_read",
     )
 
     def __init__(
@@ -329,6 +299,8 @@ class ReleaseStreamParser(StreamParser):
         and return no deltas."""
         self._deltas = deltas
         self._message_type: type[AssistantMessage] = AssistantMessage
+        # What the request's prompt says: read once, as the renderer reads the request.
+        facts = prompt_facts(release, request)
         cite = release.citations
         if cite is not None:
             # (The citation stages read the request's documents and controls: it is
@@ -337,10 +309,12 @@ class ReleaseStreamParser(StreamParser):
 
             self._message_type = Granite3AssistantMessage
             if request is not None:
-                request = coerce_request(request, Granite3ChatCompletion)
+                try:
+                    request = coerce_request(request, Granite3ChatCompletion)
+                except InvalidRequestError:
+                    request = None  # (a parser never raises: read without the request)
         syntax = release.tool_calls
         self._syntax = syntax
-        self._request = request
         # The markers (a release without tool calls has an open marker that never matches).
         self._open = syntax.open if syntax is not None else "\x00" * 2
         self._close_tag = syntax.close if syntax is not None else ""
@@ -377,9 +351,8 @@ class ReleaseStreamParser(StreamParser):
         self._message: AssistantMessage | None = None
         self._role_sent = False
         self._ids: ToolCallIds | None = None  # (made for the first call that needs an id)
-        # The request's tools, read when a block first needs them.
-        self._tools: list[Mapping[str, Any]] | None = None
-        self._tools_read = False
+        # The tools the prompt lists (their schemas type the values).
+        self._tools: list[Mapping[str, Any]] | None = facts.tools
         self._text_of: ChunkText | None = None  # (made when bytes arrive: decoded as UTF-8)
         self._surrogates = False  # (lone surrogates were replaced: noted first)
         # The citation stages (see CitationReader): the content goes through them.
@@ -391,10 +364,8 @@ class ReleaseStreamParser(StreamParser):
         # the request offered tools (the lanes stay closed until that is decided).
         self._bare = _NO_BARE
         bare_body: str = getattr(syntax, "bare_body", "") if syntax is not None else ""
-        if bare_body:
-            self._tools, self._tools_read = _request_tools(request), True
-            if self._tools:
-                self._bare = _BARE_NEXT
+        if bare_body and self._tools:
+            self._bare = _BARE_NEXT
         #: Whether feed's fast lanes are open (after the reasoning phase, until the
         #: stream is closed).
         self._lanes = self._bare == _NO_BARE and self._cite is None
@@ -422,11 +393,11 @@ class ReleaseStreamParser(StreamParser):
         anywhere = reasoning is not None and getattr(reasoning, "anywhere", False)
         self._drops: tuple[str, ...] = release.dropped_tokens
         if anywhere or self._drops:
-            self._marked_setup(release, request, anywhere)
-        elif reasoning is not None:
-            options = output_options(release, request)
-            self._think = _INSIDE if reasoning.starts_inside(options) else _LEAD
-            self._removed = reasoning.removed_when_off(options)
+            self._marked_setup(release, facts, anywhere)
+        elif reasoning is not None and not facts.continued:
+            # (the answer to a continued message continues its content: no reasoning)
+            self._think = _INSIDE if facts.opens_reasoning(release) else _LEAD
+            self._removed = reasoning.removed_when_off(facts.options)
             self._lanes = False
         # The cited lane (see _settle): the characters that need the scans of the
         # marked stage (in each of its states) or of the content parser.
@@ -446,13 +417,13 @@ class ReleaseStreamParser(StreamParser):
             self._h_sets, self._h_tails = _hold_tables(marked, every, self._cite.holds())
         self._settle()
 
-    def _marked_setup(self, release: Release, request: object, anywhere: bool) -> None:
+    def _marked_setup(self, release: Release, facts: PromptFacts, anywhere: bool) -> None:
         reasoning = release.reasoning
         starts: tuple[str, ...] = ()
         ends: tuple[str, ...] = ()
         tags: tuple[str, ...] = ()
         stray: tuple[str, ...] = ()
-        if anywhere and reasoning.reads(_given_options(request)):  # type: ignore[union-attr]
+        if anywhere and not facts.continued and reasoning.reads(facts.given):  # type: ignore[union-attr]
             starts = tuple(reasoning.starts)  # type: ignore[union-attr]
             ends = tuple(reasoning.ends)  # type: ignore[union-attr]
             tags = tuple(reasoning.response_tags)  # type: ignore[union-attr]
@@ -1237,8 +1208,6 @@ class ReleaseStreamParser(StreamParser):
         ids = self._ids
         if ids is None:
             ids = self._ids = ToolCallIds()
-        if not self._tools_read:
-            self._tools, self._tools_read = _request_tools(self._request), True
         bare = self._bare == _BARE_BLOCK
         if bare:
             self._bare = _NO_BARE
