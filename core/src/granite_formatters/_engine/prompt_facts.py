@@ -68,6 +68,10 @@ class PromptFacts:
         )
 
 
+#: The body keys that may hold vLLM's flags (see :func:`body_flag`).
+_FLAG_KEYS = frozenset({"add_generation_prompt", "continue_final_message", "extra_body"})
+
+
 def _fields(request: object, release: Release) -> tuple[Any, Any]:
     """The request's tools and ``chat_template_kwargs`` as the renderer reads them."""
     if type(request) is dict:
@@ -105,11 +109,13 @@ def prompt_facts(release: Release, request: object) -> PromptFacts:
     options = {option.name: option.default for option in release.options}
     if request is None:
         return PromptFacts(options, {}, None, True, False)
-    body = request_body(request)
-    continued = body_flag(body, "continue_final_message", False, strict=False)
-    generation_prompt = body_flag(body, "add_generation_prompt", not continued, strict=False)
-    if continued and generation_prompt:
-        continued = False  # (refused by format: read as the defaults)
+    body = request if type(request) is dict else request_body(request)
+    continued, generation_prompt = False, True
+    if body is not None and not _FLAG_KEYS.isdisjoint(body):
+        continued = body_flag(body, "continue_final_message", False, strict=False)
+        generation_prompt = body_flag(body, "add_generation_prompt", not continued, strict=False)
+        if continued and generation_prompt:
+            continued = False  # (refused by format: read as the defaults)
     tools, kwargs = _fields(request, release)
     if kwargs is not None and not isinstance(kwargs, Mapping):
         kwargs = typed_options(kwargs)  # (a Granite3ChatCompletion's options object)
