@@ -276,6 +276,7 @@ def test_policies_depend_on_the_request() -> None:
 def test_bad_requests_and_bad_output_do_not_raise() -> None:
     # A request the renderer refuses is parsed as without one (issue 43: the parser
     # never raises on a bad request; format does).
+    bad: object
     for bad in ({"messages": []}, "{not json"):
         with pytest.raises(InvalidRequestError):
             coerce_request(bad, Granite3ChatCompletion)
