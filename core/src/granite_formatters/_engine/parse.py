@@ -235,6 +235,7 @@ class ReleaseStreamParser(StreamParser):
         "_drops",
         "_ends",
         "_every",
+        "_facts",
         "_finder",
         "_fresh",
         "_h_sets",
@@ -274,6 +275,7 @@ class ReleaseStreamParser(StreamParser):
         "_reasoning",
         "_reasoning_syntax",
         "_removed",
+        "_request",
         "_response_tags",
         "_role_sent",
         "_scanner",
@@ -289,6 +291,7 @@ class ReleaseStreamParser(StreamParser):
         "_text_of",
         "_think",
         "_tools",
+        "_tools_read",
     )
 
     def __init__(
@@ -299,8 +302,13 @@ class ReleaseStreamParser(StreamParser):
         and return no deltas."""
         self._deltas = deltas
         self._message_type: type[AssistantMessage] = AssistantMessage
-        # What the request's prompt says: read once, as the renderer reads the request.
-        facts = prompt_facts(release, request)
+        # What the request's prompt says, read once as the renderer reads the request:
+        # here when the reasoning or a bare body needs it, else when a block first does.
+        syntax = release.tool_calls
+        bare_body: str = getattr(syntax, "bare_body", "") if syntax is not None else ""
+        self._request = (release, request)
+        self._facts: PromptFacts | None = None
+        facts = self._prompt_facts() if release.reasoning is not None or bare_body else None
         cite = release.citations
         if cite is not None:
             # (The citation stages read the request's documents and controls: it is
@@ -313,7 +321,6 @@ class ReleaseStreamParser(StreamParser):
                     request = coerce_request(request, Granite3ChatCompletion)
                 except InvalidRequestError:
                     request = None  # (a parser never raises: read without the request)
-        syntax = release.tool_calls
         self._syntax = syntax
         # The markers (a release without tool calls has an open marker that never matches).
         self._open = syntax.open if syntax is not None else "\x00" * 2
@@ -352,7 +359,8 @@ class ReleaseStreamParser(StreamParser):
         self._role_sent = False
         self._ids: ToolCallIds | None = None  # (made for the first call that needs an id)
         # The tools the prompt lists (their schemas type the values).
-        self._tools: list[Mapping[str, Any]] | None = facts.tools
+        self._tools: list[Mapping[str, Any]] | None = None if facts is None else facts.tools
+        self._tools_read = facts is not None
         self._text_of: ChunkText | None = None  # (made when bytes arrive: decoded as UTF-8)
         self._surrogates = False  # (lone surrogates were replaced: noted first)
         # The citation stages (see CitationReader): the content goes through them.
@@ -363,7 +371,6 @@ class ReleaseStreamParser(StreamParser):
         # A body the syntax reads without its marker at the start of the content, when
         # the request offered tools (the lanes stay closed until that is decided).
         self._bare = _NO_BARE
-        bare_body: str = getattr(syntax, "bare_body", "") if syntax is not None else ""
         if bare_body and self._tools:
             self._bare = _BARE_NEXT
         #: Whether feed's fast lanes are open (after the reasoning phase, until the
@@ -394,7 +401,7 @@ class ReleaseStreamParser(StreamParser):
         self._drops: tuple[str, ...] = release.dropped_tokens
         if anywhere or self._drops:
             self._marked_setup(release, facts, anywhere)
-        elif reasoning is not None and not facts.continued:
+        elif reasoning is not None and facts is not None and not facts.continued:
             # (the answer to a continued message continues its content: no reasoning)
             self._think = _INSIDE if facts.opens_reasoning(release) else _LEAD
             self._removed = reasoning.removed_when_off(facts.options)
@@ -417,13 +424,22 @@ class ReleaseStreamParser(StreamParser):
             self._h_sets, self._h_tails = _hold_tables(marked, every, self._cite.holds())
         self._settle()
 
-    def _marked_setup(self, release: Release, facts: PromptFacts, anywhere: bool) -> None:
+    def _prompt_facts(self) -> PromptFacts:
+        """What the request's prompt says (read on first use)."""
+        facts = self._facts
+        if facts is None:
+            facts = self._facts = prompt_facts(*self._request)
+        return facts
+
+    def _marked_setup(self, release: Release, facts: PromptFacts | None, anywhere: bool) -> None:
         reasoning = release.reasoning
         starts: tuple[str, ...] = ()
         ends: tuple[str, ...] = ()
         tags: tuple[str, ...] = ()
         stray: tuple[str, ...] = ()
-        if anywhere and not facts.continued and reasoning.reads(facts.given):  # type: ignore[union-attr]
+        if (
+            anywhere and facts is not None and not facts.continued and reasoning.reads(facts.given)  # type: ignore[union-attr]
+        ):
             starts = tuple(reasoning.starts)  # type: ignore[union-attr]
             ends = tuple(reasoning.ends)  # type: ignore[union-attr]
             tags = tuple(reasoning.response_tags)  # type: ignore[union-attr]
@@ -1208,6 +1224,8 @@ class ReleaseStreamParser(StreamParser):
         ids = self._ids
         if ids is None:
             ids = self._ids = ToolCallIds()
+        if not self._tools_read:
+            self._tools, self._tools_read = self._prompt_facts().tools, True
         bare = self._bare == _BARE_BLOCK
         if bare:
             self._bare = _NO_BARE

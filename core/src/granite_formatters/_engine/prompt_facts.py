@@ -109,6 +109,10 @@ def prompt_facts(release: Release, request: object) -> PromptFacts:
     options = {option.name: option.default for option in release.options}
     if request is None:
         return PromptFacts(options, {}, None, True, False)
+    if type(request) in VALIDATED_TYPES:
+        # A typed request (the usual one of a batch parse): no body keys.
+        typed: Any = request
+        return _facts(release, options, None, typed.tools, typed.chat_template_kwargs)
     body = request if type(request) is dict else request_body(request)
     continued, generation_prompt = False, True
     if body is not None and not _FLAG_KEYS.isdisjoint(body):
@@ -117,7 +121,21 @@ def prompt_facts(release: Release, request: object) -> PromptFacts:
         if continued and generation_prompt:
             continued = False  # (refused by format: read as the defaults)
     tools, kwargs = _fields(request, release)
-    if kwargs is not None and not isinstance(kwargs, Mapping):
+    return _facts(release, options, body, tools, kwargs, generation_prompt, continued)
+
+
+def _facts(
+    release: Release,
+    options: dict[str, Any],
+    body: Mapping[str, Any] | None,
+    tools: Any,
+    kwargs: Any,
+    generation_prompt: bool = True,
+    continued: bool = False,
+) -> PromptFacts:
+    """The facts of a request's tools and options (``options``: the defaults, filled in
+    here) and of its body's ``reasoning_effort``."""
+    if kwargs is not None and type(kwargs) is not dict and not isinstance(kwargs, Mapping):
         kwargs = typed_options(kwargs)  # (a Granite3ChatCompletion's options object)
     given: Mapping[str, Any] = kwargs if isinstance(kwargs, Mapping) else {}
     for name, value in given.items():
