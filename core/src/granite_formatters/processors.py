@@ -241,43 +241,42 @@ _TYPED_CLASSES: set[type] = set()
 
 
 def _is_typed(request: object) -> bool:
-    """``request`` is not a mapping (its class remembered: an ABC check costs ~1 µs)."""
-    if isinstance(request, Mapping):
+    """``request`` is not a mapping nor JSON bytes (its class remembered: an ABC check
+    costs ~1 µs)."""
+    if isinstance(request, (Mapping, bytes, bytearray)):
         return False
     if len(_TYPED_CLASSES) < 64:
         _TYPED_CLASSES.add(request.__class__)
     return True
 
 
+#: The flags :func:`_body` looks for in a request given as JSON text (as text, as bytes).
+_FLAG_NAMES = ("add_generation_prompt", "continue_final_message")
+_FLAG_BYTES = tuple(name.encode() for name in _FLAG_NAMES)
+
+
 def _body(request: object) -> Mapping[str, Any] | None:
-    """The request body a flag may be read from: a mapping, or a JSON object string that
-    mentions one (typed requests keep no OpenAI parameters)."""
+    """The request body a flag may be read from: a mapping, or a JSON object (a string
+    or bytes) that mentions one (typed requests keep no OpenAI parameters)."""
     if isinstance(request, Mapping):
         return request
-    if isinstance(request, str) and (
-        "add_generation_prompt" in request or "continue_final_message" in request
-    ):
-        import json
+    if isinstance(request, (str, bytes, bytearray)):
+        names: tuple[Any, ...] = _FLAG_NAMES if isinstance(request, str) else _FLAG_BYTES
+        if any(name in request for name in names):
+            from ._engine.request import request_body
 
-        try:
-            data = json.loads(request)
-        except (ValueError, RecursionError):
-            return None  # (the processor reports the request itself)
-        return data if isinstance(data, Mapping) else None
+            return request_body(request)  # (None when it is not JSON: reported later)
     return None
 
 
 def _body_flag(body: Mapping[str, Any] | None, key: str, default: bool) -> bool:
     """``body[key]`` (else ``body["extra_body"][key]``) when given and not null, checked
     to be a bool; else ``default``."""
-    value = None
-    if body is not None:
-        value = body.get(key)
-        if value is None:
-            extra = body.get("extra_body")
-            if isinstance(extra, Mapping):
-                value = extra.get(key)
-    return default if value is None else _flag(value, key)
+    if body is None:
+        return default
+    from ._engine.request import body_flag
+
+    return body_flag(body, key, default, strict=True)
 
 
 def _flag(value: object, field: str) -> bool:
@@ -300,7 +299,7 @@ def _final_text(request: RequestLike) -> tuple[RequestLike, str]:
         if messages is not None and not isinstance(messages, (list, tuple, str, Mapping)):
             messages = list(messages)
             request = {**request, "messages": messages}
-    elif isinstance(request, str):
+    elif isinstance(request, (str, bytes, bytearray)):
         import json
 
         try:

@@ -200,6 +200,25 @@ class Document(BaseModel):
         )
 
 
+def _tool_data(tool: Any, index: int) -> Any:
+    """A tool as the OpenAI Python client sends it: a pydantic model (the ``openai``
+    package's types) as its fields set, dumped as JSON data; anything else as
+    :func:`_as_plain_data` reads it."""
+    if isinstance(tool, BaseModel):
+        try:
+            return tool.model_dump(mode="json", exclude_unset=True)
+        except Exception as exc:  # noqa: BLE001 - a foreign model failing is bad input
+            raise _FieldError(
+                f"could not read the {type(tool).__name__} object through its model_dump(): "
+                f"{type(exc).__name__}: {quote(str(exc))}",
+                f"[{index}]",
+            ) from None
+    try:
+        return _as_plain_data(tool)
+    except _FieldError as exc:
+        raise _FieldError(str(exc), f"[{index}]") from None
+
+
 def _check_tool(tool: Any, index: int) -> None:
     where = f"[{index}]"
     if not isinstance(tool, Mapping):
@@ -294,6 +313,13 @@ class ChatCompletion(BaseModel):
         """
         data = {name: getattr(request, name) for name in ChatCompletion.model_fields}
         return cls.model_validate(data)
+
+    @field_validator("tools", mode="before")
+    @classmethod
+    def _plain_tools(cls, tools: Any) -> Any:
+        if isinstance(tools, (list, tuple)):
+            return [_tool_data(tool, index) for index, tool in enumerate(tools)]
+        return tools
 
     @field_validator("tools")
     @classmethod

@@ -25,11 +25,11 @@ from granite_formatters.granite3.citations import (
     parse_hallucinations_text,
     split_section_blocks,
 )
-from granite_formatters.granite3.types import Citation, Hallucination
+from granite_formatters.granite3.types import Citation, Granite3ChatCompletion, Hallucination
 from granite_formatters.streaming import Delta, ToolCallDelta
 from granite_formatters.syntax import JSON_LIST, MarkedReasoning
 from granite_formatters.syntax.citations.spans import ContextLocator
-from granite_formatters.types import Document
+from granite_formatters.types import Document, coerce_request
 
 from .test_citetags import PointTags
 from support.granite3_output_support import (
@@ -273,11 +273,18 @@ def test_policies_depend_on_the_request() -> None:
     assert message.raw_content == OUTPUT and message.citations == []
 
 
-def test_bad_requests_raise_but_bad_output_does_not() -> None:
-    with pytest.raises(InvalidRequestError):
-        TOY.transform("x", {"messages": []})
-    with pytest.raises(InvalidRequestError):
-        TOY.transform("x", "{not json")
+def test_bad_requests_and_bad_output_do_not_raise() -> None:
+    # A request the renderer refuses is parsed as without one (issue 43: the parser
+    # never raises on a bad request; format does).
+    bad: object
+    for bad in ({"messages": []}, "{not json"):
+        with pytest.raises(InvalidRequestError):
+            coerce_request(bad, Granite3ChatCompletion)
+        message = TOY.transform(OUTPUT, bad)
+        without = TOY.transform(OUTPUT)
+        assert message.model_dump(exclude={"tool_calls"}) == without.model_dump(
+            exclude={"tool_calls"}
+        )
     for output in ["", "<t>", "</t>", "# Refs:", "<c>1</c>", "# Flags:\n1. Risk low: ?"]:
         check_consistent(TOY.transform(output, REQUEST), output)
     assert TOY.transform(b"bytes <t>x</t>".decode()).content == "bytes"

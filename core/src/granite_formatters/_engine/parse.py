@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any
 
 import attrs
 
+from ..errors import InvalidRequestError
 from ..processors import OutputProcessor
 from ..streaming import (
     ChunkText,
@@ -40,7 +41,7 @@ from ..syntax._markers import partials as _partials
 from ..syntax.reasoning import OpenedReasoningReader
 from ..toolcalljson import text_safe
 from ..types import AssistantMessage, ToolCall, ToolCallIds, coerce_request
-from .request import output_options
+from .prompt_facts import PromptFacts, prompt_facts
 
 if TYPE_CHECKING:
     from ..processors import RequestLike
@@ -167,24 +168,6 @@ def _hold_tables(
     return tuple(sets), (re.compile(f"[{firsts}]"), every_set, max(map(len, every_set)))
 
 
-def _given_options(request: object) -> Mapping[str, Any]:
-    """The template options ``request`` sets (no defaults filled in)."""
-    if request is None:
-        return {}
-    if isinstance(request, Mapping):
-        kwargs = request.get("chat_template_kwargs")
-        return kwargs if isinstance(kwargs, Mapping) else {}
-    kwargs = getattr(request, "chat_template_kwargs", None)
-    if kwargs is None:
-        return {}
-    if isinstance(kwargs, Mapping):
-        return kwargs
-    given = dict(getattr(kwargs, "model_extra", None) or {})
-    for name in getattr(kwargs, "model_fields_set", ()):
-        given[name] = getattr(kwargs, name, None)
-    return given
-
-
 def _partial_prefix(text: str, tag: str) -> int:
     """Length of the longest suffix of ``text`` that is a proper prefix of ``tag``."""
     start = max(0, len(text) - len(tag) + 1)
@@ -195,17 +178,6 @@ def _partial_prefix(text: str, tag: str) -> int:
         if tag.startswith(text[found:]):
             return len(text) - found
         start = found + 1
-
-
-def _request_tools(request: object) -> list[Mapping[str, Any]] | None:
-    """The request's tools, when it was given and has a list of them."""
-    if request is None:
-        return None
-    if isinstance(request, Mapping):
-        tools = request.get("tools")
-    else:
-        tools = getattr(request, "tools", None)
-    return tools if isinstance(tools, list) else None
 
 
 class ReleaseStreamParser(StreamParser):
@@ -234,6 +206,7 @@ class ReleaseStreamParser(StreamParser):
         "_drops",
         "_ends",
         "_every",
+        "_facts",
         "_finder",
         "_fresh",
         "_h_sets",
@@ -298,6 +271,13 @@ class ReleaseStreamParser(StreamParser):
         and return no deltas."""
         self._deltas = deltas
         self._message_type: type[AssistantMessage] = AssistantMessage
+        # What the request's prompt says, read once as the renderer reads the request:
+        # here when the reasoning or a bare body needs it, else when a block first does.
+        syntax = release.tool_calls
+        bare_body: str = getattr(syntax, "bare_body", "") if syntax is not None else ""
+        self._request = (release, request)
+        self._facts: PromptFacts | None = None
+        facts = self._prompt_facts() if release.reasoning is not None or bare_body else None
         cite = release.citations
         if cite is not None:
             # (The citation stages read the request's documents and controls: it is
@@ -305,10 +285,11 @@ class ReleaseStreamParser(StreamParser):
             # its message type.)
             self._message_type = cite.message_type()
             if request is not None:
-                request = coerce_request(request, cite.request_type())
-        syntax = release.tool_calls
+                try:
+                    request = coerce_request(request, cite.request_type())
+                except InvalidRequestError:
+                    request = None  # (a parser never raises: read without the request)
         self._syntax = syntax
-        self._request = request
         # The markers (a release without tool calls has an open marker that never matches).
         self._open = syntax.open if syntax is not None else "\x00" * 2
         self._close_tag = syntax.close if syntax is not None else ""
@@ -345,9 +326,9 @@ class ReleaseStreamParser(StreamParser):
         self._message: AssistantMessage | None = None
         self._role_sent = False
         self._ids: ToolCallIds | None = None  # (made for the first call that needs an id)
-        # The request's tools, read when a block first needs them.
-        self._tools: list[Mapping[str, Any]] | None = None
-        self._tools_read = False
+        # The tools the prompt lists (their schemas type the values).
+        self._tools: list[Mapping[str, Any]] | None = None if facts is None else facts.tools
+        self._tools_read = facts is not None
         self._text_of: ChunkText | None = None  # (made when bytes arrive: decoded as UTF-8)
         self._surrogates = False  # (lone surrogates were replaced: noted first)
         # The citation stages (see CitationReader): the content goes through them.
@@ -358,11 +339,8 @@ class ReleaseStreamParser(StreamParser):
         # A body the syntax reads without its marker at the start of the content, when
         # the request offered tools (the lanes stay closed until that is decided).
         self._bare = _NO_BARE
-        bare_body: str = getattr(syntax, "bare_body", "") if syntax is not None else ""
-        if bare_body:
-            self._tools, self._tools_read = _request_tools(request), True
-            if self._tools:
-                self._bare = _BARE_NEXT
+        if bare_body and self._tools:
+            self._bare = _BARE_NEXT
         #: Whether feed's fast lanes are open (after the reasoning phase, until the
         #: stream is closed).
         self._lanes = self._bare == _NO_BARE and self._cite is None
@@ -388,11 +366,13 @@ class ReleaseStreamParser(StreamParser):
         anywhere = reasoning is not None and getattr(reasoning, "anywhere", False)
         self._drops: tuple[str, ...] = release.dropped_tokens
         if anywhere or self._drops:
-            self._marked_setup(release, request, anywhere)
-        elif reasoning is not None:
+            self._marked_setup(release, facts, anywhere)
+        elif reasoning is not None and facts is not None and not facts.continued:
+            # (the answer to a continued message continues its content: no reasoning)
             self._think = OpenedReasoningReader(
                 reasoning,
-                output_options(release, request),
+                facts.options,
+                opened=facts.opens_reasoning(release),
                 stopper=syntax.open if syntax is not None else "",
                 emit=self._emit_reasoning,
                 notes=self._notes,
@@ -416,13 +396,22 @@ class ReleaseStreamParser(StreamParser):
             self._h_sets, self._h_tails = _hold_tables(marked, every, self._cite.holds())
         self._settle()
 
-    def _marked_setup(self, release: Release, request: object, anywhere: bool) -> None:
+    def _prompt_facts(self) -> PromptFacts:
+        """What the request's prompt says (read on first use)."""
+        facts = self._facts
+        if facts is None:
+            facts = self._facts = prompt_facts(*self._request)
+        return facts
+
+    def _marked_setup(self, release: Release, facts: PromptFacts | None, anywhere: bool) -> None:
         reasoning = release.reasoning
         starts: tuple[str, ...] = ()
         ends: tuple[str, ...] = ()
         tags: tuple[str, ...] = ()
         stray: tuple[str, ...] = ()
-        if anywhere and reasoning.reads(_given_options(request)):  # type: ignore[union-attr]
+        if (
+            anywhere and facts is not None and not facts.continued and reasoning.reads(facts.given)  # type: ignore[union-attr]
+        ):
             starts = tuple(reasoning.starts)  # type: ignore[union-attr]
             ends = tuple(reasoning.ends)  # type: ignore[union-attr]
             tags = tuple(reasoning.response_tags)  # type: ignore[union-attr]
@@ -1180,7 +1169,7 @@ class ReleaseStreamParser(StreamParser):
         if not self._tools_read:
             # (A syntax may read the tools once per output: ``prepare_tools``.)
             prepare = getattr(self._syntax, "prepare_tools", None)
-            tools = _request_tools(self._request)
+            tools = self._prompt_facts().tools
             self._tools = tools if prepare is None else prepare(tools)
             self._tools_read = True
         bare = self._bare == _BARE_BLOCK

@@ -46,6 +46,7 @@ from .request import (
     top_level_effort,
     view,
 )
+from .request import typed_options as _typed_options
 
 if TYPE_CHECKING:
     from ..processors import RequestLike
@@ -207,20 +208,6 @@ def _kwargs_type() -> Any:
 
     _KWARGS = Granite3Kwargs
     return Granite3Kwargs
-
-
-def _typed_options(options: Any) -> Any:
-    """The options a typed ``chat_template_kwargs`` object (``Granite3Kwargs``) was given:
-    its fields set and its extra keys, read without dumping it (``{}`` for none); anything
-    else that is not a mapping as it is."""
-    fields_set = getattr(options, "__pydantic_fields_set__", None)
-    if fields_set is None:
-        return options
-    given = {}
-    for name in fields_set:  # (a loop: a comprehension is a call before Python 3.12)
-        given[name] = getattr(options, name)
-    extra = options.__pydantic_extra__
-    return {**given, **extra} if extra else given
 
 
 def _checked_day(today: Any) -> datetime.date:

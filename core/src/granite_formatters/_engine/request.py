@@ -33,20 +33,22 @@ __all__ = [
     "RequestView",
     "Turn",
     "are_plain_documents",
+    "body_flag",
     "body_value",
     "document_data",
     "documents_data",
     "join_parts",
     "is_plain_document",
-    "output_options",
     "plain_fields",
     "plain_head",
     "plain_messages",
     "plain_request",
     "plain_turn",
     "raw_documents",
+    "request_body",
     "revalidated",
     "top_level_effort",
+    "typed_options",
     "view",
 ]
 
@@ -433,26 +435,45 @@ def top_level_effort(
         options["enable_thinking"] = effort != "none"
 
 
-def output_options(release: Release, request: object) -> dict[str, Any]:
-    """The release's template options as ``request`` sets them, for reading output:
-    defaults for anything absent, null or refused (a parser never raises)."""
-    options = {option.name: option.default for option in release.options}
-    if request is None:
+def typed_options(options: Any) -> Any:
+    """The options a typed ``chat_template_kwargs`` object (``Granite3Kwargs``) was given:
+    its fields set and its extra keys, read without dumping it (``{}`` for none); anything
+    else that is not a mapping as it is."""
+    fields_set = getattr(options, "__pydantic_fields_set__", None)
+    if fields_set is None:
         return options
+    given = {}
+    for name in fields_set:  # (a loop: a comprehension is a call before Python 3.12)
+        given[name] = getattr(options, name)
+    extra = options.__pydantic_extra__
+    return {**given, **extra} if extra else given
+
+
+def request_body(request: object) -> Mapping[str, Any] | None:
+    """The caller's request body, where vLLM's flags and OpenAI parameters are read: a
+    mapping as it is, a JSON object given as a string or as bytes decoded; ``None`` for a
+    typed request (it keeps no OpenAI parameters) or text that is not a JSON object."""
     if isinstance(request, Mapping):
-        kwargs = request.get("chat_template_kwargs")
-        effort = body_value(request, "reasoning_effort")
-    else:
-        kwargs = getattr(request, "chat_template_kwargs", None)
-        effort = getattr(request, "reasoning_effort", None)
-    kwargs = kwargs if isinstance(kwargs, Mapping) else {}
-    for option in release.options:
-        value = kwargs.get(option.name)
-        if value is not None and (option.check is None or option.check(value) is None):
-            options[option.name] = value
-    effort_option = release.option("reasoning_effort")
-    if effort_option is not None and (
-        effort_option.check is None or effort_option.check(effort) is None
-    ):
-        top_level_effort(release, options, kwargs, effort)
-    return options
+        return request
+    if isinstance(request, (str, bytes, bytearray)):
+        try:
+            data = json.loads(request)
+        except (ValueError, RecursionError):
+            return None  # (whoever reads the request itself reports it)
+        return data if isinstance(data, Mapping) else None
+    return None
+
+
+def body_flag(body: Mapping[str, Any] | None, key: str, default: bool, *, strict: bool) -> bool:
+    """``body[key]`` (else ``body["extra_body"][key]``) when given and not null, as vLLM's
+    chat endpoint reads ``add_generation_prompt`` and ``continue_final_message``; else
+    ``default``. A value that is not a bool raises the error naming ``key`` (``strict``)
+    or counts as not given."""
+    value = body_value(body, key)
+    if value is None:
+        return default
+    if type(value) is not bool:
+        if not strict:
+            return default
+        raise InvalidRequestError(f"must be True or False, not {quote(value)}", field=key)
+    return value

@@ -208,13 +208,16 @@ class OpenedReasoningReader:
         syntax: ReasoningSyntax,
         options: Mapping[str, Any],
         *,
+        opened: bool | None = None,
         stopper: str,
         emit: Callable[[str], None],
         notes: list[str],
     ) -> None:
         self._open, self._close, self._after = syntax.open, syntax.close, syntax.after_close
         self._removed = syntax.removed_when_off(options)
-        self._state = _OPENED if syntax.starts_inside(options) else _LEAD
+        if opened is None:
+            opened = syntax.starts_inside(options)
+        self._state = _OPENED if opened else _LEAD
         self._stopper = stopper
         self._markers = (self._close, stopper) if stopper else (self._close,)
         self._firsts = "".join(dict.fromkeys(marker[0] for marker in self._markers))
