@@ -3,10 +3,12 @@ errors without tracebacks, and jinja2 kept off the import path."""
 
 from __future__ import annotations
 
+import http.server
 import io
 import json
 import subprocess
 import sys
+import threading
 from pathlib import Path
 
 import pytest
@@ -131,3 +133,49 @@ def test_formatting_never_imports_jinja2() -> None:
         "assert 'jinja2' not in sys.modules, 'jinja2 imported'\n"
     )
     subprocess.run([sys.executable, "-c", code], check=True)
+
+
+class _Answer(http.server.BaseHTTPRequestHandler):
+    """A loopback server that is not llama.cpp: 404, or 200 with what the path names."""
+
+    def do_POST(self) -> None:
+        self.rfile.read(int(self.headers["Content-Length"]))
+        bodies = {"/bad/apply-template": b"not json", "/num/apply-template": b'{"prompt": 3}'}
+        body = bodies.get(self.path)
+        self.send_response(404 if body is None else 200)
+        self.end_headers()
+        self.wfile.write(body or b"Not Found")
+
+    def log_message(self, *args: object) -> None:
+        pass
+
+
+@pytest.mark.parametrize(
+    ("path", "message"),
+    [
+        ("", "answered 404: the backend is not a llama.cpp llama-server"),
+        ("/bad", "did not answer a JSON object with a prompt"),
+        ("/num", "answered a prompt that is not a string"),
+    ],
+)
+def test_a_backend_that_is_not_llama_cpp(path: str, message: str) -> None:
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _Answer)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        url = f"http://127.0.0.1:{server.server_address[1]}{path}"
+        code, out, err = run("doctor", "--backend", url, "-m", "granite-4.2-8b")
+    finally:
+        server.shutdown()
+        server.server_close()
+    assert (code, out) == (1, "")
+    assert err == f"granite-format: error: {url}/apply-template {message}\n"
+
+
+def test_path_or_backend() -> None:
+    assert run("doctor")[2] == (
+        "granite-format: error: doctor needs a PATH or --backend URL (one of them)\n"
+    )
+    assert run("doctor", "--backend", "http://127.0.0.1:1")[2] == (
+        "granite-format: error: doctor --backend needs --model NAME (the model it serves)\n"
+    )

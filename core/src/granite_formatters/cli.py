@@ -546,11 +546,19 @@ def build_parser() -> argparse.ArgumentParser:
         "say which Granite release a runtime's chat template is and how it renders",
         "granite-format doctor ./granite-4.2-8b --json",
         "granite-format doctor Modelfile",
+        "granite-format doctor --backend http://127.0.0.1:8001 --model granite-4.2-8b",
     )
     doctor.add_argument(
         "path",
+        nargs="?",
         help="a GGUF file, a Hugging Face model folder, a chat_template.jinja, "
         "a tokenizer_config.json or an Ollama Modelfile",
+    )
+    doctor.add_argument(
+        "--backend",
+        metavar="URL",
+        help="instead of PATH: a running llama.cpp llama-server; its /apply-template "
+        "renders the probe set (needs --model)",
     )
     doctor.add_argument(
         "--templates",
@@ -568,9 +576,16 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def _cmd_doctor(args: argparse.Namespace, out: TextIO, stdin: TextIO) -> int:
-    from .doctor import diagnose
+    from .doctor import diagnose, diagnose_live
 
-    report = diagnose(args.path, templates=args.templates, model=args.model)
+    if (args.path is None) == (args.backend is None):
+        raise _UserError("doctor needs a PATH or --backend URL (one of them)")
+    if args.backend is not None:
+        if args.model is None:
+            raise _UserError("doctor --backend needs --model NAME (the model it serves)")
+        report = diagnose_live(args.backend, args.model)
+    else:
+        report = diagnose(args.path, templates=args.templates, model=args.model)
     if args.json:
         _dump(report.to_json(), out)
         return 0

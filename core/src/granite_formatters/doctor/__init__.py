@@ -5,7 +5,8 @@ it behaves against our formatter.
 with reference templates (:mod:`.identify`; the package ships none), renders the probe
 set (:mod:`.probes`) through it and through every bundled release's formatter
 (:mod:`.behaviour`; needs jinja2, the ``doctor`` extra), and for an Ollama Modelfile
-says what it declares (:mod:`.modelfile`). See docs/runtimes.md.
+says what it declares (:mod:`.modelfile`). :func:`diagnose_live` asks a running llama.cpp
+server to render the probe set itself (:mod:`.live`). See docs/runtimes.md.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from __future__ import annotations
 from .report import DoctorReport, TemplateReport
 from .sources import DoctorError
 
-__all__ = ["DoctorError", "DoctorReport", "TemplateReport", "diagnose"]
+__all__ = ["DoctorError", "DoctorReport", "TemplateReport", "diagnose", "diagnose_live"]
 
 
 def _jinja_available() -> None:
@@ -105,3 +106,13 @@ def diagnose(path: str, *, templates: str | None = None, model: str | None = Non
     known = None if folder is None else references(folder)
     reports = tuple(_template_report(t.name, t.text, known, model) for t in source.templates)
     return DoctorReport(source.path, source.kind, None if folder is None else str(folder), reports)
+
+
+def diagnose_live(url: str, model: str) -> DoctorReport:
+    """The doctor's report on the prompts the llama.cpp server at ``url`` renders for the
+    probe set (its ``/apply-template``), against ``model``'s formatter."""
+    from .live import live_behaviour
+
+    behaviour, found = live_behaviour(url, model)
+    report = TemplateReport("/apply-template", None, behaviour, (), (), found)
+    return DoctorReport(url, "llama.cpp server", None, (report,))

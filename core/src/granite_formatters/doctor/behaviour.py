@@ -12,7 +12,7 @@ from __future__ import annotations
 import datetime
 import difflib
 import warnings
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
 import attrs
@@ -29,7 +29,9 @@ __all__ = [
     "Behaviour",
     "Capabilities",
     "capabilities",
+    "capabilities_of",
     "compare_behaviour",
+    "compare_renders",
     "render_template",
 ]
 
@@ -90,14 +92,14 @@ def render_template(template: str, probe: Probe) -> str:
     return text
 
 
-def _ours(formatter: Formatter, probe: Probe) -> str:
+def _ours(formatter: Formatter, probe: Probe, today: datetime.date) -> str:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         return formatter.format(
             probe.request,
             add_generation_prompt=probe.add_generation_prompt,
             continue_final_message=probe.continue_final_message,
-            today=TODAY,
+            today=today,
             strict=False,
         )
 
@@ -114,30 +116,47 @@ def compare_behaviour(
 ) -> Behaviour:
     """The probe set through ``template`` (renders cached in ``rendered``, by probe name)
     against ``model``'s formatter."""
+
+    def theirs(probe: Probe) -> str:
+        if probe.name not in rendered:
+            rendered[probe.name] = _theirs(template, probe)
+        return rendered[probe.name]
+
+    return compare_renders(theirs, model, probes, label="this template")
+
+
+def compare_renders(
+    theirs: Callable[[Probe], str],
+    model: str,
+    probes: Sequence[Probe] = PROBES,
+    *,
+    label: str,
+    today: datetime.date = TODAY,
+) -> Behaviour:
+    """The probe set rendered by ``theirs`` (named ``label`` in the diffs) against
+    ``model``'s formatter, which renders ``today`` as the date."""
     from .. import get_formatter
 
     formatter = get_formatter(model)
     differing: list[str] = []
     diffs: list[tuple[str, ...]] = []
     for probe in probes:
-        if probe.name not in rendered:
-            rendered[probe.name] = _theirs(template, probe)
-        theirs, ours = rendered[probe.name], _ours(formatter, probe)
-        if theirs == ours:
+        prompt, ours = theirs(probe), _ours(formatter, probe, today)
+        if prompt == ours:
             continue
         differing.append(probe.name)
         if len(diffs) < SHOWN_DIFFS:
-            diffs.append(_diff(ours, theirs, model, probe.name))
+            diffs.append(_diff(ours, prompt, model, probe.name, label))
     return Behaviour(model, len(probes), tuple(differing), tuple(diffs))
 
 
-def _diff(ours: str, theirs: str, model: str, probe: str) -> tuple[str, ...]:
+def _diff(ours: str, theirs: str, model: str, probe: str, label: str) -> tuple[str, ...]:
     return tuple(
         difflib.unified_diff(
             ours.splitlines(),
             theirs.splitlines(),
             fromfile=f"granite-formatters {model} ({probe})",
-            tofile=f"this template ({probe})",
+            tofile=f"{label} ({probe})",
             lineterm="",
             n=1,
         )
@@ -146,14 +165,19 @@ def _diff(ours: str, theirs: str, model: str, probe: str) -> tuple[str, ...]:
 
 def capabilities(template: str) -> Capabilities:
     """What a runtime infers from ``template``'s renders (see :class:`Capabilities`)."""
+    return capabilities_of(lambda probe: _theirs(template, probe))
+
+
+def capabilities_of(theirs: Callable[[Probe], str]) -> Capabilities:
+    """What a runtime infers from the prompts ``theirs`` renders."""
     tool_probe = next(p for p in PROBES if p.name == "tools")
-    tools = TOOL_NAME in _theirs(template, tool_probe)
+    tools = TOOL_NAME in theirs(tool_probe)
     thinking = None
     ask = {"messages": [{"role": "user", "content": "Hi"}]}
     for option in ("enable_thinking", "thinking"):
         on = Probe("on", {**ask, "chat_template_kwargs": {option: True}})
         off = Probe("off", {**ask, "chat_template_kwargs": {option: False}})
-        if _theirs(template, on) != _theirs(template, off):
+        if theirs(on) != theirs(off):
             thinking = option
             break
     return Capabilities(tools, thinking)

@@ -56,7 +56,7 @@ class DoctorReport:
                     [
                         t.name,
                         _text_cell(t.text),
-                        " = ".join(t.nearest),
+                        " = ".join(t.nearest) or "-",
                         f"{len(t.behaviour.differing)} of {t.behaviour.total} "
                         f"({t.behaviour.model})",
                         "yes" if t.capabilities.tools else "no",
@@ -64,7 +64,7 @@ class DoctorReport:
                     ]
                 )
             lines += _table(rows)
-            if self.references is None:
+            if self.references is None and any(t.per_release for t in self.templates):
                 lines.append(
                     "(no reference templates: give --templates DIR or set "
                     "GRANITE_FORMATTERS_SHARED for the text comparison)"
