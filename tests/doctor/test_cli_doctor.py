@@ -60,7 +60,7 @@ def test_a_gguf_with_a_patched_template(tmp_path: Path, reference_dir: Path) -> 
     ]  # fmt: skip
     assert lines[3].split() == [
         "launch", "variants/granite-4.2.rev-launch-no-reasoning-effort.jinja", "but", "for",
-        "whitespace", "4.2", "1", "of", "15", "(granite-4.2-8b)", "yes", "enable_thinking",
+        "whitespace", "nearest", "4.2", "1", "of", "15", "(granite-4.2-8b)", "yes", "enable_thinking",
     ]  # fmt: skip
     assert "launch: 1 of 15 probe prompts differ from granite-4.2-8b's: reasoning_effort" in lines
     assert "\x1b[" not in out  # colour only on a terminal
@@ -179,3 +179,22 @@ def test_path_or_backend() -> None:
     assert run("doctor", "--backend", "http://127.0.0.1:1")[2] == (
         "granite-format: error: doctor --backend needs --model NAME (the model it serves)\n"
     )
+
+
+def test_colour_marks_the_diff_lines_only_when_asked(tmp_path: Path, reference_dir: Path) -> None:
+    path = tmp_path / "chat_template.jinja"
+    path.write_text(
+        official("granite-3.3-8b-instruct.jinja").replace("tojson(indent=4)", "tojson"),
+        encoding="utf-8",
+    )
+    report = diagnose(str(path), templates=str(reference_dir))
+    coloured = report.to_text(colour=True).splitlines()
+    assert "\x1b[31m-     {{- available_tools | tojson(indent=4) }}\x1b[0m" in coloured
+    assert "\x1b[32m+     {{- available_tools | tojson }}\x1b[0m" in coloured
+    assert "--- granite-3.3-8b-instruct.jinja" in coloured  # file headers stay plain
+    plain = report.to_text()
+    assert "\x1b[" not in plain
+    assert "-     {{- available_tools | tojson(indent=4) }}" in plain.splitlines()
+    row = plain.splitlines()[2].split()
+    assert row[:4] == ["default", "drifted", "from", "granite-3.3-8b-instruct.jinja"]
+    assert row[4:10] == ["(98.0%", "of", "lines)", "nearest", "3.3", "4"]

@@ -56,7 +56,7 @@ class DoctorReport:
                     [
                         t.name,
                         _text_cell(t.text),
-                        " = ".join(t.nearest) or "-",
+                        _release_cell(t),
                         f"{len(t.behaviour.differing)} of {t.behaviour.total} "
                         f"({t.behaviour.model})",
                         "yes" if t.capabilities.tools else "no",
@@ -74,6 +74,14 @@ class DoctorReport:
         if self.modelfile is not None:
             lines += _modelfile_lines(self.modelfile)
         return "\n".join(lines) + "\n"
+
+
+def _release_cell(t: TemplateReport) -> str:
+    """The release the template behaves as; "nearest" when even that one differs."""
+    if not t.nearest:
+        return "-"
+    names = " = ".join(t.nearest)
+    return names if dict(t.per_release)[t.nearest[0]] == 0 else f"nearest {names}"
 
 
 def _text_cell(match: TextMatch | None) -> str:
