@@ -407,6 +407,7 @@ EXAMPLES: dict[str, str] = {
     "plugins": "granite-format plugins",
     "serve": "granite-format serve --backend http://127.0.0.1:8001/v1",
     "export": "granite-format export response-template granite-4.2-8b --into ./granite-4.2-8b",
+    "doctor": "granite-format doctor ./granite-3.3-2b-instruct-Q4_K_M.gguf",
 }
 
 
@@ -540,7 +541,57 @@ def build_parser() -> argparse.ArgumentParser:
     )
     template.set_defaults(handler=_cmd_export_response_template)
 
+    doctor = command(
+        "doctor",
+        "say which Granite release a runtime's chat template is and how it renders",
+        "granite-format doctor ./granite-4.2-8b --json",
+        "granite-format doctor Modelfile",
+        "granite-format doctor --backend http://127.0.0.1:8001 --model granite-4.2-8b",
+    )
+    doctor.add_argument(
+        "path",
+        nargs="?",
+        help="a GGUF file, a Hugging Face model folder, a chat_template.jinja, "
+        "a tokenizer_config.json or an Ollama Modelfile",
+    )
+    doctor.add_argument(
+        "--backend",
+        metavar="URL",
+        help="instead of PATH: a running llama.cpp llama-server; its /apply-template "
+        "renders the probe set (needs --model)",
+    )
+    doctor.add_argument(
+        "--templates",
+        metavar="DIR",
+        help="reference templates (*.jinja) to compare the text with "
+        "(default: $GRANITE_FORMATTERS_SHARED/chat-templates when present)",
+    )
+    doctor.add_argument(
+        "--model", "-m", help="compare the prompts with this model's (default: the nearest)"
+    )
+    doctor.add_argument("--json", action="store_true", help="print JSON")
+    doctor.set_defaults(handler=_cmd_doctor)
+
     return parser
+
+
+def _cmd_doctor(args: argparse.Namespace, out: TextIO, stdin: TextIO) -> int:
+    from .doctor import diagnose, diagnose_live
+
+    if (args.path is None) == (args.backend is None):
+        raise _UserError("doctor needs a PATH or --backend URL (one of them)")
+    if args.backend is not None:
+        if args.model is None:
+            raise _UserError("doctor --backend needs --model NAME (the model it serves)")
+        report = diagnose_live(args.backend, args.model)
+    else:
+        report = diagnose(args.path, templates=args.templates, model=args.model)
+    if args.json:
+        _dump(report.to_json(), out)
+        return 0
+    colour = out.isatty() and not os.environ.get("NO_COLOR")
+    out.write(report.to_text(colour=colour))
+    return 0
 
 
 def _cmd_export_response_template(args: argparse.Namespace, out: TextIO, stdin: TextIO) -> int:

@@ -143,7 +143,7 @@ def render_chat_template(
     (>= 3.1); without it this raises :class:`ImportError` saying so.
     """
     try:
-        from . import _chat_template
+        from .. import hf_template as _chat_template
     except ImportError as missing:
         raise ImportError(
             "render_chat_template needs jinja2 (>= 3.1) to render the official chat "

@@ -1,6 +1,7 @@
 """Render a Hugging Face chat template as transformers' ``apply_chat_template`` does.
 
-Imported only when a test asks for a reference render (it needs jinja2). The
+Imported only for a reference render: by the testing kit and by ``granite-format
+doctor`` (it needs jinja2, the ``doctor`` and ``testing`` extras). The
 environment is the one transformers compiles chat templates in: an immutable sandbox
 with ``trim_blocks`` and ``lstrip_blocks``, the ``loopcontrols`` extension and the
 ``{% generation %}`` tag, a ``tojson`` filter that is :func:`json.dumps` (not jinja's
