@@ -78,6 +78,21 @@ def joined_calls(message: dict[str, Any]) -> list[tuple[str, str]]:
     return calls
 
 
+def ask(port: int, stream: bool, **kwargs: Any) -> tuple[str | None, list[tuple[str, str]]]:
+    """The finish reason and the calls (name, arguments) of an answer through the real
+    openai client, streamed or not."""
+    client = client_for(port)
+    if stream:
+        with client.chat.completions.create(**kwargs, stream=True) as chunks:
+            message, finish, _usage = stream_message(chunks)
+        return finish, joined_calls(message)
+    choice = client.chat.completions.create(**kwargs).model_dump()["choices"][0]
+    calls = choice["message"]["tool_calls"] or []
+    return choice["finish_reason"], [
+        (call["function"]["name"], call["function"]["arguments"]) for call in calls
+    ]
+
+
 @pytest.mark.parametrize("stream", [False, True])
 def test_an_integer_longer_than_python_reads_is_an_answer_not_a_500(
     large: Any, caplog: pytest.LogCaptureFixture, stream: bool
@@ -91,23 +106,8 @@ def test_an_integer_longer_than_python_reads_is_an_answer_not_a_500(
     request = {"messages": messages, "tools": [COUNT_TOOL]}
     prompt = get_formatter(MODEL).format(request)
     fake.script(prompt, Script("Counting.</think>\n" + xml_call("count", n=digits), cut="chars"))
-    client = client_for(proxy.port)
     with caplog.at_level(logging.INFO):
-        if stream:
-            with client.chat.completions.create(
-                model=MODEL, messages=messages, tools=[COUNT_TOOL], stream=True
-            ) as chunks:
-                message, finish, _usage = stream_message(chunks)
-            calls = joined_calls(message)
-        else:
-            answer = client.chat.completions.create(
-                model=MODEL, messages=messages, tools=[COUNT_TOOL]
-            )
-            finish = answer.choices[0].finish_reason
-            calls = [
-                (call.function.name, call.function.arguments)
-                for call in answer.choices[0].message.tool_calls or []
-            ]
+        finish, calls = ask(proxy.port, stream, model=MODEL, messages=messages, tools=[COUNT_TOOL])
     assert finish == "tool_calls"
     assert [(name, json.loads(arguments)) for name, arguments in calls] == [
         ("count", {"n": digits})
@@ -146,22 +146,7 @@ def test_thousands_of_tools_and_calls_read_the_schemas_once(
     prompt = get_formatter(MODEL).format({"messages": messages, "tools": tools})
     output = "Calling.</think>\n" + "\n".join(xml_call(f"tool_{i}", n=str(i)) for i in range(3000))
     fake.script(prompt, Script(output, cut="pieces"))
-    client = client_for(proxy.port)
-    if stream:
-        with client.chat.completions.create(
-            model=MODEL,
-            messages=messages,
-            tools=tools,
-            stream=True,  # type: ignore[arg-type]
-        ) as chunks:
-            message, _finish, _usage = stream_message(chunks)
-        calls = joined_calls(message)
-    else:
-        answer = client.chat.completions.create(model=MODEL, messages=messages, tools=tools)  # type: ignore[arg-type]
-        calls = [
-            (call.function.name, call.function.arguments)
-            for call in answer.choices[0].message.tool_calls or []
-        ]
+    _finish, calls = ask(proxy.port, stream, model=MODEL, messages=messages, tools=tools)
     assert [(name, json.loads(arguments)) for name, arguments in calls] == [
         (f"tool_{i}", {"n": i}) for i in range(3000)
     ]

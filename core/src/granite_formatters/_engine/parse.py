@@ -327,10 +327,10 @@ class ReleaseStreamParser(StreamParser):
         self._role_sent = False
         self._ids: ToolCallIds | None = None  # (made for the first call that needs an id)
         # The tools the prompt lists (their schemas type the values).
-        self._tools: list[Mapping[str, Any]] | None = None
-        self._tools_read = False
-        if facts is not None:
-            self._read_tools(facts)
+        self._tools: list[Mapping[str, Any]] | None = (
+            None if facts is None else self._prepared_tools(facts)
+        )
+        self._tools_read = facts is not None
         self._text_of: ChunkText | None = None  # (made when bytes arrive: decoded as UTF-8)
         self._surrogates = False  # (lone surrogates were replaced: noted first)
         # The citation stages (see CitationReader): the content goes through them.
@@ -405,12 +405,11 @@ class ReleaseStreamParser(StreamParser):
             facts = self._facts = prompt_facts(*self._request)
         return facts
 
-    def _read_tools(self, facts: PromptFacts) -> None:
+    def _prepared_tools(self, facts: PromptFacts) -> list[Mapping[str, Any]] | None:
         """The tools the prompt lists, as the syntax reads them (a syntax with
         ``prepare_tools`` reads their schemas once per output)."""
         prepare = getattr(self._syntax, "prepare_tools", None)
-        self._tools = facts.tools if prepare is None else prepare(facts.tools)
-        self._tools_read = True
+        return facts.tools if prepare is None else prepare(facts.tools)
 
     def _marked_setup(self, release: Release, facts: PromptFacts | None, anywhere: bool) -> None:
         reasoning = release.reasoning
@@ -1176,7 +1175,7 @@ class ReleaseStreamParser(StreamParser):
         if ids is None:
             ids = self._ids = ToolCallIds()
         if not self._tools_read:
-            self._read_tools(self._prompt_facts())
+            self._tools, self._tools_read = self._prepared_tools(self._prompt_facts()), True
         bare = self._bare == _BARE_BLOCK
         if bare:
             self._bare = _NO_BARE
