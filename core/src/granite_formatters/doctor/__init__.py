@@ -23,7 +23,7 @@ def _jinja_available() -> None:
     except ImportError:
         raise DoctorError(
             "rendering a chat template needs jinja2: "
-            "python3 -m pip install 'granite-formatters[doctor]'"
+            'python3 -m pip install "./core[doctor]" (from a clone of the repository)'
         ) from None
 
 
