@@ -178,6 +178,27 @@ def test_backend_failing_for_a_while_is_retried(fake: Any, tmp_path: Path) -> No
     assert "6 tries repeated" in err
 
 
+def test_a_backend_refusal_is_not_retried(tmp_path: Path) -> None:
+    backend = FakeBackend(max_model_len=64)  # (vLLM answers 400: over the context)
+    thread = ServerThread(backend.app)
+    try:
+        data = body("Hello", max_tokens=1000)
+        script(backend, data, "Hi.")
+        source = tmp_path / "in.jsonl"
+        source.write_text(line("a", data) + "\n", "utf-8")
+        out = tmp_path / "out.jsonl"
+        code, err = run(str(source), "--backend", thread.url + "/v1", "-o", str(out),
+                        "--backoff", "0.01")  # fmt: skip
+    finally:
+        thread.stop()
+    assert len(backend.requests) == 1
+    response = results(out)["a"]["response"]
+    assert response["status_code"] == 502
+    assert response["body"]["error"]["message"] == "the backend answered HTTP 400"
+    assert response["body"]["error"]["code"] == "backend_refused"
+    assert code == 0 and "tries repeated" not in err and "1 failed" in err
+
+
 def test_stalled_backend_then_rerun_completes(fake: Any, tmp_path: Path) -> None:
     backend, thread = fake
     datas = [body(f"Question {i}") for i in range(4)]

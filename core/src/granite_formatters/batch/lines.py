@@ -17,12 +17,14 @@ __all__ = [
     "CHAT_URL",
     "BatchRequest",
     "LineError",
+    "REFUSED_BY_BACKEND",
     "dumps",
     "Finished",
     "finished",
     "line_error",
     "read_requests",
     "result_line",
+    "retryable",
 ]
 
 #: The only endpoint a batch line may name.
@@ -132,13 +134,25 @@ def line_error(item: LineError) -> dict[str, Any]:
     }
 
 
+#: The error ``code`` of a line the backend refused (a 4xx answer other than 408 or 429:
+#: trying again would not help, and a rerun does not).
+REFUSED_BY_BACKEND = "backend_refused"
+
+
+def retryable(status: Any, body: Any) -> bool:
+    """Whether a response (``status_code``, ``body``) records a backend failure that a
+    rerun tries again: a 5xx status not marked :data:`REFUSED_BY_BACKEND`."""
+    if not isinstance(status, int) or status < 500:
+        return False
+    error = body.get("error") if isinstance(body, dict) else None
+    return not (isinstance(error, dict) and error.get("code") == REFUSED_BY_BACKEND)
+
+
 def _retryable(line: dict[str, Any]) -> bool:
-    """Whether an output line records a backend failure (a rerun tries it again)."""
     response = line.get("response")
     if not isinstance(response, dict):
         return False
-    status = response.get("status_code")
-    return isinstance(status, int) and status >= 500
+    return retryable(response.get("status_code"), response.get("body"))
 
 
 @attrs.frozen

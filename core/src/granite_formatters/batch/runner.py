@@ -29,7 +29,17 @@ from ..serve.exchange import (
 )
 from ..serve.public import backend_text
 from ..serve.responses import error_body
-from .lines import BatchRequest, LineError, dumps, finished, line_error, read_requests, result_line
+from .lines import (
+    REFUSED_BY_BACKEND,
+    BatchRequest,
+    LineError,
+    dumps,
+    finished,
+    line_error,
+    read_requests,
+    result_line,
+    retryable,
+)
 
 __all__ = ["BatchOptions", "Tally", "checked_body", "count_lines", "run_batch"]
 
@@ -115,8 +125,9 @@ class _Run:
             try:
                 return 200, await self._generate(prepared)
             except BackendError as exc:
-                if exc.status < 500 or attempt == self.options.retries:
-                    return exc.status, error_body(exc.status, backend_text(exc), exc.param)
+                if not exc.transient or attempt == self.options.retries:
+                    code = None if exc.transient else REFUSED_BY_BACKEND
+                    return exc.status, error_body(exc.status, backend_text(exc), exc.param, code)
             self.tally.retried += 1
             wait = self.options.backoff * 2**attempt
             await asyncio.sleep(min(wait * random.uniform(0.5, 1.0), MAX_BACKOFF))
@@ -142,7 +153,7 @@ class _Run:
         status, body = await self.answer(item)
         if status != 200:
             self.tally.failed += 1
-            self.tally.backend_failed += status >= 500
+            self.tally.backend_failed += retryable(status, body)
         return result_line(item.custom_id, status, body)
 
 
