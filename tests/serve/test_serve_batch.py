@@ -9,13 +9,17 @@ import os
 import signal
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from granite_formatters import get_formatter
+from granite_formatters.batch.lines import dumps, finished, read_requests, result_line
 from granite_formatters.batch.progress import progress_bar
 from granite_formatters.batch.runner import Tally
 from granite_formatters.cli import main
@@ -345,3 +349,30 @@ def test_progress_bar_on_a_terminal_only() -> None:
     with progress_bar(plain) as show:
         show(Tally(total=4, done=3))
     assert plain.getvalue() == ""
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.text(st.characters(exclude_categories=("Cs",), exclude_characters="\r\n"))))
+def test_every_non_blank_line_gives_one_item(texts: list[str]) -> None:
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "in.jsonl"
+        path.write_text("".join(text + "\n" for text in texts), encoding="utf-8")
+        items = list(read_requests(path))
+    assert [item.number for item in items] == [
+        number for number, text in enumerate(texts, 1) if text.strip()
+    ]
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(0, 5), st.data())
+def test_resume_keeps_exactly_the_whole_lines(count: int, data: st.DataObject) -> None:
+    lines = [dumps(result_line(f"é{i}", 200, {"n": i})) + "\n" for i in range(count)]
+    text = "".join(lines)
+    cut = data.draw(st.integers(0, len(text)))
+    whole = text[:cut].count("\n")
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "out.jsonl"
+        path.write_text(text[:cut], encoding="utf-8")
+        done = finished(path)
+        assert path.read_text(encoding="utf-8") == "".join(lines[:whole])
+    assert done.ids == {f"é{i}" for i in range(whole)}
