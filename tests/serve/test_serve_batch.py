@@ -352,7 +352,7 @@ def test_progress_bar_on_a_terminal_only() -> None:
 
 
 @settings(max_examples=60, deadline=None)
-@given(st.lists(st.text(st.characters(exclude_categories=("Cs",), exclude_characters="\r\n"))))
+@given(st.lists(st.text(st.characters(exclude_categories=["Cs"], exclude_characters="\r\n"))))
 def test_every_non_blank_line_gives_one_item(texts: list[str]) -> None:
     with tempfile.TemporaryDirectory() as folder:
         path = Path(folder) / "in.jsonl"
