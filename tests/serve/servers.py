@@ -83,6 +83,8 @@ class Script:
     after the answer), ``endless`` (the first piece again and again, until cancelled),
     ``slow`` (many small events, with pauses: for the disconnect test), ``no_logprobs``
     (logprobs asked for, none sent).
+    ``fault_times``: the fault hits only the first that many requests for the prompt
+    (``None``: every one), as a backend that fails for a while and recovers.
     """
 
     output: str
@@ -90,6 +92,9 @@ class Script:
     write: int | str | None = None
     finish: str = "stop"
     fault: str | None = None
+    fault_times: int | None = None
+    #: How many requests for the prompt have come (for ``fault_times``).
+    seen: int = 0
 
 
 def cut_text(text: str, how: str) -> list[str]:
@@ -424,6 +429,10 @@ class FakeBackend:
                 self.requests.append((kind, body))
                 self.peers.append(request.client.port if request.client else -1)
                 script = self.scripts.get(body.get("prompt", ""))
+                if script is not None and script.fault_times is not None:
+                    script.seen += 1
+                    if script.seen > script.fault_times:
+                        script = attrs.evolve(script, fault=None)
             if script is None:
                 return JSONResponse({"error": "no script for this prompt"}, status_code=400)
             if script.fault == "status500":

@@ -406,6 +406,7 @@ EXAMPLES: dict[str, str] = {
     "resolve": "granite-format resolve ollama/granite3.2:8b",
     "plugins": "granite-format plugins",
     "serve": "granite-format serve --backend http://127.0.0.1:8001/v1",
+    "batch": "granite-format batch in.jsonl --backend http://127.0.0.1:8001/v1 -o out.jsonl",
     "export": "granite-format export response-template granite-4.2-8b --into ./granite-4.2-8b",
     "doctor": "granite-format doctor ./granite-3.3-2b-instruct-Q4_K_M.gguf",
 }
@@ -505,6 +506,11 @@ def build_parser() -> argparse.ArgumentParser:
     serve = command("serve", "an OpenAI-compatible chat endpoint in front of a completions server")
     add_serve_arguments(serve)  # the server itself is the optional 'serve' extra
     serve.set_defaults(handler=_cmd_serve)
+    from .batch.cli import add_batch_arguments
+
+    batch = command("batch", "answer an OpenAI Batch API file through a completions server")
+    add_batch_arguments(batch)
+    batch.set_defaults(handler=_cmd_batch)
     export = command(
         "export",
         "write a model's output format for another runtime",
@@ -606,6 +612,23 @@ def _cmd_export_response_template(args: argparse.Namespace, out: TextIO, stdin: 
     return 0
 
 
+def _cmd_batch(args: argparse.Namespace, out: TextIO, stdin: TextIO) -> int:
+    try:
+        from .batch.cli import run
+    except ImportError as exc:  # pragma: no cover - the serve extra is missing
+        raise _UserError(str(exc)) from None
+    from .batch.cli import OptionError
+
+    try:
+        return run(args, out)
+    except OptionError as exc:
+        raise _UserError(f"batch: {exc}") from None
+    except OSError as exc:
+        if exc.filename is None:
+            raise
+        raise _UserError(f"batch: {exc.filename}: {exc.strerror or exc}") from None
+
+
 def _cmd_serve(args: argparse.Namespace, out: TextIO, stdin: TextIO) -> int:
     try:
         from .serve.cli import run
@@ -679,7 +702,12 @@ def main(
     out = stdout if stdout is not None else sys.stdout
     err = stderr if stderr is not None else sys.stderr
     inp = stdin if stdin is not None else sys.stdin
-    args = build_parser().parse_args(argv)
+    parser = build_parser()
+    args, extra = parser.parse_known_args(argv)
+    if extra:  # (batch's files may come after its options: batch parse --request-file F RAW)
+        if args.command != "batch" or any(item.startswith("-") for item in extra):
+            parser.error("unrecognized arguments: " + " ".join(extra))
+        args.paths += extra
 
     def report(text: str) -> None:
         if err is None:

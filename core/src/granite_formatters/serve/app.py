@@ -22,22 +22,30 @@ from starlette.routing import Route
 
 from .._api import get_formatter, list_models
 from ..errors import InvalidRequestError, UnknownModelError, quote
-from ..granite3.cite_format import TOKENS_SKIPPED_NOTE
-from ..processors import Formatter
 from .accesslog import LOGGER, AccessLog, RequestLog, loggable, mark_logged
 from .aiohttp_transport import BackendClient
 from .auth import BodyTooLarge, authorized, read_body
 from .backends import Backend, BackendError, Finish, Piece, make_backend
-from .effort import effort_refusal
+from .exchange import (
+    SPECIAL_TOKENS_DROPPED,
+    Prepared,
+    Refusal,
+    answer_events,
+    collect,
+    completion_body,
+    dropped_tokens_text,
+    open_answer,
+    parse_answer,
+    prepare,
+    text_stop,
+)
 from .guard import RequestGuard
 from .jsonbody import load_body
 from .options import ServeConfig
-from .params import GenerationParams, chat_request, read_params
-from .public import backend_text, request_text, unknown_model_text
+from .public import backend_text, unknown_model_text
 from .responses import (
     STREAMED_KEYS,
     ChunkMaker,
-    completion,
     error_body,
     error_response,
     finish_reason,
@@ -48,59 +56,12 @@ from .responses import (
 __all__ = ["MAX_BATCH", "create_app"]
 
 
-def _text_stop(finish: Finish) -> str | None:
-    """The stop string the backend matched, for the parsed message (a token id is not
-    text: it stays on the response's choice only)."""
-    return finish.stop_reason if isinstance(finish.stop_reason, str) else None
-
-
 def _dumps(data: Any) -> str:
     return json.dumps(data, ensure_ascii=False, separators=(",", ":"))
 
 
 #: What ``/ready`` asks each kind of backend (under ``--backend``): a cheap GET.
 _READY_PATHS = {"openai": "/models", "llamacpp": "/health", "ollama": "/api/tags"}
-
-
-class _Refused(Exception):
-    """A request answered with an error status before any generation."""
-
-    def __init__(
-        self, status: int, message: str, param: str | None = None, code: str | None = None
-    ):
-        super().__init__(message)
-        self.response = error_response(status, message, param, code)
-        self.status = status
-        self.param = param
-
-
-@attrs.define
-class _Prepared:
-    formatter: Formatter
-    request: dict[str, Any]
-    params: GenerationParams
-    prompt: str
-    backend_model: str
-    #: The special tokens the answer may hold, which the backend is asked to print.
-    preserve: tuple[str, ...] = ()
-
-
-#: Granite's BOS and EOS token in every release: it ends the answer, never part of it.
-_END_OF_TEXT = "<|end_of_text|>"
-
-
-def _answer_tokens(formatter: Formatter) -> tuple[str, ...]:
-    """The release's special tokens an answer may hold: all but its stop strings (the
-    end of the answer) and the tokens the parser drops."""
-    release = formatter.release
-    if release is None:
-        return ()
-    ends = {*release.stop_strings, *release.dropped_tokens, _END_OF_TEXT}
-    return tuple(token for token in release.special_tokens.tokens if token not in ends)
-
-
-#: The code of the warning given when the backend removed the answer's special tokens.
-_SPECIAL_TOKENS_DROPPED = "special_tokens_dropped"
 
 
 class _Server:
@@ -183,17 +144,14 @@ class _Server:
     def _warnings(self, message: Any, log: RequestLog) -> list[dict[str, str]] | None:
         """The warnings of a parsed answer (``None``: none), recorded in ``log``; the first
         of each kind is also logged with its advice."""
-        if TOKENS_SKIPPED_NOTE not in getattr(message, "notes", ()):
+        text = dropped_tokens_text(message, self.backend)
+        if text is None:
             return None
-        text = (
-            "the backend removed the special tokens of the answer, so its citations "
-            f"cannot be located and none are returned: {self.backend.special_tokens_advice}"
-        )
-        log.warning = _SPECIAL_TOKENS_DROPPED
+        log.warning = SPECIAL_TOKENS_DROPPED
         if not self._warned:
             self._warned = True
-            LOGGER.warning("%s (warning %s)", text, _SPECIAL_TOKENS_DROPPED)
-        return [{"code": _SPECIAL_TOKENS_DROPPED, "message": text}]
+            LOGGER.warning("%s (warning %s)", text, SPECIAL_TOKENS_DROPPED)
+        return [{"code": SPECIAL_TOKENS_DROPPED, "message": text}]
 
     def _backend_failure(self, exc: BackendError, log: RequestLog) -> str:
         """Record ``exc`` in the access log; the text the client is told."""
@@ -212,26 +170,16 @@ class _Server:
             prepared = await self._prepare(request, log)
             log.model = prepared.params.model
             log.stream = bool(prepared.params.stream)
-            response = await self.backend.open(
-                self.client,
-                prepared.prompt,
-                prepared.backend_model,
-                prepared.params,
-                prepared.request,
-                tuple(getattr(prepared.formatter, "stop_strings", ())),
-                prepared.preserve,
-            )
-        except _Refused as refused:
+            response = await open_answer(self.client, self.backend, prepared)
+        except Refusal as refused:
             log.status, log.error = refused.status, refused.param
             log.emit()
-            return refused.response
+            return error_response(refused.status, str(refused), refused.param, refused.code)
         except BackendError as exc:
             text = self._backend_failure(exc, log)
             log.emit()
             return error_response(exc.status, text, exc.param)
-        events = self.backend.stream(response, self.config.max_output_bytes)
-        if prepared.params.logprobs:
-            events = _with_logprobs(events, prepared.params.top_logprobs or 0)
+        events = answer_events(self.backend, response, prepared, self.config.max_output_bytes)
         if not prepared.params.stream:
             return await self._complete(request, prepared, response, events, log)
         try:  # the first event before the first byte: a failure is still a 502/504
@@ -258,109 +206,53 @@ class _Server:
 
     # -- steps --------------------------------------------------------------------------
 
-    async def _prepare(self, request: Request, log: RequestLog) -> _Prepared:
+    async def _prepare(self, request: Request, log: RequestLog) -> Prepared:
         if not authorized(request, self.config.api_key):
-            raise _Refused(401, "missing or wrong API key", code="invalid_api_key")
+            raise Refusal(401, "missing or wrong API key", code="invalid_api_key")
         media_type = request.headers.get("content-type", "").partition(";")[0].strip().lower()
         if media_type != "application/json":
-            raise _Refused(
+            raise Refusal(
                 415, "the request body must be JSON sent with Content-Type: application/json"
             )
         try:
             raw = await read_body(request, self.config.max_body_bytes)
         except BodyTooLarge:
-            raise _Refused(
+            raise Refusal(
                 413, f"the request body is over the limit of {self.config.max_body_bytes} bytes"
             ) from None
         except ClientDisconnect:
-            raise _Refused(499, "the client disconnected while sending the body") from None
+            raise Refusal(499, "the client disconnected while sending the body") from None
         try:
             body = load_body(raw)
-            if not isinstance(body, dict):
-                raise InvalidRequestError("the request body must be a JSON object")
-            if "model" in body:  # (logged as asked, also when the request is refused)
-                model = body["model"]
-                log.model = model if isinstance(model, str) else quote(model, 40)
-            params = read_params(body, self.config.backend_type)
         except InvalidRequestError as exc:
-            raise _Refused(400, str(exc), exc.field) from None
-        log.model = params.model
-        if self.config.models:
-            backend_model = self.config.models.get(params.model)
-            if backend_model is None:
-                raise _Refused(404, unknown_model_text(params.model), "model", "model_not_found")
-        else:
-            backend_model = params.model
-        try:
-            formatter = get_formatter(params.model)
-        except UnknownModelError as exc:
-            raise _Refused(
-                404, unknown_model_text(params.model, exc), "model", "model_not_found"
-            ) from None
-        if params.logprobs and not self.backend.supports_logprobs:
-            raise _Refused(
-                400,
-                f"logprobs are not supported with the {self.config.backend_type} backend",
-                "logprobs",
-            )
-        if body.get("reasoning_effort") is not None:
-            refusal = effort_refusal(formatter, params.model)
-            if refusal is not None:
-                raise _Refused(400, refusal, "reasoning_effort")
-        request_body = chat_request(body)
-        try:
-            prompt = formatter.format(request_body)
-        except InvalidRequestError as exc:
-            raise _Refused(400, request_text(str(exc)), exc.field) from None
-        except ValueError as exc:
-            raise _Refused(400, request_text(str(exc))) from None
-        if len(prompt) > self.config.max_prompt_chars:
-            raise _Refused(
-                413,
-                f"the prompt is {len(prompt)} characters, over the limit of "
-                f"{self.config.max_prompt_chars}",
-                "messages",
-            )
+            raise Refusal(400, str(exc), exc.field) from None
+        if isinstance(body, dict) and "model" in body:  # (logged as asked, also if refused)
+            model = body["model"]
+            log.model = model if isinstance(model, str) else quote(model, 40)
+        prepared = prepare(body, self.backend, self.config.models, self.config.max_prompt_chars)
+        log.model = prepared.params.model
         if self.config.log_prompts:
-            LOGGER.info("prompt model=%s %s", loggable(params.model), _dumps(prompt))
-        return _Prepared(
-            formatter, request_body, params, prompt, backend_model, _answer_tokens(formatter)
-        )
-
-    async def _collect(
-        self, prepared: _Prepared, events: AsyncIterator[Piece | Finish]
-    ) -> tuple[list[str], list[dict[str, Any]], Finish]:
-        pieces: list[str] = []
-        logprobs: list[dict[str, Any]] = []
-        finish = None
-        async for event in events:  # to its end (after Finish: so the connection is reused)
-            if isinstance(event, Piece):
-                pieces.append(event.text)
-                logprobs.extend(event.logprobs)
-            else:
-                finish = event
-        if finish is None:
-            raise Backend.ended_early()
-        return pieces, logprobs, finish
+            LOGGER.info("prompt model=%s %s", loggable(log.model), _dumps(prepared.prompt))
+        return prepared
 
     async def _complete(
         self,
         request: Request,
-        prepared: _Prepared,
+        prepared: Prepared,
         response: httpx.Response,
         events: AsyncIterator[Piece | Finish],
         log: RequestLog,
     ) -> Response:
         """The whole answer; a client that disconnects first cancels the backend request."""
-        collect = asyncio.ensure_future(self._collect(prepared, events))
+        reading = asyncio.ensure_future(collect(events))
         gone = asyncio.ensure_future(_disconnected(request))
         try:
-            await asyncio.wait((collect, gone), return_when=asyncio.FIRST_COMPLETED)
-            if not collect.done():
-                collect.cancel()
+            await asyncio.wait((reading, gone), return_when=asyncio.FIRST_COMPLETED)
+            if not reading.done():
+                reading.cancel()
                 log.status, log.error = 499, "client disconnected"
                 return Response(status_code=499)
-            pieces, logprobs, finish = collect.result()
+            answer = reading.result()
         except BackendError as exc:
             return error_response(exc.status, self._backend_failure(exc, log))
         finally:
@@ -368,30 +260,16 @@ class _Server:
             await response.aclose()
             if log.status != 200:
                 log.emit()
-        self.backend.observe(prepared.prompt, finish.usage)
-        log.usage = finish.usage
-        # (parsed as a stream of one chunk, which is what a batch parse is, so that the
-        # matched stop string reaches the message as it does when streaming)
-        parser = prepared.formatter.stream_parser(prepared.request)
-        parser.feed("".join(pieces))
-        parser.close(stop_reason=_text_stop(finish))
-        warnings = self._warnings(parser.message, log)
+        self.backend.observe(prepared.prompt, answer.finish.usage)
+        log.usage = answer.finish.usage
+        message = parse_answer(prepared, answer.text, text_stop(answer.finish))
+        warnings = self._warnings(message, log)
         log.emit()
-        message = openai_message(parser.message)
-        body = completion(
-            prepared.params.model,
-            message,
-            finish.reason,
-            finish.usage,
-            logprobs if prepared.params.logprobs else None,
-            finish.stop_reason,
-            warnings,
-        )
-        return JSONResponse(body)
+        return JSONResponse(completion_body(prepared, message, answer, warnings))
 
     async def _stream(
         self,
-        prepared: _Prepared,
+        prepared: Prepared,
         response: httpx.Response,
         events: AsyncIterator[Piece | Finish],
         first: Piece | Finish,
@@ -423,7 +301,7 @@ class _Server:
             if isinstance(event, Piece):
                 pending.extend(event.logprobs)
                 return chunks(parser.feed(event.text))
-            out = chunks(parser.close(stop_reason=_text_stop(event)))
+            out = chunks(parser.close(stop_reason=text_stop(event)))
             message = openai_message(parser.message)
             extras = {k: v for k, v in message.items() if k not in STREAMED_KEYS}
             reason = finish_reason(message, event.reason)
@@ -527,21 +405,6 @@ async def _pump(
         await queue.put(_End(exc))
     else:
         await queue.put(_End())
-
-
-async def _with_logprobs(
-    events: AsyncIterator[Piece | Finish], top: int
-) -> AsyncIterator[Piece | Finish]:
-    """``events`` with each token's alternatives cut to the ``top`` the client asked for;
-    text that comes without logprobs is a :class:`BackendError` (never an empty list)."""
-    async for event in events:
-        if isinstance(event, Piece):
-            if event.text and not event.logprobs:
-                raise BackendError("the backend sent no logprobs with the answer's tokens")
-            if any(len(entry.get("top_logprobs", ())) > top for entry in event.logprobs):
-                cut = ({**e, "top_logprobs": e["top_logprobs"][:top]} for e in event.logprobs)
-                event = Piece(event.text, tuple(cut))
-        yield event
 
 
 async def _take(queue: asyncio.Queue[Piece | Finish | _End]) -> list[Piece | Finish | _End]:

@@ -22,6 +22,7 @@ __all__ = [
     "ServeConfig",
     "build_parser",
     "config_from_args",
+    "backend_problem",
     "config_problems",
     "parse_model_map",
     "startup_text",
@@ -52,7 +53,7 @@ def _as_names(values: Iterable[str]) -> tuple[str, ...]:
     return tuple(part.strip() for value in values for part in value.split(",") if part.strip())
 
 
-def _backend_problem(url: str) -> str | None:
+def backend_problem(url: str) -> str | None:
     try:
         parts = urllib.parse.urlsplit(url)
         parts.port  # noqa: B018 -- raises ValueError for a port that is not a number
@@ -110,7 +111,7 @@ class ServeConfig:
 def config_problems(config: ServeConfig) -> list[str]:
     """What is wrong with ``config``: one line per option, named as on the command line."""
     problems = []
-    backend = _backend_problem(config.backend)
+    backend = backend_problem(config.backend)
     if backend is not None:
         problems.append(backend)
     if not config.host.strip():

@@ -89,15 +89,31 @@ class BackendError(Exception):
     """The backend failed; ``status`` is the HTTP status to answer with (502 or 504, or 400
     when the request cannot fit the model, with ``param`` the field). The message never
     holds the backend's URL or text; ``detail`` holds what the backend wrote (cut short),
-    for the log only, and only with ``--log-prompts``."""
+    for the log only, and only with ``--log-prompts``; ``backend_status`` is the error
+    status the backend answered with, if it answered one."""
 
     def __init__(
-        self, message: str, status: int = 502, param: str | None = None, detail: str = ""
+        self,
+        message: str,
+        status: int = 502,
+        param: str | None = None,
+        detail: str = "",
+        backend_status: int | None = None,
     ) -> None:
         super().__init__(message)
         self.status = status
         self.param = param
         self.detail = detail
+        self.backend_status = backend_status
+
+    @property
+    def transient(self) -> bool:
+        """Whether trying again may succeed: the backend failed, timed out or was busy
+        (429), rather than refusing the request (another 4xx)."""
+        if self.status < 500:
+            return False
+        code = self.backend_status
+        return code is None or code >= 500 or code in (408, 429)
 
 
 _JSON_HEADERS = {"content-type": "application/json"}
@@ -263,6 +279,7 @@ class Backend(ABC):
             raise BackendError(
                 f"the backend answered HTTP {response.status_code}",
                 detail=clean_text(detail[:_DETAIL_LIMIT]),
+                backend_status=response.status_code,
             )
         return response
 
