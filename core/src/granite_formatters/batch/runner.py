@@ -44,7 +44,7 @@ from .lines import (
 __all__ = ["BatchOptions", "Tally", "checked_body", "count_lines", "run_batch"]
 
 #: The longest wait between two tries of a request, in seconds.
-MAX_BACKOFF = 30.0
+_MAX_BACKOFF = 30.0
 
 
 @attrs.frozen
@@ -130,7 +130,7 @@ class _Run:
                     return exc.status, error_body(exc.status, backend_text(exc), exc.param, code)
             self.tally.retried += 1
             wait = self.options.backoff * 2**attempt
-            await asyncio.sleep(min(wait * random.uniform(0.5, 1.0), MAX_BACKOFF))
+            await asyncio.sleep(min(wait * random.uniform(0.5, 1.0), _MAX_BACKOFF))
         raise AssertionError("unreachable")  # pragma: no cover
 
     async def _generate(self, prepared: Prepared) -> dict[str, Any]:
