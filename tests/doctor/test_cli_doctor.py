@@ -121,7 +121,7 @@ def test_without_jinja2_the_error_names_the_extra(
     template = tmp_path / "chat_template.jinja"
     template.write_text("{{ messages[0].content }}", encoding="utf-8")
     monkeypatch.setitem(sys.modules, "jinja2", None)
-    with pytest.raises(DoctorError, match=r"pip install 'granite-formatters\[doctor\]'"):
+    with pytest.raises(DoctorError, match=r'pip install "\./core\[doctor\]"'):
         diagnose(str(template))
 
 
