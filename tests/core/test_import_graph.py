@@ -4,12 +4,14 @@ The graph is read from the source with :mod:`ast`: every ``import`` and ``from .
 of a package module, at module level or inside a function alike (a deferred import still
 ties the two modules together), except those under ``if TYPE_CHECKING:`` (never run).
 Relative imports are resolved against the importing module's package, and
-``from pkg import name`` is an edge to ``pkg.name`` when that is a module, else to ``pkg``.
+``from pkg import name`` is an edge to ``pkg.name`` when that is a module (and to ``pkg``,
+whose ``__init__`` runs first), else to ``pkg``.
 """
 
 from __future__ import annotations
 
 import ast
+import itertools
 from collections.abc import Iterator, Mapping
 from pathlib import Path
 
@@ -69,6 +71,8 @@ def _targets(
         return
     for alias in node.names:
         sub = f"{source}.{alias.name}"
+        if sub in known and source != module:
+            yield source  # (``from package import submodule`` runs the package first)
         yield sub if sub in known else source
 
 
@@ -124,7 +128,7 @@ def test_the_graph_reads_every_kind_of_import(tmp_path: Path) -> None:
     pkg = tmp_path / "pkg"
     (pkg / "sub").mkdir(parents=True)
     files = {
-        "__init__.py": "from .a import thing\n",
+        "__init__.py": "from .b import thing\n",
         "a.py": (
             "from typing import TYPE_CHECKING\n"
             "if TYPE_CHECKING:\n    from .b import Hint\nelse:\n    import granite_formatters.c\n"
@@ -138,14 +142,17 @@ def test_the_graph_reads_every_kind_of_import(tmp_path: Path) -> None:
     for name, text in files.items():
         (pkg / name).write_text(text, encoding="utf-8")
     graph = import_graph(pkg)
+    # (``from package import submodule`` runs the package first: an edge to each.)
     assert graph == {
-        PACKAGE: {f"{PACKAGE}.a"},
-        f"{PACKAGE}.a": {f"{PACKAGE}.c", f"{PACKAGE}.sub.d"},
+        PACKAGE: {f"{PACKAGE}.b"},
+        f"{PACKAGE}.a": {f"{PACKAGE}.c", f"{PACKAGE}.sub", f"{PACKAGE}.sub.d"},
         f"{PACKAGE}.b": set(),
-        f"{PACKAGE}.c": {f"{PACKAGE}.sub"},
+        f"{PACKAGE}.c": {PACKAGE, f"{PACKAGE}.sub"},
         f"{PACKAGE}.sub": set(),
-        f"{PACKAGE}.sub.d": {f"{PACKAGE}.b", f"{PACKAGE}.c"},
+        f"{PACKAGE}.sub.d": {PACKAGE, f"{PACKAGE}.b", f"{PACKAGE}.c"},
     }
     assert find_cycle(graph) is None
     graph[f"{PACKAGE}.b"].add(f"{PACKAGE}.a")
-    assert find_cycle(graph) == [f"{PACKAGE}.a", f"{PACKAGE}.sub.d", f"{PACKAGE}.b", f"{PACKAGE}.a"]
+    cycle = find_cycle(graph)
+    assert cycle is not None and cycle[0] == cycle[-1] and f"{PACKAGE}.b" in cycle
+    assert all(after in graph[before] for before, after in itertools.pairwise(cycle))

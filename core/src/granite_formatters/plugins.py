@@ -465,7 +465,7 @@ class PluginHost:
     def _build(self) -> ModelRegistry:
         import pluggy
 
-        from . import hookspecs
+        import granite_formatters.hookspecs as hookspecs
 
         candidates = self._candidates()
         pm = pluggy.PluginManager(hookspecs.PROJECT_NAME)
@@ -569,7 +569,7 @@ def _version(ep: importlib.metadata.EntryPoint) -> str | None:
 
 def _hook_names(pm: pluggy.PluginManager) -> list[str]:
     """The hooks the contract specifies (as pluggy reads :mod:`.hookspecs`)."""
-    from . import hookspecs
+    import granite_formatters.hookspecs as hookspecs
 
     return [name for name in dir(hookspecs) if pm.parse_hookspec_opts(hookspecs, name)]
 
