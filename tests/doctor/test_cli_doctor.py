@@ -140,7 +140,11 @@ class _Answer(http.server.BaseHTTPRequestHandler):
 
     def do_POST(self) -> None:
         self.rfile.read(int(self.headers["Content-Length"]))
-        bodies = {"/bad/apply-template": b"not json", "/num/apply-template": b'{"prompt": 3}'}
+        bodies = {
+            "/bad/apply-template": b"not json",
+            "/none/apply-template": b'{"text": "Hi"}',
+            "/num/apply-template": b'{"prompt": 3}',
+        }
         body = bodies.get(self.path)
         self.send_response(404 if body is None else 200)
         self.end_headers()
@@ -154,7 +158,8 @@ class _Answer(http.server.BaseHTTPRequestHandler):
     ("path", "message"),
     [
         ("", "answered 404: the backend is not a llama.cpp llama-server"),
-        ("/bad", "did not answer a JSON object with a prompt"),
+        ("/bad", "did not answer JSON"),
+        ("/none", "did not answer a JSON object with a prompt"),
         ("/num", "answered a prompt that is not a string"),
     ],
 )
@@ -164,7 +169,9 @@ def test_a_backend_that_is_not_llama_cpp(path: str, message: str) -> None:
     thread.start()
     try:
         url = f"http://127.0.0.1:{server.server_address[1]}{path}"
-        code, out, err = run("doctor", "--backend", url, "-m", "granite-4.2-8b")
+        code, out, err = run(
+            "doctor", "--backend", url, "--backend-type", "llamacpp", "-m", "granite-4.2-8b"
+        )
     finally:
         server.shutdown()
         server.server_close()

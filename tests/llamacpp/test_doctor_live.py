@@ -76,4 +76,4 @@ def test_the_command_line_with_json(templated_server: tuple[str, Process]) -> No
 def test_an_unreachable_backend_is_one_error_line() -> None:
     url = f"http://127.0.0.1:{free_port()}"
     with pytest.raises(DoctorError, match=r"cannot reach http://127\.0\.0\.1:\d+/apply-template"):
-        diagnose_live(url, "granite-4.2-8b")
+        diagnose_live(url, "granite-4.2-8b", backend_type="llamacpp")

@@ -553,6 +553,9 @@ def build_parser() -> argparse.ArgumentParser:
         "granite-format doctor ./granite-4.2-8b --json",
         "granite-format doctor Modelfile",
         "granite-format doctor --backend http://127.0.0.1:8001 --model granite-4.2-8b",
+        "granite-format doctor --backend http://127.0.0.1:8000 "
+        "--model granite-4.2-8b=ibm-granite/granite-4.2-8b",
+        "granite-format doctor --backend http://127.0.0.1:11434 --model granite3.3:8b",
     )
     doctor.add_argument(
         "path",
@@ -563,8 +566,15 @@ def build_parser() -> argparse.ArgumentParser:
     doctor.add_argument(
         "--backend",
         metavar="URL",
-        help="instead of PATH: a running llama.cpp llama-server; its /apply-template "
-        "renders the probe set (needs --model)",
+        help="instead of PATH: a running llama.cpp, vLLM or Ollama server; it renders "
+        "the probe set (llama.cpp's /apply-template, vLLM's /tokenize) or says what it "
+        "declares (Ollama's /api/show); needs --model",
+    )
+    doctor.add_argument(
+        "--backend-type",
+        choices=("auto", "llamacpp", "vllm", "ollama"),
+        default="auto",
+        help="the runtime at --backend (default: auto, asked from the server)",
     )
     doctor.add_argument(
         "--templates",
@@ -573,7 +583,10 @@ def build_parser() -> argparse.ArgumentParser:
         "(default: $GRANITE_FORMATTERS_SHARED/chat-templates when present)",
     )
     doctor.add_argument(
-        "--model", "-m", help="compare the prompts with this model's (default: the nearest)"
+        "--model",
+        "-m",
+        help="compare the prompts with this model's (default: the nearest); with "
+        "--backend, NAME or OURS=SERVED when the server's name for it is not ours",
     )
     doctor.add_argument("--json", action="store_true", help="print JSON")
     doctor.set_defaults(handler=_cmd_doctor)
@@ -589,7 +602,10 @@ def _cmd_doctor(args: argparse.Namespace, out: TextIO, stdin: TextIO) -> int:
     if args.backend is not None:
         if args.model is None:
             raise _UserError("doctor --backend needs --model NAME (the model it serves)")
-        report = diagnose_live(args.backend, args.model)
+        model, _, served = args.model.partition("=")
+        report = diagnose_live(
+            args.backend, model, backend_type=args.backend_type, served=served or None
+        )
     else:
         report = diagnose(args.path, templates=args.templates, model=args.model)
     if args.json:

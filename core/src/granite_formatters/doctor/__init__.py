@@ -5,8 +5,11 @@ it behaves against our formatter.
 with reference templates (:mod:`.identify`; the package ships none), renders the probe
 set (:mod:`.probes`) through it and through every bundled release's formatter
 (:mod:`.behaviour`; needs jinja2, the ``doctor`` extra), and for an Ollama Modelfile
-says what it declares (:mod:`.modelfile`). :func:`diagnose_live` asks a running llama.cpp
-server to render the probe set itself (:mod:`.live`). See docs/runtimes.md.
+says what it declares (:mod:`.modelfile`). :func:`diagnose_live` asks a running server
+(:mod:`.remote` tells which runtime it is) to render the probe set itself: llama.cpp's
+``/apply-template`` (:mod:`.live`), vLLM's ``/tokenize`` and ``/detokenize``
+(:mod:`.vllm`); for Ollama, which renders no prompt without running the model, it reports
+what ``/api/show`` declares (:mod:`.ollama`). See docs/runtimes.md.
 """
 
 from __future__ import annotations
@@ -108,11 +111,38 @@ def diagnose(path: str, *, templates: str | None = None, model: str | None = Non
     return DoctorReport(source.path, source.kind, None if folder is None else str(folder), reports)
 
 
-def diagnose_live(url: str, model: str) -> DoctorReport:
-    """The doctor's report on the prompts the llama.cpp server at ``url`` renders for the
-    probe set (its ``/apply-template``), against ``model``'s formatter."""
+def diagnose_live(
+    url: str, model: str, *, backend_type: str = "auto", served: str | None = None
+) -> DoctorReport:
+    """The doctor's report on the prompts the server at ``url`` really sends its model,
+    against ``model``'s formatter.
+
+    ``backend_type`` is ``llamacpp`` (its ``/apply-template``), ``vllm`` (its
+    ``/tokenize`` and ``/detokenize``), ``ollama`` (what its ``/api/show`` declares) or
+    ``auto`` (ask the server). ``served`` is the model's name on the server (default:
+    ``model``; llama.cpp ignores it). Raises :class:`DoctorError` for a server that does
+    not answer as that runtime.
+    """
+    from .remote import BACKEND_TYPES, detect, root
+
+    if backend_type not in BACKEND_TYPES:
+        raise DoctorError(f"unknown backend type {backend_type!r}: one of {BACKEND_TYPES}")
+    served = served or model
+    kind = detect(url) if backend_type == "auto" else backend_type
+    if kind == "ollama":
+        from .ollama import live_modelfile
+
+        ours = model if served != model else _our_name(served)
+        found = live_modelfile(url, served, ours)
+        return DoctorReport(root(url), "Ollama server", None, modelfile=found)
+    if kind == "vllm":
+        from .vllm import live_behaviour as vllm_behaviour
+
+        behaviour, capabilities, notes = vllm_behaviour(url, model, served)
+        report = TemplateReport("/tokenize", None, behaviour, (), (), capabilities, notes)
+        return DoctorReport(root(url), "vLLM server", None, (report,))
     from .live import live_behaviour
 
-    behaviour, found = live_behaviour(url, model)
-    report = TemplateReport("/apply-template", None, behaviour, (), (), found)
+    behaviour, capabilities = live_behaviour(url, model)
+    report = TemplateReport("/apply-template", None, behaviour, (), (), capabilities)
     return DoctorReport(url, "llama.cpp server", None, (report,))

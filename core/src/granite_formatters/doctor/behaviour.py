@@ -32,6 +32,7 @@ __all__ = [
     "capabilities_of",
     "compare_behaviour",
     "compare_renders",
+    "our_prompt",
     "render_template",
 ]
 
@@ -92,7 +93,8 @@ def render_template(template: str, probe: Probe) -> str:
     return text
 
 
-def _ours(formatter: Formatter, probe: Probe, today: datetime.date) -> str:
+def our_prompt(formatter: Formatter, probe: Probe, today: datetime.date = TODAY) -> str:
+    """``probe`` as ``formatter`` renders it, non-strict, dated ``today``."""
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         return formatter.format(
@@ -141,7 +143,7 @@ def compare_renders(
     differing: list[str] = []
     diffs: list[tuple[str, ...]] = []
     for probe in probes:
-        prompt, ours = theirs(probe), _ours(formatter, probe, today)
+        prompt, ours = theirs(probe), our_prompt(formatter, probe, today)
         if prompt == ours:
             continue
         differing.append(probe.name)

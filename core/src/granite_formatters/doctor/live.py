@@ -1,5 +1,5 @@
-"""The prompts a running server really sends its model: the probe set through its own
-template endpoint.
+"""The prompts a running llama.cpp server really sends its model: the probe set through
+its own template endpoint.
 
 llama.cpp's ``llama-server`` renders a chat request with the template it loaded (from
 the GGUF file or ``--chat-template-file``, with its own Jinja engine) and answers
@@ -13,18 +13,14 @@ from __future__ import annotations
 
 import datetime
 import json
-import urllib.error
-import urllib.request
 from typing import Any
 
 from .behaviour import Behaviour, Capabilities, capabilities_of, compare_renders
 from .probes import Probe
+from .remote import TIMEOUT, HTTPFailure, post, root
 from .sources import DoctorError
 
-__all__ = ["TIMEOUT", "apply_template", "live_behaviour"]
-
-#: Seconds to wait for one answer.
-TIMEOUT = 30.0
+__all__ = ["apply_template", "live_behaviour"]
 
 
 def _body(probe: Probe) -> dict[str, Any]:
@@ -43,35 +39,20 @@ def _body(probe: Probe) -> dict[str, Any]:
     return body
 
 
-def _root(url: str) -> str:
-    root = url.rstrip("/")
-    return root[: -len("/v1")] if root.endswith("/v1") else root
-
-
 def apply_template(url: str, probe: Probe, timeout: float = TIMEOUT) -> str:
     """The prompt the server at ``url`` renders for ``probe``."""
-    endpoint = _root(url) + "/apply-template"
-    data = json.dumps(_body(probe)).encode("utf-8")
-    request = urllib.request.Request(
-        endpoint, data=data, headers={"Content-Type": "application/json"}, method="POST"
-    )
+    endpoint = root(url) + "/apply-template"
     try:
-        with urllib.request.urlopen(request, timeout=timeout) as answer:
-            raw = answer.read()
-    except urllib.error.HTTPError as exc:
-        detail = exc.read()[:200].decode("utf-8", "replace")
-        if exc.code == 404:
+        answer = post(url, "/apply-template", _body(probe), timeout)
+    except HTTPFailure as exc:
+        if exc.status == 404:
             raise DoctorError(
                 f"{endpoint} answered 404: the backend is not a llama.cpp llama-server"
             ) from None
-        raise DoctorError(f"{endpoint} answered {exc.code}: {detail}") from None
-    except (urllib.error.URLError, OSError) as exc:
-        reason = getattr(exc, "reason", exc)
-        raise DoctorError(f"cannot reach {endpoint}: {reason}") from None
-    try:
-        prompt = json.loads(raw)["prompt"]
-    except (ValueError, KeyError, TypeError):
-        raise DoctorError(f"{endpoint} did not answer a JSON object with a prompt") from None
+        raise
+    prompt = answer.get("prompt") if isinstance(answer, dict) else None
+    if prompt is None:
+        raise DoctorError(f"{endpoint} did not answer a JSON object with a prompt")
     if not isinstance(prompt, str):
         raise DoctorError(f"{endpoint} answered a prompt that is not a string")
     return prompt

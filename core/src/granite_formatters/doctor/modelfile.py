@@ -15,7 +15,10 @@ import re
 
 import attrs
 
-__all__ = ["Modelfile", "read_modelfile"]
+__all__ = ["DEFAULT_BACKEND", "Modelfile", "declared", "parameter_stops", "read_modelfile"]
+
+#: Ollama's address unless told otherwise.
+DEFAULT_BACKEND = "http://127.0.0.1:11434"
 
 _LINE = re.compile(r"^\s*([A-Za-z]+)\s+(.*)$")
 
@@ -78,34 +81,61 @@ def read_modelfile(text: str, model: str | None = None) -> Modelfile:
         elif name == "PARSER":
             parser = argument.strip()
         elif name == "PARAMETER":
-            key, _, value = argument.strip().partition(" ")
-            if key == "stop":
-                stops.append(_unquote(value))
+            stops += parameter_stops(argument)
+    return declared(source, template, renderer, parser, tuple(stops), model=model)
+
+
+def parameter_stops(line: str) -> list[str]:
+    """The stop value of a ``stop VALUE`` parameter line (none for another parameter)."""
+    key, _, value = line.strip().partition(" ")
+    return [_unquote(value)] if key == "stop" else []
+
+
+def declared(
+    source: str | None,
+    template: str | None,
+    renderer: str | None,
+    parser: str | None,
+    stops: tuple[str, ...],
+    *,
+    model: str | None = None,
+    tag: str | None = None,
+    backend: str = DEFAULT_BACKEND,
+    notes: tuple[str, ...] = (),
+) -> Modelfile:
+    """What Ollama makes of a model's prompt instructions. ``model`` is our name for the
+    model and ``tag`` Ollama's (defaults: ``source``), ``backend`` Ollama's URL, for the
+    ``serve`` command; ``notes`` are added to the findings."""
     tools = renderer is not None or parser is not None or ".Tools" in (template or "")
     thinking = parser is not None or ".Think" in (template or "")
-    notes: list[str] = []
+    found: list[str] = []
     if renderer:
-        notes.append(f"RENDERER {renderer}: Ollama builds the prompt in Go, not from TEMPLATE")
+        found.append(f"RENDERER {renderer}: Ollama builds the prompt in Go, not from TEMPLATE")
     elif template is None:
-        notes.append("no TEMPLATE: Ollama uses the template of the FROM model or its default")
+        found.append("no TEMPLATE: Ollama uses the template of the FROM model or its default")
     else:
-        notes.append("TEMPLATE: a Go template, not the official Jinja one")
+        found.append("TEMPLATE: a Go template, not the official Jinja one")
     if not tools:
-        notes.append("no .Tools in TEMPLATE and no RENDERER/PARSER: Ollama lists no tools")
+        found.append("no .Tools in TEMPLATE and no RENDERER/PARSER: Ollama lists no tools")
     if parser:
-        notes.append(f"PARSER {parser}: Ollama reads tool calls and thinking with it")
+        found.append(f"PARSER {parser}: Ollama reads tool calls and thinking with it")
     elif tools:
-        notes.append("no PARSER: Ollama finds tool calls by matching the TEMPLATE's shape")
+        found.append("no PARSER: Ollama finds tool calls by matching the TEMPLATE's shape")
     if not thinking:
-        notes.append("no .Think and no PARSER: Ollama does not offer thinking")
+        found.append("no .Think and no PARSER: Ollama does not offer thinking")
     if stops:
-        notes.append("stop: " + ", ".join(repr(stop) for stop in stops))
+        found.append("stop: " + ", ".join(repr(stop) for stop in stops))
     name = model or source or "MODEL"
-    tag = source or "TAG"
-    command = (
-        "granite-format serve --backend http://127.0.0.1:11434 --backend-type ollama "
-        f"--model {name}={tag}"
-    )
+    tag = tag or source or "TAG"
+    command = f"granite-format serve --backend {backend} --backend-type ollama --model {name}={tag}"
     return Modelfile(
-        source, template, renderer, parser, tuple(stops), tools, thinking, tuple(notes), command
+        source,
+        template,
+        renderer,
+        parser,
+        stops,
+        tools,
+        thinking,
+        (*found, *notes),
+        command,
     )

@@ -16,7 +16,8 @@ __all__ = ["DoctorReport", "TemplateReport"]
 @attrs.frozen
 class TemplateReport:
     """One chat template: its text match, its behaviour against the nearest (or the
-    chosen) model, every release's count of differing probes, and its capabilities."""
+    chosen) model, every release's count of differing probes, its capabilities, and
+    notes on what the comparison could not see."""
 
     name: str
     text: TextMatch | None
@@ -24,6 +25,7 @@ class TemplateReport:
     nearest: tuple[str, ...]
     per_release: tuple[tuple[str, int], ...]
     capabilities: Capabilities
+    notes: tuple[str, ...] = ()
 
 
 @attrs.frozen
@@ -117,6 +119,8 @@ def _coloured(line: str, colour: bool) -> str:
 
 def _details(t: TemplateReport, colour: bool) -> list[str]:
     lines: list[str] = []
+    if t.notes:
+        lines += ["", *(f"{t.name}: note: {note}" for note in t.notes)]
     if t.text is not None and t.text.diff:
         lines += ["", f"{t.name}: drifted lines against {t.text.references[0]}:"]
         lines += [_coloured(line, colour) for line in t.text.diff]
@@ -172,6 +176,7 @@ def _template_json(t: TemplateReport) -> dict[str, Any]:
         },
         "per_release": dict(t.per_release),
         "capabilities": {"tools": t.capabilities.tools, "thinking": t.capabilities.thinking},
+        "notes": list(t.notes),
     }
 
 
