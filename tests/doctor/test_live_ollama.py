@@ -123,3 +123,15 @@ def test_an_unknown_model_is_one_error_line(ollama: str) -> None:
         f"granite-format: error: the Ollama server at {ollama} has no model 'granite9:1b' "
         "(ollama pull granite9:1b, or see ollama list)\n"
     )
+
+
+def test_a_tag_we_do_not_know(ollama: str) -> None:
+    report = diagnose_live(ollama, "my-granite")
+    assert report.modelfile is not None
+    assert report.modelfile.notes[-1] == (
+        "granite-formatters does not know 'my-granite': give --model OURS=my-granite "
+        "(granite-format models lists ours), and OURS in place of MODEL below"
+    )
+    assert report.modelfile.serve_command == (
+        f"granite-format serve --backend {ollama} --backend-type ollama --model MODEL=my-granite"
+    )

@@ -53,18 +53,23 @@ def live_modelfile(url: str, tag: str, model: str | None) -> Modelfile:
         for line in (_text(answer, "parameters") or "").splitlines():
             stops += parameter_stops(line)
     capabilities = answer.get("capabilities")
-    notes: tuple[str, ...] = ()
+    notes: list[str] = []
     if isinstance(capabilities, list):
         listed = ", ".join(str(c) for c in capabilities) or "none"
-        notes = (f"Ollama lists the capabilities: {listed}",)
+        notes.append(f"Ollama lists the capabilities: {listed}")
+    if model is None:
+        notes.append(
+            f"granite-formatters does not know {quote(tag)}: give --model OURS={tag} "
+            "(granite-format models lists ours), and OURS in place of MODEL below"
+        )
     return declared(
         written.source,
         template,
         _text(answer, "renderer") or written.renderer,
         _text(answer, "parser") or written.parser,
         tuple(stops),
-        model=model,
+        model=model or "MODEL",
         tag=tag,
         backend=root(url),
-        notes=notes,
+        notes=tuple(notes),
     )
