@@ -215,3 +215,55 @@ def test_an_unreachable_server() -> None:
     assert err.count("\n") == 1 and "Traceback" not in err
     with pytest.raises(DoctorError, match=r"cannot reach .*/tokenize"):
         diagnose_live(url, "granite-4.2-8b", backend_type="vllm")
+
+
+def test_the_fake_answers_bad_bodies_as_vllm_does(serve_template: Start) -> None:
+    """The fake's own defaults and error shapes (what the doctor relies on)."""
+    import urllib.error
+    import urllib.request
+
+    url = serve_template("granite-4.2.jinja")
+
+    def post(path: str, body: bytes) -> tuple[int, object]:
+        request = urllib.request.Request(url + path, data=body, method="POST")
+        try:
+            with urllib.request.urlopen(request) as answer:
+                return answer.status, json.loads(answer.read())
+        except urllib.error.HTTPError as exc:
+            return exc.code, json.loads(exc.read())
+
+    hi = {"messages": [{"role": "user", "content": "Hi"}]}
+    status, answer = post("/tokenize", json.dumps(hi).encode())
+    assert status == 200 and isinstance(answer, dict)
+    assert set(answer) == {"count", "max_model_len", "tokens", "token_strs"}
+    prompt = post("/detokenize", json.dumps({"tokens": answer["tokens"]}).encode())[1]
+    assert prompt == {
+        "prompt": "<|im_start|>system\n<|im_end|>\n<|im_start|>user\nHi<|im_end|>\n"
+        "<|im_start|>assistant\n<think>\n"
+    }
+    # a text prompt gets the BOS token by default, a chat one does not
+    text = post("/tokenize", json.dumps({"prompt": "Hi"}).encode())[1]
+    assert isinstance(text, dict) and text["tokens"] == [0, 1000 + ord("H"), 1000 + ord("i")]
+
+    both = {**hi, "continue_final_message": True}
+    call = {"id": "c", "type": "function", "function": {"name": "f", "arguments": {"a": 1}}}
+    object_arguments = {"messages": [{"role": "assistant", "content": "", "tool_calls": [call]}]}
+    for path, body, message in [
+        (
+            "/tokenize",
+            json.dumps(both).encode(),
+            "Cannot set both `continue_final_message` and `add_generation_prompt` to True.",
+        ),
+        (
+            "/tokenize",
+            json.dumps(object_arguments).encode(),
+            "tool_calls.function.arguments: Input should be a valid string",
+        ),
+        ("/detokenize", b'{"tokens": [999]}', "token id 999 is out of vocabulary"),
+    ]:
+        assert post(path, body) == (
+            400,
+            {"object": "error", "message": message, "type": "BadRequestError", "param": None,
+             "code": 400},
+        )  # fmt: skip
+    assert post("/nowhere", b"{}") == (404, {"detail": "Not Found"})
