@@ -1174,9 +1174,9 @@ class ReleaseInputProcessor(InputProcessor):
         documents (read by attribute), or mappings.
 
         A document of exactly ``text``, ``doc_id`` and ``title``, its text and id exact
-        ``str`` without the sentinel and its title a ``str`` or null (a plain document)
-        is written as it is; any other is checked (:func:`is_plain_document`) and read
-        field by field."""
+        ``str`` without the sentinel and its title a ``str`` or null, or of ``text`` alone
+        when ids are not printed (a plain document) is written as it is; any other is
+        checked (:func:`is_plain_document`) and read field by field."""
         sentinel = self._tokens.sentinel if policy != "keep" else None
         per_document = layout is self._per_document
         reads_ids = self._reads_ids
@@ -1192,9 +1192,12 @@ class ReleaseInputProcessor(InputProcessor):
             else:
                 try:  # (subscripts, faster than get(): a missing key is the slow path's)
                     text = document["text"]
-                    doc_id = document["doc_id"]
-                    if len(document) != 3 or type(document["title"]) not in _TITLE_TYPES:
-                        text = None
+                    if len(document) == 1 and not reads_ids:
+                        doc_id = ""  # (the text alone, as many callers send it)
+                    else:
+                        doc_id = document["doc_id"]
+                        if len(document) != 3 or type(document["title"]) not in _TITLE_TYPES:
+                            text = None
                 except (KeyError, TypeError):
                     text = None
             if (
