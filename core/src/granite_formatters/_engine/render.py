@@ -376,6 +376,12 @@ class ReleaseInputProcessor(InputProcessor):
             if dated is not None and dated.tools_turn
             else ""
         )
+        # The problem of a document without an id, for a release that prints ids.
+        self._missing_id = (
+            f"{release.name} identifies each document by its doc_id in the prompt (and the "
+            "model cites documents by it): give every document a doc_id (a string or an "
+            "integer)."
+        )
         # Default system turns of a dated system prompt by date and flags (the controls
         # count through their citations and hallucinations keys).
         self._system_texts: dict[_SystemKey, str] = {}
@@ -1192,8 +1198,15 @@ class ReleaseInputProcessor(InputProcessor):
             else:
                 try:  # (subscripts, faster than get(): a missing key is the slow path's)
                     text = document["text"]
-                    if len(document) == 1 and not reads_ids:
+                    if len(document) == 1:
                         doc_id = ""  # (the text alone, as many callers send it)
+                        if (
+                            reads_ids
+                            and type(text) is str
+                            and (sentinel is None or sentinel not in text)
+                        ):
+                            # (written below as the template prints a missing id)
+                            problems.add(self._missing_id, f"documents[{index}].doc_id")
                     else:
                         doc_id = document["doc_id"]
                         if len(document) != 3 or type(document["title"]) not in _TITLE_TYPES:
@@ -1239,12 +1252,7 @@ class ReleaseInputProcessor(InputProcessor):
         field = f"documents[{index}].doc_id"
         value = document.get("doc_id")
         if value is None:
-            problems.add(
-                f"{self.release.name} identifies each document by its doc_id in the prompt "
-                "(and the model cites documents by it): give every document a doc_id "
-                "(a string or an integer).",
-                field,
-            )
+            problems.add(self._missing_id, field)
             return "None" if "doc_id" in document else ""
         return _checked(_document_id(value, field), field, policy, self._tokens)
 
