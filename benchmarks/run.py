@@ -51,6 +51,7 @@ import sys
 import tarfile
 import tempfile
 import time
+import warnings
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -100,6 +101,17 @@ TARGETS: dict[str, tuple[str, str, float]] = {
     "dict-rag": ("plain-dict RAG request: template ÷ library", "min", 8.0),
     "dict-tools": ("plain-dict tools request: template ÷ library", "min", 10.0),
     "typed-rag": ("typed RAG request: template ÷ library", "min", 10.0),
+    "dict-rag-text": (
+        'plain-dict RAG, documents as `{"text"}` only, 1/5/10 docs, history: template ÷ library',
+        "min",
+        12.0,
+    ),
+    "dict-rag-ids": (
+        "plain-dict RAG, documents with `doc_id` and `title`, 1/5/10 docs, history: "
+        "template ÷ library",
+        "min",
+        12.0,
+    ),
     "typed-tools": ("typed tools request: template ÷ library", "min", 10.0),
     "stream-4": ("stream a RAG answer in 4-char chunks ÷ batch parse, per char", "max", 3.0),
     "stream-1": ("stream a RAG answer in 1-char chunks ÷ batch parse, per char", "max", 10.0),
@@ -142,6 +154,27 @@ def format_cases(release: Any) -> dict[str, tuple[str, Callable[[], dict[str, An
         "tools (6 tools)": ("tools", workloads.tools_request),
         "agent turn (6 tools, past call, result)": ("agent", workloads.granite4_agent_request),
     }
+
+
+#: The document counts of the plain-dict RAG rows (:func:`rag_cases`).
+RAG_DOCUMENT_COUNTS = (1, 5, 10)
+
+
+def rag_cases(release: Any) -> dict[str, tuple[str, Callable[[], dict[str, Any]]]]:
+    """name -> (case key, request factory): the plain-dict RAG requests with a five-message
+    history and the controls on, documents given as ``{"text"}`` only and with ids and
+    titles, 1 to 10 of them (Granite 3.x only: the issue's requests set controls)."""
+    if not release.has("controls"):
+        return {}
+    cases: dict[str, tuple[str, Callable[[], dict[str, Any]]]] = {}
+    for shape, ids in (("text", False), ("ids", True)):
+        for count in RAG_DOCUMENT_COUNTS:
+            name = f"RAG {shape} ({count} docs × 2 KB, history, controls)"
+            cases[name] = (
+                f"rag-{shape}-{count}",
+                partial(workloads.rag_history_request, count, ids=ids),
+            )
+    return cases
 
 
 def rag_request(release: Any) -> dict[str, Any]:
@@ -452,14 +485,25 @@ def bench_format(
     release: Any, formatter: Any, baseline: Baseline | None, settings: Settings
 ) -> dict[str, Any]:
     """Each format case as a dict, as a typed request and as the template, alternating."""
+    from granite_formatters.errors import DroppedInputWarning, InvalidRequestError
+
     out: dict[str, Any] = {}
-    for name, (key, make) in format_cases(release).items():
+    for name, (key, make) in {**format_cases(release), **rag_cases(release)}.items():
         request = make()
         typed = typed_request(formatter, request)
-        prompt = formatter.format(request, today=TODAY)
+        options: dict[str, Any] = {"today": TODAY}
+        try:
+            prompt = formatter.format(request, **options)
+        except InvalidRequestError:
+            # (documents without ids for a release that prints them, 3.3: what the template
+            # prints, with strict=False; the DroppedInputWarning is ignored)
+            options["strict"] = False
+            name += " (strict=False)"
+            warnings.filterwarnings("ignore", category=DroppedInputWarning)
+            prompt = formatter.format(request, **options)
         fns: dict[str, Callable[[], object]] = {
-            "dict_ns": partial(formatter.format, request, today=TODAY),
-            "typed_ns": partial(formatter.format, typed, today=TODAY),
+            "dict_ns": partial(formatter.format, request, **options),
+            "typed_ns": partial(formatter.format, typed, **options),
         }
         row: dict[str, Any] = {"key": key, "prompt_chars": len(prompt), "matches_template": None}
         if baseline is not None:
@@ -1218,6 +1262,32 @@ def _target(
     }
 
 
+def _rag_shape_target(
+    shape: str,
+    version: str,
+    by_key: dict[str, dict[str, Any]],
+    why: str | None,
+    results: dict[str, Any],
+) -> dict[str, Any]:
+    """The target row of the plain-dict RAG requests of one document shape: the lowest
+    ratio of its 1-, 5- and 10-document rows."""
+    key = f"dict-rag-{shape}"
+    found = [by_key.get(f"rag-{shape}-{n}") for n in RAG_DOCUMENT_COUNTS]
+    if why is not None:
+        return _target(key, version, None, "–", why)
+    if not all(found):
+        return _target(key, version, None, "–", "no such case: a Granite 3.x request (controls)")
+    rows = [row for row in found if row is not None]
+    if not all(row["jinja_ns"] for row in rows):
+        return _target(key, version, None, "–", results["baseline_note"])
+    if any(row["matches_template"] is False for row in rows):
+        return _target(key, version, None, "–", "the prompt differs from the template's render")
+    ratios = [ratio(row["jinja_ns"], row["dict_ns"]) or 0.0 for row in rows]
+    pairs = zip(RAG_DOCUMENT_COUNTS, ratios, strict=True)
+    measured = ", ".join(f"{n} docs {show_ratio(value)}" for n, value in pairs)
+    return _target(key, version, min(ratios), measured)
+
+
 def _section(entry: dict[str, Any], name: str) -> tuple[dict[str, Any] | None, str | None]:
     """A release's section data, or why there is none."""
     data = entry.get(name)
@@ -1249,6 +1319,8 @@ def targets(results: dict[str, Any]) -> list[dict[str, Any]]:
                         value, note = None, "the prompt differs from the template's render"
                     measured = f"{human(row['jinja_ns'])} ÷ {human(row[field])}" if row else "–"
                     rows.append(_target(f"{kind}-{case}", version, value, measured, note))
+            for shape in ("text", "ids"):
+                rows.append(_rag_shape_target(shape, version, by_key, why, results))
         if "stream" in sections:
             data, why = _section(entry, "stream")
             for key, field in (("stream-4", "chunk4_ns"), ("stream-1", "char_ns")):
@@ -1592,8 +1664,9 @@ def write_doc(text: str, doc: Path = DOC) -> None:
 def profile_case(case: str, settings: Settings, limit: int = 30) -> str:
     """cProfile one case and return the top functions by own time.
 
-    ``format:RELEASE:small|rag|tools|agent``, ``parse:RELEASE:plain|reasoning|tool|rag-N``
-    (3.x) or ``parse:RELEASE:plain|tool|calls-N`` (4.x), ``stream:RELEASE:char|chunk4|chunk``.
+    ``format:RELEASE:small|rag|tools|agent|rag-text-N|rag-ids-N``,
+    ``parse:RELEASE:plain|reasoning|tool|rag-N`` (3.x) or ``parse:RELEASE:plain|tool|calls-N``
+    (4.x), ``stream:RELEASE:char|chunk4|chunk``.
     """
     kind, version, what = case.split(":")
     if version not in RELEASES:
@@ -1604,7 +1677,8 @@ def profile_case(case: str, settings: Settings, limit: int = 30) -> str:
         raise SystemExit(f"Granite {version} is not available: {reason}")
     fn: Callable[[], object]
     if kind == "format":
-        makes = {key: make for key, make in format_cases(release).values()}
+        cases = {**format_cases(release), **rag_cases(release)}
+        makes = {key: make for key, make in cases.values()}
         if what not in makes:
             raise SystemExit(f"unknown format case {what!r}; one of {', '.join(makes)}")
         request = makes[what]()

@@ -34,6 +34,7 @@ __all__ = [
     "granite42_tool_call_answer",
     "plain_answer",
     "rag_answer",
+    "rag_history_request",
     "rag_request",
     "reasoning_answer",
     "reasoning_request",
@@ -114,6 +115,16 @@ def rag_request() -> dict[str, Any]:
         "documents": documents(),
         "chat_template_kwargs": {"controls": {"citations": True, "hallucinations": True}},
     }
+
+
+def rag_history_request(count: int, *, ids: bool) -> dict[str, Any]:
+    """:func:`rag_request`'s history and controls with ``count`` documents of 2 KB given
+    as plain dicts: ``{"doc_id", "title", "text"}`` (``ids``) or ``{"text"}`` only, the
+    shape many callers send."""
+    request = rag_request()
+    docs = documents(count)
+    request["documents"] = docs if ids else [{"text": doc["text"]} for doc in docs]
+    return request
 
 
 def _function(name: str, description: str, parameters: dict[str, Any]) -> dict[str, Any]:

@@ -139,6 +139,8 @@ def test_measurable_targets_are_measured(
         if target in ("dict-rag", "typed-rag") and "rag" not in cases:
             # A release whose template renders no documents (Granite 4.2) has no RAG case.
             assert row["ratio"] is None and "does not render" in row["note"], row
+        elif target in ("dict-rag-text", "dict-rag-ids") and not bench.rag_cases(release):
+            assert row["ratio"] is None and "no such case" in row["note"], row
         elif target == "first-prompt-rag" and release is not None and not release.has("controls"):
             # (Without the templates the row says that first.)
             assert row["ratio"] is None, row
@@ -148,6 +150,8 @@ def test_measurable_targets_are_measured(
             "dict-tools",
             "typed-rag",
             "typed-tools",
+            "dict-rag-text",
+            "dict-rag-ids",
             "first-prompt",
             "first-prompt-rag",
         ):
@@ -171,7 +175,8 @@ def test_quick_run_measures_every_section(quick: tuple[dict[str, Any], str]) -> 
             assert "error" not in entry[section], entry[section]
         for case, row in entry["format"].items():
             assert row["dict_ns"] > 0 and row["typed_ns"] > 0, case
-            assert row["key"] in ("small", "rag", "tools", "agent")
+            shapes = {f"rag-{shape}-{n}" for shape in ("text", "ids") for n in (1, 5, 10)}
+            assert row["key"] in {"small", "rag", "tools", "agent", *shapes}
         assert {row["key"] for row in entry["format"].values()} >= {"tools"}
         for case, row in entry["parse"].items():
             assert row["ns"] > 0
@@ -258,7 +263,8 @@ def test_missing_templates_skip_the_baseline_with_a_note(tmp_path: Path) -> None
         assert row["jinja_ns"] is None and row["matches_template"] is None
     assert "shared templates were not found" in proc.stdout
     rows = [r for r in results["targets"] if r["release"] == release]
-    assert {r["id"] for r in rows} == {"dict-rag", "dict-tools", "typed-rag", "typed-tools"}
+    ids = {"dict-rag", "dict-tools", "typed-rag", "typed-tools", "dict-rag-text", "dict-rag-ids"}
+    assert {r["id"] for r in rows} == ids
     assert all(r["ratio"] is None and "shared templates" in r["note"] for r in rows)
 
 

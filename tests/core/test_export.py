@@ -31,6 +31,8 @@ from granite_formatters.syntax import (
     OPENED_THINK,
     THOUGHT_PHRASES,
     XML_FUNCTIONS,
+    DatedLayout,
+    DatedSystemPrompt,
 )
 from granite_formatters.syntax.controls import CONTROLS
 
@@ -109,7 +111,7 @@ def test_granite3_shape_json_list_phrases_controls_anchor_and_dropped_tokens() -
         toy_release(tool_calls=JSON_LIST, reasoning=THOUGHT_PHRASES),
         turns=GRANITE_ROLES,
         stop_strings=("<|end_of_text|>",),
-        controls=CONTROLS,
+        layout=DatedLayout(DatedSystemPrompt("{date}", "", "", "", "", "", ""), controls=CONTROLS),
         tool_call_markers=("<tool_call>",),
         tool_call_ends=("</tool_call>",),
         dropped_tokens=("<|end_of_text|>",),

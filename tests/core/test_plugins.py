@@ -89,7 +89,7 @@ def test_entry_point_plugin_is_loaded_with_name_and_version(make_dist: MakeDist)
         (BROKEN_HOOK, "register_formatters hook raised ValueError('boom in hook')"),
         (MISSPELT_HOOK, "implements unknown hook 'register_formatter' (misspelt?)"),
         (BAD_ARGS_HOOK, "invalid hook implementation"),
-        (NEEDS_NEWER_API, "requires plugin API 1.99, but this granite-formatters provides 1.4"),
+        (NEEDS_NEWER_API, "requires plugin API 1.99, but this granite-formatters provides 1.5"),
     ],
 )
 def test_a_broken_plugin_is_isolated(make_dist: MakeDist, source: str, problem: str) -> None:

@@ -29,7 +29,7 @@ from granite_formatters.errors import FormatterError
 from granite_formatters.plugins import PluginHost, _Recorder
 from granite_formatters.processors import RequestLike
 from granite_formatters.special_tokens import SpecialTokens
-from granite_formatters.syntax import GRANITE_ROLES, JSON_BLOCKS
+from granite_formatters.syntax import GRANITE_ROLES, JSON_BLOCKS, SystemBlocksLayout
 
 from support.toy_plugins import EchoOutput
 
@@ -40,7 +40,7 @@ TOY = Release(
     special_tokens=SpecialTokens(("<|start_of_role|>", "<|end_of_role|>", "<|end_of_text|>")),
     stop_strings=("<|end_of_text|>",),
     tool_calls=JSON_BLOCKS,
-    default_system_message="Be kind.",
+    layout=SystemBlocksLayout(default_system_message="Be kind."),
 )
 HI = {"messages": [{"role": "user", "content": "Hi"}]}
 
@@ -69,7 +69,7 @@ def test_a_registered_release_formats_and_parses(default_host: PluginHost) -> No
 
 
 def test_a_release_differs_by_data_alone() -> None:
-    quiet = attrs.evolve(TOY, name="Toy 1.1", default_system_message=None)
+    quiet = attrs.evolve(TOY, name="Toy 1.1", layout=SystemBlocksLayout())
     prompt = quiet.input_processor().transform(HI)
     assert prompt.startswith("<|start_of_role|>user")
 

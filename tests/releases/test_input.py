@@ -20,6 +20,7 @@ from granite_formatters import Release as ReleaseDeclaration
 from granite_formatters import get_formatter
 from granite_formatters.errors import DroppedInputWarning, InvalidRequestError
 from granite_formatters.granite3.types import Granite3ChatCompletion
+from granite_formatters.syntax import DatedLayout
 from granite_formatters.types import ChatCompletion, coerce_request
 
 from support import oracle
@@ -136,7 +137,9 @@ def test_the_declaration(release: Release) -> None:
     declaration = release_declaration(release.version)
     name, tools_role = DECLARED[release.version]
     assert declaration.name == name
-    assert (declaration.tools_turn and declaration.tools_turn.role) == tools_role
+    layout = declaration.layout
+    tools_turn = layout.tools_turn if isinstance(layout, DatedLayout) else None
+    assert (tools_turn and tools_turn.role) == tools_role
     tokens = declaration.special_tokens.tokens
     expected = SPECIAL_TOKENS[release.version]
     if isinstance(expected[0], int):
@@ -163,7 +166,9 @@ def test_a_release_with_another_system_message_is_a_new_value(release: Release) 
     custom = attrs.evolve(
         release_declaration(release.version),
         name="Granite 4.x",
-        default_system_message="Be nice.",
+        layout=attrs.evolve(
+            release_declaration(release.version).layout, default_system_message="Be nice."
+        ),
     )
     assert custom.input_processor().transform({"messages": HI}) == (
         "<|start_of_role|>system<|end_of_role|>Be nice.<|end_of_text|>\n" + USER_HI + GEN

@@ -21,8 +21,9 @@ from hypothesis import strategies as st
 from pydantic import ValidationError
 
 from granite_formatters import get_formatter, types
+from granite_formatters._engine import render
 from granite_formatters._engine import request as granite4_input
-from granite_formatters.errors import InvalidRequestError
+from granite_formatters.errors import DroppedInputWarning, InvalidRequestError
 from granite_formatters.types import ChatCompletion
 
 from support.granite4_strategies import DIFFERENTIAL, dropping_requests, valid_requests
@@ -364,3 +365,49 @@ def test_non_dict_mappings_inside_a_request_give_the_dict_prompt(
     else:
         request = MappingProxyType(request)
     assert processor.transform(request) == processor.transform(base)
+
+
+def test_documents_of_text_alone_are_written_as_they_are_read(
+    release: Release, processor: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Documents given as ``{"text": ...}`` alone (the shape many callers send) are
+    written in the one pass over the documents, each checked as it is written: not
+    judged a second time, field by field."""
+    if not release.has("documents"):
+        pytest.skip("the release's template renders no documents")
+    request = {
+        "messages": [{"role": "user", "content": "Q?"}],
+        "documents": [{"text": "First."}, {"text": "Second."}],
+    }
+    strict = True
+    try:
+        expected = processor.transform(MappingProxyType(request))
+    except InvalidRequestError as error:  # (a release that prints ids needs them)
+        assert error.field == "documents[0].doc_id"
+        strict = False  # (what the template prints: each missing id as "", with a warning)
+        with pytest.warns(DroppedInputWarning) as expected_warnings:
+            expected = processor.transform(MappingProxyType(request), strict=False)
+
+    def forbidden(*args: Any, **kwargs: Any) -> Any:
+        raise AssertionError("the document was read field by field")
+
+    monkeypatch.setattr(render, "is_plain_document", forbidden)
+    if strict:
+        assert processor.transform(request) == expected
+    else:
+        with pytest.raises(InvalidRequestError, match="give every document a doc_id") as refused:
+            processor.transform(request)
+        assert refused.value.field == "documents[0].doc_id"
+        with pytest.warns(DroppedInputWarning) as warned:
+            assert processor.transform(request, strict=False) == expected
+        assert [str(w.message) for w in warned] == [str(w.message) for w in expected_warnings]
+        assert "documents[0].doc_id" in str(warned[0].message)
+        assert "documents[1].doc_id" in str(warned[0].message)
+    assert "First." in expected and "Second." in expected
+    monkeypatch.undo()  # (a text holding a token is judged on the way to its error)
+    token = "<|end_of_text|>" if release.has("dated-prompt") else "<documents>"
+    request["documents"][1]["text"] = f"Sec{token}ond."
+    with warnings.catch_warnings(), pytest.raises(InvalidRequestError) as caught:
+        warnings.simplefilter("ignore", DroppedInputWarning)  # (documents[0]'s missing id)
+        processor.transform(request, strict=strict)
+    assert caught.value.field == "documents[1].text"

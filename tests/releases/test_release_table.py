@@ -19,6 +19,7 @@ from granite_formatters.syntax import (
     THINK_RESPONSE,
     THOUGHT_PHRASES,
     XML_FUNCTIONS,
+    DatedLayout,
 )
 
 from support.releases import FEATURES, Release
@@ -55,12 +56,15 @@ def declared_features(value: Declaration) -> set[str]:
     features |= {name for syntax, name in REASONING_FEATURES if value.reasoning == syntax}
     if value.citations is not None:
         features.add("citations")
-    if value.controls is not None:
-        features.add("controls")
-    if value.documents_block is not None or value.documents_turns is not None:
-        features.add("documents")
-    if value.system_prompt is not None:
+    layout = value.layout
+    if isinstance(layout, DatedLayout):
         features.add("dated-prompt")
+        if layout.controls is not None:
+            features.add("controls")
+        if layout.documents_turns is not None:
+            features.add("documents")
+    elif layout.documents_block is not None:
+        features.add("documents")
     if value.option("reasoning_effort") is not None:
         features.add("reasoning-effort")
     return features

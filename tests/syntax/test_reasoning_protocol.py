@@ -12,7 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from granite_formatters.release import Option
-from granite_formatters.syntax import JSON_BLOCKS, ReasoningSyntax
+from granite_formatters.syntax import JSON_BLOCKS, ReasoningSyntax, SystemBlocksLayout
 from granite_formatters.types import AssistantMessage
 
 from support.toy_release import toy_release
@@ -58,7 +58,7 @@ TOY = toy_release(
     "Toy 2",
     tool_calls=JSON_BLOCKS,
     reasoning=REASONING,
-    always_system=True,
+    layout=SystemBlocksLayout(always_system=True),
     options=(Option("enable_thinking", True), Option("reasoning_effort", None)),
 )
 RENDER = TOY.input_processor()

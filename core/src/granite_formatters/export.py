@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
 from .errors import FormatterError, quote
+from .syntax.dated_layout import DatedLayout
 
 if TYPE_CHECKING:
     from .release import Release
@@ -58,7 +59,8 @@ def _any_of(markers: tuple[str, ...] | list[str]) -> str:
 def _start_anchor(release: Release) -> dict[str, str]:
     turns: Any = release.turns
     header = turns.header("assistant")
-    if release.controls is None:
+    layout = release.layout
+    if not isinstance(layout, DatedLayout) or layout.controls is None:
         return {"start_anchor": header}
     # The controls' JSON object follows the role of the generation prompt (Granite 3.x).
     return {

@@ -50,7 +50,11 @@ and the ``special_tokens``/``strict`` options of ``InputProcessor.transform``; 1
 ``register(demo=...)`` and the hook's ``hint`` argument; 1.3, ``register(release=...,
 output_processor=...)``: the release's renderer with the plugin's own output processor;
 1.4, ``register(release="module:attribute")``: the release imported when the model is
-first used.
+first used; 1.5, ``Release(layout=...)``: the layout's fields (``system_prompt``,
+``tools_block``, ...) are fields of a layout value (``DatedLayout``,
+``SystemBlocksLayout``), and ``Release`` still takes them as keywords of their own (set
+on the layout they belong to; one of the other layout is refused at declaration with the
+new spelling).
 """
 
 from __future__ import annotations
@@ -80,7 +84,7 @@ __all__ = [
 PROJECT_NAME = "granite_formatters"
 
 #: The version of the plugin contract: ``(major, minor)``.
-PLUGIN_API_VERSION = (1, 4)
+PLUGIN_API_VERSION = (1, 5)
 
 hookspec = pluggy.HookspecMarker(PROJECT_NAME)
 hookimpl = pluggy.HookimplMarker(PROJECT_NAME)

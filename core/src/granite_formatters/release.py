@@ -15,14 +15,22 @@ import attrs
 if TYPE_CHECKING:
     from .processors import InputProcessor, OutputProcessor
     from .special_tokens import SpecialTokens
-    from .syntax.blocks import SystemBlock
     from .syntax.citations.format import CitationFormat
-    from .syntax.context_turns import DocumentsTurn, DocumentTurnPerDocument, ToolsTurn
-    from .syntax.controls import Controls
+    from .syntax.dated_layout import DatedLayout
     from .syntax.protocols import ReasoningSyntax, ToolCallSyntax, TurnSyntax
-    from .syntax.system_prompt import DatedSystemPrompt
+    from .syntax.system_blocks_layout import SystemBlocksLayout
+
+    #: Where a release puts the system text, tools and documents.
+    _Layout = DatedLayout | SystemBlocksLayout
 
 __all__ = ["Option", "Release"]
+
+
+def _no_layout() -> SystemBlocksLayout:
+    """The layout of a release that declares none (no blocks, no default system turn)."""
+    from .syntax.system_blocks_layout import SYSTEM_BLOCKS
+
+    return SYSTEM_BLOCKS
 
 
 @attrs.frozen
@@ -39,39 +47,90 @@ class Option:
     check: Callable[[Any], str | tuple[str, str] | None] | None = None
 
 
+#: The keywords ``Release`` took before the layouts were values (plugin API 1.4), each
+#: now a field of its layout: given to ``Release``, they are set on the layout.
+_MOVED_TO_LAYOUT = {
+    "system_prompt": "DatedLayout",
+    "tools_turn": "DatedLayout",
+    "documents_turns": "DatedLayout",
+    "controls": "DatedLayout",
+    "refused_roles": "DatedLayout",
+    "record_tokens_lead": "DatedLayout",
+    "template_writes_calls": "DatedLayout",
+    "tools_block": "SystemBlocksLayout",
+    "documents_block": "SystemBlocksLayout",
+    "default_system_message": "SystemBlocksLayout",
+    "always_system": "SystemBlocksLayout",
+    "empty_system_separated": "SystemBlocksLayout",
+    "renders_other_roles": "SystemBlocksLayout",
+}
+
+
+#: The value each moved keyword had on a release that did not set it.
+_OLD_DEFAULTS: dict[str, Any] = {
+    **dict.fromkeys(_MOVED_TO_LAYOUT),
+    "refused_roles": (),
+    "record_tokens_lead": False,
+    "template_writes_calls": True,
+    "always_system": False,
+    "empty_system_separated": True,
+    "renders_other_roles": False,
+}
+
+
+def _layout_of(kwargs: dict[str, Any]) -> Any:
+    """The layout of a ``Release(...)`` call that gives fields of its layout as keywords
+    of their own (the spelling before the layouts were values): the given ``layout``, or
+    the one those fields name, with them set."""
+    from .syntax.dated_layout import DatedLayout
+    from .syntax.system_blocks_layout import SYSTEM_BLOCKS
+
+    moved = {key: kwargs.pop(key) for key in list(kwargs) if key in _MOVED_TO_LAYOUT}
+    layout = kwargs.get("layout")
+    if layout is None:
+        if moved.get("system_prompt") is not None:
+            layout = DatedLayout(moved.pop("system_prompt"))
+        else:
+            layout = SYSTEM_BLOCKS
+    fields = attrs.fields_dict(type(layout))
+    for key in list(moved):
+        if key not in fields:
+            if moved[key] == _OLD_DEFAULTS[key]:  # (nothing to carry)
+                del moved[key]
+                continue
+            raise TypeError(
+                f"Release({key}=...) belongs to {_MOVED_TO_LAYOUT[key]}, but the release's "
+                f"layout is a {type(layout).__name__}: declare "
+                f"layout={_MOVED_TO_LAYOUT[key]}({key}=..., ...) instead"
+            )
+    return attrs.evolve(layout, **moved)
+
+
+class _ReleaseType(type):
+    """Maps the keywords that moved to the layout (see :data:`_MOVED_TO_LAYOUT`) onto
+    ``layout``, so that a release declared before keeps working."""
+
+    def __call__(cls, *args: Any, **kwargs: Any) -> Any:
+        if not _MOVED_TO_LAYOUT.keys().isdisjoint(kwargs):
+            kwargs["layout"] = _layout_of(kwargs)
+        return super().__call__(*args, **kwargs)
+
+
 @attrs.frozen
-class Release:
+class Release(metaclass=_ReleaseType):
     """One Granite release's prompt and output format, composed of syntaxes.
 
     ``name`` (``"Granite 4.1"``) and ``family`` (``"Granite 4"``) appear in messages.
-    ``default_system_message`` is printed when the system text is empty (``None``:
-    no system turn then, unless ``always_system``). ``special_tokens`` are the tokens
-    caller text may not hold; ``record_tokens`` those a past assistant turn may hold
-    (what the model itself writes). ``options`` are the template options read, with
-    their defaults; ``option_hints`` explain keys of other releases the template
-    ignores. ``stop_strings`` end a generation. ``template_joins_parts`` is true when
-    the official template reads content-part lists itself (Granite 4.0/4.1); when false
-    (a template that prints only strings) text parts are joined with newlines as servers
-    join them. ``empty_system_separated`` is true when a caller's empty system text is
-    still followed by the blank line before the blocks (Granite 4.0/4.1).
-    ``renders_other_roles`` is true when the template prints a message of any other role
-    as a turn of that role (Granite 4.2) rather than dropping it; either way such a
-    message is refused in strict mode.
-
-    A release whose template writes a dated default system prompt and the tools and
-    documents as turns of their own (Granite 3.x) sets ``system_prompt`` (the default
-    system text, built from the date and the request; the system turn is then always
-    printed, the caller's text even when empty), ``tools_turn`` and ``documents_turns``
-    (the turns after the system turn) and ``controls`` (the ``controls`` option printed
-    after the generation prompt's role). Such a template prints every message as a turn
-    of its own role, verbatim (tool messages are not wrapped; the roles in
-    ``refused_roles`` are refused in strict mode) and the generation prompt
-    only after at least one message besides the caller's system message.
-    ``record_tokens_lead`` is true when ``record_tokens`` are the model's only at the
-    start of a past assistant turn (after whitespace), where it writes them.
-    ``template_writes_calls`` is false when the template drops assistant ``tool_calls``:
-    they are written in strict mode (a documented deviation) and left out with a
-    warning with ``strict=False``.
+    ``turns`` is the turn syntax and ``layout`` where the system text, tools and
+    documents go: a :class:`~granite_formatters.syntax.SystemBlocksLayout` (Granite 4.x,
+    the default) or a :class:`~granite_formatters.syntax.DatedLayout` (Granite 3.x).
+    ``special_tokens`` are the tokens caller text may not hold; ``record_tokens`` those a
+    past assistant turn may hold (what the model itself writes). ``options`` are the
+    template options read, with their defaults; ``option_hints`` explain keys of other
+    releases the template ignores. ``stop_strings`` end a generation.
+    ``template_joins_parts`` is true when the official template reads content-part lists
+    itself (Granite 4.0/4.1); when false (a template that prints only strings) text parts
+    are joined with newlines as servers join them.
 
     ``citations`` is the release's citation syntax (Granite 3.x: ``CO_CITATIONS``,
     ``CITE_TOKEN_CITATIONS``); the output of a release that declares one is also read
@@ -82,6 +141,9 @@ class Release:
     outside a block (noted when no call came before; Granite 3.x: ``</tool_call>``).
     ``dropped_tokens`` are removed from the output wherever they stand, reasoning and
     tool-call bodies included (Granite 3.x: ``<|end_of_text|>``).
+
+    The layout's fields were keywords of ``Release`` before (``system_prompt=``,
+    ``tools_block=``, ...): given so, they are set on the layout they belong to.
     """
 
     name: str
@@ -89,29 +151,27 @@ class Release:
     turns: TurnSyntax
     special_tokens: SpecialTokens
     stop_strings: tuple[str, ...]
+    layout: _Layout = attrs.field(factory=_no_layout)
     tool_calls: ToolCallSyntax | None = None
     reasoning: ReasoningSyntax | None = None
-    tools_block: SystemBlock | None = None
-    documents_block: SystemBlock | None = None
-    default_system_message: str | None = None
-    always_system: bool = False
     record_tokens: tuple[str, ...] = ()
     options: tuple[Option, ...] = ()
     option_hints: Mapping[str, str] = attrs.field(factory=dict, hash=False)
     template_joins_parts: bool = True
-    empty_system_separated: bool = True
-    renders_other_roles: bool = False
-    system_prompt: DatedSystemPrompt | None = None
-    tools_turn: ToolsTurn | None = None
-    documents_turns: DocumentsTurn | DocumentTurnPerDocument | None = None
-    controls: Controls | None = None
-    refused_roles: tuple[str, ...] = ()
-    record_tokens_lead: bool = False
-    template_writes_calls: bool = True
     citations: CitationFormat | None = None
     tool_call_markers: tuple[str, ...] = ()
     tool_call_ends: tuple[str, ...] = ()
     dropped_tokens: tuple[str, ...] = ()
+
+    if not TYPE_CHECKING:  # (typed code reads them from the layout)
+
+        def __getattr__(self, name: str) -> Any:
+            # A field that moved to the layout, read as before (a plugin written against
+            # plugin API 1.4): the layout's value, or the old default when the release's
+            # layout has no such field.
+            if name in _MOVED_TO_LAYOUT:
+                return getattr(self.layout, name, _OLD_DEFAULTS[name])
+            raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
 
     def option(self, name: str) -> Option | None:
         """The declared option ``name``, or ``None``."""

@@ -22,7 +22,9 @@ from ..special_tokens import (
 )
 from ..syntax.context_turns import DocumentsTurn, DocumentTurnPerDocument
 from ..syntax.controls import CONTROLS, thinking_option_error, valid_control_items
+from ..syntax.dated_layout import DatedLayout
 from ..syntax.protocols import HistoryCall
+from ..syntax.system_blocks_layout import SystemBlocksLayout
 from .request import (
     _TITLE_TYPES,
     STRICT,
@@ -64,7 +66,8 @@ _OPTION_KEY_LENGTH = 4096
 _DATE = datetime.date
 
 #: The Granite 3.x options (default and check by name): a release that declares exactly
-#: these reads a ``Granite3Kwargs`` object by attribute (see ``_reads_typed``).
+#: these reads a typed options object (``DatedLayout.options_type``) by attribute (see
+#: ``_reads_typed``).
 _TYPED_OPTION_DECLARATIONS = {
     "thinking": (False, thinking_option_error),
     "controls": (None, CONTROLS.check),
@@ -76,9 +79,6 @@ _TURN = attrgetter("role", "content", "tool_calls")
 #: What a default system turn's text depends on: the date, whether there are tools and
 #: documents, thinking, and whether the controls ask for citations and hallucinations.
 _SystemKey = tuple[datetime.date, bool, bool, bool, bool, bool]
-
-#: The Granite 3.x options class (``Granite3Kwargs``), imported when first met.
-_KWARGS: Any = None
 
 #: The roles every chat has (a message of another role is written through ``_turn``).
 _ROLES = frozenset({"system", "user", "assistant", "tool"})
@@ -187,27 +187,6 @@ def _documents(request: RequestView, raw: Mapping[str, Any] | None) -> list[Any]
             for index, doc in enumerate(documents)
         ]
     return documents
-
-
-#: The clock module (``granite3.dates``), imported on the first dated prompt; its
-#: ``current_date`` is looked up at each call (tests replace it).
-_CLOCK: Any = None
-
-
-def _clock() -> Any:
-    global _CLOCK
-    from ..granite3 import dates
-
-    _CLOCK = dates
-    return dates
-
-
-def _kwargs_type() -> Any:
-    global _KWARGS
-    from ..granite3.types import Granite3Kwargs
-
-    _KWARGS = Granite3Kwargs
-    return Granite3Kwargs
 
 
 def _checked_day(today: Any) -> datetime.date:
@@ -340,13 +319,20 @@ class ReleaseInputProcessor(InputProcessor):
             option.name: option.default for option in release.options
         }
         self._reads_effort = release.option("reasoning_effort") is not None
-        self._dated = release.system_prompt is not None
+        layout = release.layout
+        dated = layout if isinstance(layout, DatedLayout) else None
+        # (the layout as its own type: one of the two is None)
+        self._dated = dated
+        self._system_layout = layout if isinstance(layout, SystemBlocksLayout) else None
+        self._controls = dated.controls if dated is not None else None
+        self._writes_calls = dated.template_writes_calls if dated is not None else True
+        self._record_tokens_lead = dated.record_tokens_lead if dated is not None else False
         self._joins_parts = release.template_joins_parts
         self._declared = {option.name: option for option in reversed(release.options)}
         # Whether the options are the Granite 3.x ones (thinking, controls), checked as
         # their syntax checks them: a typed options object is then read by attribute.
         self._reads_typed = (
-            release.controls is not None
+            self._controls is not None
             and {option.name: (option.default, option.check) for option in release.options}
             == _TYPED_OPTION_DECLARATIONS
         )
@@ -358,7 +344,7 @@ class ReleaseInputProcessor(InputProcessor):
         # What every render reads of the release, resolved once.
         self._end = release.turns.end
         self._generation_prompt = self._headers["assistant"]
-        self._refused = frozenset(release.refused_roles)
+        self._refused = frozenset(dated.refused_roles if dated is not None else ())
         # The roles a 3.x message is written with as it is: no special token's sentinel,
         # not refused (any other role goes through _turn).
         self._plain_roles = frozenset(
@@ -366,21 +352,35 @@ class ReleaseInputProcessor(InputProcessor):
             for role in _ROLES - self._refused
             if not self._tokens.sentinel or self._tokens.sentinel not in role
         )
-        layout = release.documents_turns
-        self._per_document = layout if isinstance(layout, DocumentTurnPerDocument) else None
+        documents_layout = dated.documents_turns if dated is not None else None
+        self._per_document = (
+            documents_layout if isinstance(documents_layout, DocumentTurnPerDocument) else None
+        )
         self._document_frame = (
             self._per_document.frame(release.turns) if self._per_document else ("", "", "")
         )
-        self._reads_ids = layout.reads_ids if layout is not None else False
+        self._reads_ids = documents_layout.reads_ids if documents_layout is not None else False
         # (one turn for all documents: its header, and the headings of its first documents)
         self._documents_header = (
-            release.turns.header(layout.role) if isinstance(layout, DocumentsTurn) else ""
+            release.turns.header(documents_layout.role)
+            if isinstance(documents_layout, DocumentsTurn)
+            else ""
         )
         self._document_headings = (
-            tuple(map(layout.heading, range(16))) if isinstance(layout, DocumentsTurn) else ()
+            tuple(map(documents_layout.heading, range(16)))
+            if isinstance(documents_layout, DocumentsTurn)
+            else ()
         )
         self._tools_header = (
-            release.turns.header(release.tools_turn.role) if release.tools_turn else ""
+            release.turns.header(dated.tools_turn.role)
+            if dated is not None and dated.tools_turn
+            else ""
+        )
+        # The problem of a document without an id, for a release that prints ids.
+        self._missing_id = (
+            f"{release.name} identifies each document by its doc_id in the prompt (and the "
+            "model cites documents by it): give every document a doc_id (a string or an "
+            "integer)."
         )
         # Default system turns of a dated system prompt by date and flags (the controls
         # count through their citations and hallucinations keys).
@@ -425,9 +425,9 @@ class ReleaseInputProcessor(InputProcessor):
         policy: SpecialTokenPolicy = "error" if special_tokens is None else special_tokens
         problems = STRICT if strict else Problems(False)
         dated = self._dated
-        if dated:
+        if dated is not None:
             if today is None:
-                today = (_CLOCK or _clock()).current_date()
+                today = dated.today()
             elif type(today) is not _DATE:
                 today = _checked_day(today)
         raw: Mapping[str, Any] | None
@@ -511,7 +511,7 @@ class ReleaseInputProcessor(InputProcessor):
         problems: Problems,
         today: datetime.date | None,
     ) -> str:
-        if today is None or self.release.system_prompt is None:
+        if today is None or self._dated is None:
             return self._render(request, raw, add_generation_prompt, policy, problems)
         return self._render_turns(request, raw, add_generation_prompt, policy, problems, today)
 
@@ -600,7 +600,7 @@ class ReleaseInputProcessor(InputProcessor):
             controls = options.get("controls")
             prompt = (
                 self._controlled_prompt(controls)
-                if controls and release.controls is not None
+                if controls and self._controls is not None
                 else None
             )
             if len(self._option_sets) >= _SYSTEM_TEXTS_KEPT:
@@ -618,6 +618,8 @@ class ReleaseInputProcessor(InputProcessor):
         problems: Problems,
     ) -> str:
         release = self.release
+        layout = self._system_layout
+        assert layout is not None  # (a release of the system-blocks layout)
         turns = release.turns
         end = turns.end
         headers = self._headers
@@ -644,13 +646,13 @@ class ReleaseInputProcessor(InputProcessor):
 
         blocks: list[str] = []
         if tools:
-            block = release.tools_block
+            block = layout.tools_block
             if block is None:
                 self._unrendered(tools_field, problems)
             else:
                 blocks.append(self._lines(tools, tools_field, policy, block))
         if documents:
-            block = release.documents_block
+            block = layout.documents_block
             if block is None:
                 self._unrendered("documents", problems)
             else:
@@ -670,7 +672,7 @@ class ReleaseInputProcessor(InputProcessor):
                 system = _typed_text(messages[0], system, self._joins_parts)
             if sentinel is None or type(system) is not str or sentinel in system:
                 system = _checked(system, "messages[0].content", policy, self._tokens)
-            if blocks and (system or release.empty_system_separated):
+            if blocks and (system or layout.empty_system_separated):
                 system = "\n\n".join([system, *blocks])
             elif blocks:
                 system = "\n\n".join(blocks)
@@ -678,9 +680,9 @@ class ReleaseInputProcessor(InputProcessor):
             system = "\n\n".join(blocks)
         if system:
             out += (headers["system"], system, end)
-        elif release.default_system_message is not None:
-            out += (headers["system"], release.default_system_message, end)
-        elif release.always_system:
+        elif layout.default_system_message is not None:
+            out += (headers["system"], layout.default_system_message, end)
+        elif layout.always_system:
             out += (headers["system"], end)
 
         reasoning = release.reasoning
@@ -756,7 +758,7 @@ class ReleaseInputProcessor(InputProcessor):
                 out += (results.item_open, text, results.item_close)
                 if index == count - 1 or rows[index + 1][0] != "tool":
                     out.append(end)
-            elif role != "system" and release.renders_other_roles:
+            elif role != "system" and layout.renders_other_roles:
                 problems.add(
                     f"the {release.family} chat template renders a message with role "
                     f"{quote(role)} as a turn of that role, which the model was not trained on "
@@ -799,6 +801,8 @@ class ReleaseInputProcessor(InputProcessor):
         ``request`` is a :class:`RequestView` or a plain dict's
         :data:`~granite_formatters._engine.request.PlainFields`."""
         release = self.release
+        layout = self._dated
+        assert layout is not None  # (a release of the dated layout)
         end = self._end
         headers = self._headers
         tokens = self._tokens
@@ -835,7 +839,7 @@ class ReleaseInputProcessor(InputProcessor):
         thinking: Any = False
         prompt = None
         if kwargs is not None and type(kwargs) is not dict:
-            if self._reads_typed and type(kwargs) is (_KWARGS or _kwargs_type()):
+            if self._reads_typed and type(kwargs) is layout.options_type():
                 # A Granite3ChatCompletion's options (their defaults the release's) read
                 # by attribute, as _options reads valid ones (else it raises the error).
                 thinking = kwargs.thinking
@@ -866,7 +870,7 @@ class ReleaseInputProcessor(InputProcessor):
         custom_system = first_role == "system"
         if thinking or (controls and (custom_system or not documents)):
             # (nothing unhonoured otherwise)
-            for field, why in release.system_prompt.unhonoured(  # type: ignore[union-attr]
+            for field, why in layout.system_prompt.unhonoured(
                 release.name,
                 custom_system=custom_system,
                 tools=bool(tools),
@@ -916,7 +920,7 @@ class ReleaseInputProcessor(InputProcessor):
             out = [turn]
             start = 0
         if tools:
-            tools_turn = release.tools_turn
+            tools_turn = layout.tools_turn
             if tools_turn is None:
                 self._unrendered("tools", problems)
             else:
@@ -926,12 +930,18 @@ class ReleaseInputProcessor(InputProcessor):
                     end,
                 )
         if documents:
-            layout = release.documents_turns
-            if layout is None:
+            documents_turns = layout.documents_turns
+            if documents_turns is None:
                 self._unrendered("documents", problems)
             else:
                 self._document_turns(
-                    out, documents, layout, policy, problems, plain=plain, typed=raw is None
+                    out,
+                    documents,
+                    documents_turns,
+                    policy,
+                    problems,
+                    plain=plain,
+                    typed=raw is None,
                 )
 
         roles = self._plain_roles
@@ -985,7 +995,7 @@ class ReleaseInputProcessor(InputProcessor):
         if add_generation_prompt and len(messages) > start:
             if prompt is not None:
                 out.append(prompt)
-            elif not controls or release.controls is None:
+            elif not controls or layout.controls is None:
                 out.append(self._generation_prompt)
             else:
                 out.append(self._controlled_prompt(controls))
@@ -1010,11 +1020,7 @@ class ReleaseInputProcessor(InputProcessor):
         tokens = self._tokens
         if messages is not None:
             if text is None:
-                if not (
-                    calls
-                    and role == "assistant"
-                    and (release.template_writes_calls or problems.strict)
-                ):
+                if not (calls and role == "assistant" and (self._writes_calls or problems.strict)):
                     raise self._missing_content(index, calls=bool(calls))
                 text = ""
             elif raw_messages is not None:
@@ -1032,7 +1038,7 @@ class ReleaseInputProcessor(InputProcessor):
         ):
             where = f"messages[{index}]"
             role = _checked(role, f"{where}.role", policy, tokens)
-            if role == "assistant" and policy == "error" and release.record_tokens_lead:
+            if role == "assistant" and policy == "error" and self._record_tokens_lead:
                 self._check_assistant_lead(text, f"{where}.content")
             else:
                 text = _checked(text, f"{where}.content", policy, tokens)
@@ -1051,8 +1057,8 @@ class ReleaseInputProcessor(InputProcessor):
         tools, documents and thinking flags, and whether ``controls`` ask for citations and
         hallucinations, all its text depends on), kept in a small memo by ``key``."""
         today, tools, documents, thinking, _, _ = key
-        system_prompt = self.release.system_prompt
-        assert system_prompt is not None  # (the caller's condition)
+        assert self._dated is not None  # (the caller's condition)
+        system_prompt = self._dated.system_prompt
         text = system_prompt.text(
             today, tools=tools, documents=documents, thinking=thinking, controls=controls
         )
@@ -1068,8 +1074,8 @@ class ReleaseInputProcessor(InputProcessor):
         items = tuple(controls.items())
         prompt = self._controlled.get(items)
         if prompt is None:
-            assert self.release.controls is not None  # (the caller's condition)
-            suffix = self.release.controls.role_suffix(controls)
+            assert self._controls is not None  # (the caller's condition)
+            suffix = self._controls.role_suffix(controls)
             prompt = self.release.turns.header("assistant" + suffix)
             if len(self._controlled) >= _SYSTEM_TEXTS_KEPT:
                 self._controlled.clear()
@@ -1089,7 +1095,7 @@ class ReleaseInputProcessor(InputProcessor):
         that writes them, or in strict mode), else a problem."""
         where = f"messages[{index}]"
         release = self.release
-        writes_calls = release.template_writes_calls or problems.strict
+        writes_calls = self._writes_calls or problems.strict
         if role != "assistant":
             problems.add(
                 f"tool_calls on a {quote(role)} message are not rendered; only "
@@ -1174,9 +1180,9 @@ class ReleaseInputProcessor(InputProcessor):
         documents (read by attribute), or mappings.
 
         A document of exactly ``text``, ``doc_id`` and ``title``, its text and id exact
-        ``str`` without the sentinel and its title a ``str`` or null (a plain document)
-        is written as it is; any other is checked (:func:`is_plain_document`) and read
-        field by field."""
+        ``str`` without the sentinel and its title a ``str`` or null, or of ``text`` alone
+        when ids are not printed (a plain document) is written as it is; any other is
+        checked (:func:`is_plain_document`) and read field by field."""
         sentinel = self._tokens.sentinel if policy != "keep" else None
         per_document = layout is self._per_document
         reads_ids = self._reads_ids
@@ -1192,9 +1198,19 @@ class ReleaseInputProcessor(InputProcessor):
             else:
                 try:  # (subscripts, faster than get(): a missing key is the slow path's)
                     text = document["text"]
-                    doc_id = document["doc_id"]
-                    if len(document) != 3 or type(document["title"]) not in _TITLE_TYPES:
-                        text = None
+                    if len(document) == 1:
+                        doc_id = ""  # (the text alone, as many callers send it)
+                        if (
+                            reads_ids
+                            and type(text) is str
+                            and (sentinel is None or sentinel not in text)
+                        ):
+                            # (written below as the template prints a missing id)
+                            problems.add(self._missing_id, f"documents[{index}].doc_id")
+                    else:
+                        doc_id = document["doc_id"]
+                        if len(document) != 3 or type(document["title"]) not in _TITLE_TYPES:
+                            text = None
                 except (KeyError, TypeError):
                     text = None
             if (
@@ -1236,12 +1252,7 @@ class ReleaseInputProcessor(InputProcessor):
         field = f"documents[{index}].doc_id"
         value = document.get("doc_id")
         if value is None:
-            problems.add(
-                f"{self.release.name} identifies each document by its doc_id in the prompt "
-                "(and the model cites documents by it): give every document a doc_id "
-                "(a string or an integer).",
-                field,
-            )
+            problems.add(self._missing_id, field)
             return "None" if "doc_id" in document else ""
         return _checked(_document_id(value, field), field, policy, self._tokens)
 

@@ -18,6 +18,7 @@ from .controls import (
     thinking_option_error,
     valid_control_items,
 )
+from .dated_layout import DatedLayout
 from .json_blocks import JSON_BLOCKS, JsonBlocks, decode_json_block
 from .json_list import JSON_LIST, JsonList, decode_json_list, json_list_call_name
 from .marked_reasoning import THINK_RESPONSE, THOUGHT_PHRASES, MarkedReasoning
@@ -36,6 +37,7 @@ from .reasoning import (
     effort_option_error,
     think_option_error,
 )
+from .system_blocks_layout import SYSTEM_BLOCKS, SystemBlocksLayout
 from .system_prompt import DatedSystemPrompt, format_date
 from .turns import CHATML, GRANITE_ROLES, ToolResults, Turns
 from .xml_functions import (
@@ -50,7 +52,10 @@ __all__ = [
     "CONTROLS",
     "CONTROL_VALUES",
     "Controls",
+    "DatedLayout",
     "DatedSystemPrompt",
+    "SYSTEM_BLOCKS",
+    "SystemBlocksLayout",
     "DocumentTurnPerDocument",
     "DocumentsTurn",
     "ToolsTurn",

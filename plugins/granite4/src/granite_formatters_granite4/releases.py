@@ -14,7 +14,7 @@ import attrs
 from granite_formatters import Release
 from granite_formatters.release import Option
 from granite_formatters.special_tokens import SpecialTokens
-from granite_formatters.syntax import GRANITE_ROLES, JSON_BLOCKS, SystemBlock
+from granite_formatters.syntax import GRANITE_ROLES, JSON_BLOCKS, SystemBlock, SystemBlocksLayout
 
 __all__ = [
     "GRANITE4_DEFAULT_SYSTEM_MESSAGE",
@@ -104,6 +104,12 @@ def _tool_list(value: Any) -> str | None:
 
 _GRANITE3_OPTION = "thinking, controls, citations and hallucinations are Granite 3 options"
 
+_LAYOUT = SystemBlocksLayout(
+    tools_block=_TOOLS,
+    documents_block=_DOCUMENTS,
+    default_system_message=GRANITE4_DEFAULT_SYSTEM_MESSAGE,
+)
+
 #: Granite 4.0 (current template revision): an empty system text prints the default.
 GRANITE40 = Release(
     name="Granite 4.0",
@@ -112,13 +118,15 @@ GRANITE40 = Release(
     special_tokens=GRANITE4_SPECIAL_TOKENS,
     stop_strings=("<|end_of_text|>",),
     tool_calls=JSON_BLOCKS,
-    tools_block=_TOOLS,
-    documents_block=_DOCUMENTS,
-    default_system_message=GRANITE4_DEFAULT_SYSTEM_MESSAGE,
+    layout=_LAYOUT,
     record_tokens=GRANITE4_MODEL_RECORD_TOKENS,
     options=(Option("available_tools", None, _tool_list),),
     option_hints=dict.fromkeys(("thinking", "controls", "enable_thinking"), _GRANITE3_OPTION),
 )
 
 #: Granite 4.1: an empty system text prints no system turn.
-GRANITE41 = attrs.evolve(GRANITE40, name="Granite 4.1", default_system_message=None)
+GRANITE41 = attrs.evolve(
+    GRANITE40,
+    name="Granite 4.1",
+    layout=attrs.evolve(_LAYOUT, default_system_message=None),
+)

@@ -11,6 +11,7 @@ from granite_formatters.syntax import (
     OPENED_THINK,
     XML_FUNCTIONS,
     SystemBlock,
+    SystemBlocksLayout,
     effort_option_error,
     listed_function,
     think_option_error,
@@ -82,11 +83,13 @@ GRANITE42 = Release(
     stop_strings=("<|im_end|>",),
     tool_calls=XML_FUNCTIONS,
     reasoning=OPENED_THINK,
-    tools_block=_TOOLS,
-    always_system=True,
+    layout=SystemBlocksLayout(
+        tools_block=_TOOLS,
+        always_system=True,
+        empty_system_separated=False,  # "\n\n" only after a non-empty system text
+        renders_other_roles=True,  # a "developer" message becomes a "developer" turn
+    ),
     template_joins_parts=False,  # the template prints strings; servers join the text parts
-    empty_system_separated=False,  # "\n\n" only after a non-empty system text
-    renders_other_roles=True,  # a "developer" message becomes a "developer" turn
     # What the model itself writes into its turns: reasoning and tool-call blocks.
     record_tokens=("<tool_call>", "</tool_call>", "<think>", "</think>"),
     options=(
