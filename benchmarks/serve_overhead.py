@@ -105,7 +105,7 @@ def run_httpx_proxy(serve_args: list[str]) -> int:
 
 def server_impls() -> str:
     """The event loop and HTTP parser uvicorn picks for the proxy (``loop="auto"``,
-    ``http="auto"``: uvloop and httptools where installed, the ``serve-fast`` extra)."""
+    ``http="auto"``: uvloop and httptools where installed, as the ``serve`` extra installs them)."""
     import importlib.util
 
     loop = "uvloop" if importlib.util.find_spec("uvloop") else "asyncio"
