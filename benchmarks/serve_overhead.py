@@ -4,6 +4,7 @@
     python benchmarks/serve_overhead.py                    # full run (about a minute)
     python benchmarks/serve_overhead.py --quick            # a few seconds
     python benchmarks/serve_overhead.py --against main     # this tree and main, interleaved
+    python benchmarks/serve_overhead.py --asyncio-h11      # also on asyncio and h11
 
 It starts, on 127.0.0.1, the fake OpenAI-compatible completions backend of the serve
 tests (``tests/serve/servers.py``, replaying a Granite 3.3 answer) and one
@@ -103,9 +104,29 @@ def run_httpx_proxy(serve_args: list[str]) -> int:
     return cli_main(["serve", *serve_args])
 
 
+#: The label of this tree's proxy forced onto asyncio and h11 (what uvicorn runs on
+#: without uvloop and httptools, which the ``serve`` extra installs).
+ASYNCIO_H11 = "this tree, asyncio and h11"
+
+
+def run_asyncio_h11_proxy(serve_args: list[str]) -> int:
+    """``granite-format serve`` with uvicorn told to use asyncio's event loop and h11."""
+    import uvicorn
+
+    run = uvicorn.run
+
+    def plain_run(*args: object, **options: object) -> None:
+        run(*args, **{**options, "loop": "asyncio", "http": "h11"})  # type: ignore[arg-type]
+
+    uvicorn.run = plain_run
+    from granite_formatters.cli import main as cli_main
+
+    return cli_main(["serve", *serve_args])
+
+
 def server_impls() -> str:
     """The event loop and HTTP parser uvicorn picks for the proxy (``loop="auto"``,
-    ``http="auto"``: uvloop and httptools where installed, the ``serve-fast`` extra)."""
+    ``http="auto"``: uvloop and httptools where installed, as the ``serve`` extra installs them)."""
     import importlib.util
 
     loop = "uvloop" if importlib.util.find_spec("uvloop") else "asyncio"
@@ -195,11 +216,18 @@ def main(argv: list[str] | None = None) -> int:
         help="also measure this tree with httpx's own transport on the backend hop",
     )
     parser.add_argument(
+        "--asyncio-h11",
+        action="store_true",
+        help="also measure this tree with uvicorn on asyncio and h11",
+    )
+    parser.add_argument(
         "--run-backend", nargs=2, metavar=("PORT", "SCRIPTS"), help=argparse.SUPPRESS
     )
     argv = sys.argv[1:] if argv is None else argv
     if argv[:1] == ["--run-httpx-proxy"]:  # (its arguments are serve's)
         return run_httpx_proxy(argv[1:])
+    if argv[:1] == ["--run-asyncio-h11-proxy"]:
+        return run_asyncio_h11_proxy(argv[1:])
     args = parser.parse_args(argv)
     if args.run_backend:
         run_backend(int(args.run_backend[0]), args.run_backend[1])
@@ -208,6 +236,8 @@ def main(argv: list[str] | None = None) -> int:
         trees = {"this tree": ""}
         if args.httpx_hop:
             trees[HTTPX_HOP] = ""
+        if args.asyncio_h11:
+            trees[ASYNCIO_H11] = ""
         for commit in args.against:
             trees[commit] = _sources(_unpack(commit, Path(scratch)))
         return measure(args, trees)
@@ -260,6 +290,8 @@ def measure(args: argparse.Namespace, trees: dict[str, str]) -> int:
                       "--log-level", "warning"]  # fmt: skip
         if label == HTTPX_HOP:
             command = [sys.executable, __file__, "--run-httpx-proxy", *serve_args]
+        elif label == ASYNCIO_H11:
+            command = [sys.executable, __file__, "--run-asyncio-h11-proxy", *serve_args]
         else:
             command = [sys.executable, "-m", "granite_formatters", "serve", *serve_args]
         proxy = subprocess.Popen(command, env={**os.environ, "PYTHONPATH": path})
