@@ -23,6 +23,7 @@ import json
 import sys
 import time
 from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
 from typing import Any
 
 import httpx
@@ -92,15 +93,17 @@ def pipeline(
     batch_size: int = 64,
     retries: int = 3,
     cpus: float = 0.25,
+    default_max_tokens: int | None = None,
 ) -> ray.data.Dataset:
     """The dataset of output lines (column ``result``) for the requests in ``source``:
     ``workers`` actors per stage, each reserving ``cpus`` (Ray reserves one by default,
     so three stages of two actors would wait forever on a two-core machine)."""
     each: dict[str, Any] = {"batch_size": batch_size, "batch_format": "numpy", "num_cpus": cpus}
-    each["concurrency"] = workers
+    each["compute"] = ray.data.ActorPoolStrategy(size=workers)
     # One record per non-empty line, in a column "text".
     requests = ray.data.read_text(source, num_cpus=cpus)
-    formatted = requests.map_batches(FormatStage, fn_constructor_kwargs={"model": model}, **each)
+    settings = {"model": model, "default_max_tokens": default_max_tokens}
+    formatted = requests.map_batches(FormatStage, fn_constructor_kwargs=settings, **each)
     generated = formatted.map_batches(
         CompletionsStage,
         fn_constructor_kwargs={"backend": backend, "concurrency": concurrency, "retries": retries},
@@ -117,11 +120,21 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("-m", "--model", help="format every line for this model")
     parser.add_argument("--workers", type=int, default=2, help="actors per stage")
     parser.add_argument("--concurrency", type=int, default=8, help="requests per worker")
+    parser.add_argument(
+        "--max-tokens", type=int, default=1024,
+        help="the limit sent for requests that set none (default 1024; the server's own "
+        "default may be as low as 16 tokens)",
+    )  # fmt: skip
     args = parser.parse_args(argv)
     ray.init(ignore_reinit_error=True, include_dashboard=False, log_to_driver=False)
     ray.data.DataContext.get_current().execution_options.preserve_order = True
     ray.data.DataContext.get_current().enable_progress_bars = sys.stderr.isatty()
-    results = pipeline(args.input, args.backend, args.model, args.workers, args.concurrency)
+    # (absolute: Ray's workers do not run in this process's folder)
+    source = str(Path(args.input).resolve())
+    results = pipeline(
+        source, args.backend, args.model, args.workers, args.concurrency,
+        default_max_tokens=args.max_tokens,
+    )  # fmt: skip
     failed = 0
     with open(args.output, "w", encoding="utf-8") as out:
         for row in results.iter_rows():

@@ -22,25 +22,18 @@ if importlib.util.find_spec("granite_formatters_granite33") is None:
     pytest.skip("needs the Granite 3.3 plugin", allow_module_level=True)
 
 from serve.servers import FakeBackend, Script, ServerThread  # noqa: E402
+from serve.test_serve_batch import MODEL, TOOL_CALL, TOOLS  # noqa: E402
 
 from granite_formatters.cli import main  # noqa: E402
 
-#: Ray's own deprecation warnings (its configuration reads its deprecated settings).
-pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning:ray.*")
+#: Ray's own deprecation warnings (its configuration reads its deprecated settings), and
+#: its advice when a small file gives fewer blocks than a stage has actors.
+pytestmark = [
+    pytest.mark.filterwarnings("ignore::DeprecationWarning:ray.*"),
+    pytest.mark.filterwarnings("ignore:The minimum number of concurrent actors:UserWarning"),
+]
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "batch" / "ray_pipeline.py"
-MODEL = "granite3.3:8b"
-TOOLS = [
-    {
-        "type": "function",
-        "function": {
-            "name": "get_weather",
-            "description": "The weather in a city.",
-            "parameters": {"type": "object", "properties": {"city": {"type": "string"}}},
-        },
-    }
-]
-TOOL_CALL = '<|tool_call|>[{"name": "get_weather", "arguments": {"city": "Paris"}}]'
 
 
 def load_example() -> ModuleType:
@@ -192,3 +185,67 @@ def test_pipeline_equals_the_batch_command(
     down = ray_by_id["down"]["response"]
     assert down["status_code"] == 502
     assert "the backend answered 500" in down["body"]["error"]["message"]
+
+
+def test_the_docs_command_runs_as_written(
+    local_ray: None,
+    fake: tuple[FakeBackend, ServerThread],
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """docs/batch.md's Ray command, on the doc's requests.jsonl, against the fake backend
+    (its URL in place of the doc's)."""
+    from granite_formatters import get_formatter
+
+    doc = (Path(__file__).resolve().parents[2] / "docs" / "batch.md").read_text("utf-8")
+    commands = [
+        t for t in doc.splitlines() if t.startswith("python examples/batch/ray_pipeline.py")
+    ]
+    assert len(commands) == 1
+    backend, thread = fake
+    start = doc.index("```json requests.jsonl\n") + len("```json requests.jsonl\n")
+    requests = doc[start : doc.index("```", start)]
+    (tmp_path / "requests.jsonl").write_text(requests, encoding="utf-8")
+    answers = {"q1": "The capital of France is Paris.", "q2": TOOL_CALL}
+    for text in requests.splitlines():
+        data = json.loads(text)
+        request = {k: v for k, v in data["body"].items() if k in ("messages", "tools")}
+        prompt = get_formatter(data["body"]["model"]).format(request)
+        backend.script(prompt, Script(answers[data["custom_id"]]))
+    words = commands[0].replace("http://127.0.0.1:8001", thread.url).split()
+    assert words[:2] == ["python", "examples/batch/ray_pipeline.py"]
+    monkeypatch.chdir(tmp_path)
+    assert load_example().main(words[2:]) == 0
+    lines = [json.loads(t) for t in (tmp_path / "results.jsonl").read_text("utf-8").splitlines()]
+    assert [item["custom_id"] for item in lines] == ["q1", "q2"]
+    messages = [item["response"]["body"]["choices"][0]["message"] for item in lines]
+    assert messages[0] == {"role": "assistant", "content": "The capital of France is Paris."}
+    assert messages[1]["tool_calls"][0]["function"]["name"] == "get_weather"
+
+
+def test_pandas_batches_give_what_dict_batches_give() -> None:
+    """Ray's pandas batch format (pandas comes with ray[data]): the same columns and
+    values as a dict of columns, missing values (NaN in pandas) read as missing."""
+    import pandas
+    from serve.test_serve_batch_ray_stages import LINES, parse_extra, without_ids
+
+    from granite_formatters.batch.ray import FormatStage, ParseStage
+
+    columns = {"text": LINES, "line": list(range(1, len(LINES) + 1))}
+    as_dict = FormatStage()(columns)
+    frame = FormatStage()(pandas.DataFrame(columns))
+    assert isinstance(frame, pandas.DataFrame) and list(frame.columns) == list(as_dict)
+    # (pandas holds a missing string as NaN; error lines have fresh ids)
+    got = frame.astype(object).where(frame.notna(), None).to_dict("list")
+    results = [(r and without_ids(json.loads(r)), w and without_ids(json.loads(w)))
+               for r, w in zip(got.pop("result"), as_dict["result"], strict=True)]  # fmt: skip
+    assert all(r == w for r, w in results) and sum(r is not None for r, _ in results) == 5
+    assert got == {name: values for name, values in as_dict.items() if name != "result"}
+    for name, values in parse_extra({"custom_id": None}).items():  # (no text for any record)
+        as_dict[name] = [values] * len(LINES)
+    parsed = ParseStage()(pandas.DataFrame(as_dict))
+    expected = ParseStage()(as_dict)
+    assert len(parsed) == len(LINES)
+    for got, want in zip(parsed["result"], expected["result"], strict=True):
+        assert without_ids(json.loads(got)) == without_ids(json.loads(want))
+    assert json.loads(parsed["result"][0])["response"]["status_code"] == 502
