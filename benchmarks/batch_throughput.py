@@ -77,36 +77,50 @@ def library_only(lines: list[dict[str, object]]) -> float:
     return len(lines) / (time.perf_counter() - start)
 
 
+def start_backend(
+    lines: list[dict[str, object]], folder: Path
+) -> tuple[subprocess.Popen[bytes], str, Path]:
+    """The fake backend, in a process of its own, answering ``lines`` (written to
+    ``folder/in.jsonl``) with :data:`ANSWER`: the process, its ``/v1`` URL, the file."""
+    from granite_formatters import get_formatter
+
+    formatter = get_formatter(MODEL)
+    prompts = {}
+    for line in lines:
+        body = line["body"]
+        assert isinstance(body, dict)
+        prompt = formatter.format({"messages": body["messages"], "tools": body["tools"]})
+        prompts[prompt] = ANSWER
+    scripts = folder / "scripts.json"
+    scripts.write_text(json.dumps(prompts), encoding="utf-8")
+    source = folder / "in.jsonl"
+    source.write_text("".join(json.dumps(line) + "\n" for line in lines), "utf-8")
+    port = free_port()
+    backend = subprocess.Popen(
+        [sys.executable, "-c",
+         "import sys; sys.path.insert(0, sys.argv[1]); import serve_overhead as s; "
+         "s.run_backend(int(sys.argv[2]), sys.argv[3])",
+         str(Path(__file__).resolve().parent), str(port), str(scripts)],
+    )  # fmt: skip
+    url = f"http://127.0.0.1:{port}/v1"
+    try:
+        wait_for(url + "/models", backend)
+    except BaseException:
+        backend.terminate()
+        raise
+    return backend, url, source
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--records", type=int, default=400)
     parser.add_argument("--concurrency", type=int, nargs="+", default=[1, 8])
     args = parser.parse_args(argv)
-    from granite_formatters import get_formatter
-
     lines = requests(args.records)
-    formatter = get_formatter(MODEL)
     with tempfile.TemporaryDirectory() as scratch:
         folder = Path(scratch)
-        scripts = str(folder / "scripts.json")
-        prompts = {}
-        for line in lines:
-            body = line["body"]
-            assert isinstance(body, dict)
-            prompt = formatter.format({"messages": body["messages"], "tools": body["tools"]})
-            prompts[prompt] = ANSWER
-        Path(scripts).write_text(json.dumps(prompts), encoding="utf-8")
-        source = folder / "in.jsonl"
-        source.write_text("".join(json.dumps(line) + "\n" for line in lines), "utf-8")
-        port = free_port()
-        backend = subprocess.Popen(
-            [sys.executable, "-c",
-             "import sys; sys.path.insert(0, sys.argv[1]); import serve_overhead as s; "
-             "s.run_backend(int(sys.argv[2]), sys.argv[3])",
-             str(Path(__file__).resolve().parent), str(port), scripts],
-        )  # fmt: skip
+        backend, url, source = start_backend(lines, folder)
         try:
-            wait_for(f"http://127.0.0.1:{port}/v1/models", backend)
             print(f"{args.records} records, Granite 3.3 tool-call answers, fake instant backend")
             print("| concurrency | records/s (wall) | CPU ms per record | failed |")
             print("|---:|---:|---:|---:|")
@@ -116,7 +130,7 @@ def main(argv: list[str] | None = None) -> int:
                 start = time.perf_counter()
                 subprocess.run(
                     [sys.executable, "-m", "granite_formatters", "batch", str(source),
-                     "--backend", f"http://127.0.0.1:{port}/v1", "-o", str(out),
+                     "--backend", url, "-o", str(out),
                      "--concurrency", str(concurrency), "--no-progress"],
                     check=True, stderr=subprocess.DEVNULL,
                 )  # fmt: skip

@@ -301,7 +301,8 @@ class FakeBackend:
       (``finish_reason: "length"``); prompt + ``max_tokens`` above ``max_model_len`` is a
       400 (``overlong="reject"``, vLLM before 0.33) or ``max_tokens`` is cut to what is
       left of the context (``overlong="clamp"``, vLLM 0.33); a prompt that fills the
-      context is a 400 either way. ``GET /v1/models`` lists ``served`` with
+      context is a 400 either way; a request not streamed (``stream`` absent or false)
+      gets the whole completion in one JSON body. ``GET /v1/models`` lists ``served`` with
       ``max_model_len``; ``POST /tokenize`` counts a prompt (``tokenize=False``: 404, as
       on servers without it).
     * ``/completion`` (llama.cpp): ``n_predict`` absent is -1: generate until the end of
@@ -457,6 +458,8 @@ class FakeBackend:
             finish = script.finish if stop is None else "stop"
             if len(pieces) > limit:
                 pieces, finish, stop = pieces[:limit], "length", None
+            if kind == "openai" and not body.get("stream"):
+                return self._whole(model, "".join(pieces), finish, stop, prompt_tokens, len(pieces))
             complete = script.fault not in ("truncate", "garbage")
             if script.fault in ("truncate", "garbage"):
                 pieces = pieces[: max(1, len(pieces) // 2)]
@@ -486,6 +489,20 @@ class FakeBackend:
             return StreamingResponse(self._send(events, script), media_type=media)
 
         return handle
+
+    def _whole(
+        self, model: str, text: str, finish: str, stop: str | None, prompt: int, tokens: int
+    ) -> Response:
+        """vLLM's answer to a request that is not streamed: one JSON body."""
+        with self.lock:
+            self.finished += 1
+        return JSONResponse(
+            {"id": "cmpl-fake", "object": "text_completion", "created": 1764547200, "model": model,
+             "choices": [{"index": 0, "text": text, "logprobs": None, "finish_reason": finish,
+                          "stop_reason": stop, "prompt_logprobs": None}],
+             "usage": {"prompt_tokens": prompt, "total_tokens": prompt + tokens,
+                       "completion_tokens": tokens}}
+        )  # fmt: skip
 
     async def _send(self, events: list[bytes], script: Script) -> AsyncIterator[bytes]:
         done = False

@@ -22,6 +22,7 @@ __all__ = [
     "Finished",
     "finished",
     "line_error",
+    "parse_request",
     "read_requests",
     "result_line",
     "retryable",
@@ -33,9 +34,10 @@ CHAT_URL = "/v1/chat/completions"
 
 @attrs.frozen
 class BatchRequest:
-    """One request line: its ``custom_id`` and chat-completion ``body``."""
+    """One request line: its number (``None`` where records are not numbered), its
+    ``custom_id`` and chat-completion ``body``."""
 
-    number: int
+    number: int | None
     custom_id: str
     body: dict[str, Any]
 
@@ -45,7 +47,7 @@ class LineError:
     """A line that is no request: its number, ``custom_id`` (if it has a usable one)
     and the error."""
 
-    number: int
+    number: int | None
     custom_id: str | None
     error: InvalidRequestError
 
@@ -55,14 +57,17 @@ def dumps(data: Any) -> str:
     return json.dumps(data, ensure_ascii=False, separators=(",", ":"))
 
 
-def _request(number: int, text: str) -> BatchRequest | LineError:
+def parse_request(number: int | None, text: str) -> BatchRequest | LineError:
+    """One line's request, or what is wrong with it; ``number`` is the line's number
+    (``None``: a record of unknown position, as Ray Data reads them)."""
+    where = "the record" if number is None else f"line {number}"
     try:
         data = json.loads(text)
     except ValueError as exc:
-        problem = InvalidRequestError(f"line {number} is not valid JSON ({exc})")
+        problem = InvalidRequestError(f"{where} is not valid JSON ({exc})")
         return LineError(number, None, problem)
     if not isinstance(data, dict):
-        return LineError(number, None, InvalidRequestError(f"line {number} must be a JSON object"))
+        return LineError(number, None, InvalidRequestError(f"{where} must be a JSON object"))
     custom_id = data.get("custom_id")
     if not isinstance(custom_id, str) or not custom_id:
         problem = InvalidRequestError(
@@ -91,7 +96,7 @@ def read_requests(path: str | os.PathLike[str]) -> Iterator[BatchRequest | LineE
         for number, text in enumerate(lines, 1):
             if not text.strip():
                 continue
-            item = _request(number, text)
+            item = parse_request(number, text)
             if isinstance(item, BatchRequest):
                 if item.custom_id in seen:
                     problem = InvalidRequestError(

@@ -14,7 +14,7 @@ from ..serve.responses import error_body
 from .lines import BatchRequest, LineError, dumps, line_error, read_requests, result_line
 from .runner import checked_body
 
-__all__ = ["parse_outputs", "write_prompts"]
+__all__ = ["formatted", "parse_outputs", "parsed_line", "stop_strings", "write_prompts"]
 
 #: Requests are checked by the rules of vLLM's server (the engine they are for).
 _RULES = OpenAIBackend("http://offline.invalid")
@@ -29,6 +29,25 @@ def _refused(custom_id: str, refused: Refusal) -> dict[str, Any]:
     return result_line(custom_id, refused.status, body)
 
 
+def formatted(
+    item: BatchRequest | LineError, model: str | None, max_prompt_chars: int
+) -> Prepared | dict[str, Any]:
+    """One input line's request formatted, or the output line (as ``batch`` writes it)
+    of a line that cannot be formatted."""
+    if isinstance(item, LineError):
+        return line_error(item)
+    try:
+        return _prepared(item, model, max_prompt_chars)
+    except Refusal as refused:
+        return _refused(item.custom_id, refused)
+
+
+def stop_strings(prepared: Prepared) -> list[str]:
+    """The release's stop strings, then the request's own."""
+    stops = [*getattr(prepared.formatter, "stop_strings", ())]
+    return stops + [s for s in prepared.params.stop_list if s not in stops]
+
+
 def write_prompts(input: Path, out: TextIO, model: str | None, max_prompt_chars: int) -> int:
     """One line per input line: ``custom_id``, ``prompt``, ``stop`` (the release's stop
     strings and the request's own) and ``max_tokens`` when the request sets it; a line
@@ -36,19 +55,15 @@ def write_prompts(input: Path, out: TextIO, model: str | None, max_prompt_chars:
     error lines."""
     errors = 0
     for item in read_requests(input):
-        if isinstance(item, LineError):
-            line = line_error(item)
+        prepared = formatted(item, model, max_prompt_chars)
+        if isinstance(prepared, Prepared):
+            assert item.custom_id is not None
+            line: dict[str, Any] = {"custom_id": item.custom_id, "prompt": prepared.prompt}
+            line["stop"] = stop_strings(prepared)
+            if prepared.params.token_limit is not None:
+                line["max_tokens"] = prepared.params.token_limit
         else:
-            try:
-                prepared = _prepared(item, model, max_prompt_chars)
-            except Refusal as refused:
-                line = _refused(item.custom_id, refused)
-            else:
-                stops = [*getattr(prepared.formatter, "stop_strings", ())]
-                stops += [s for s in prepared.params.stop_list if s not in stops]
-                line = {"custom_id": item.custom_id, "prompt": prepared.prompt, "stop": stops}
-                if prepared.params.token_limit is not None:
-                    line["max_tokens"] = prepared.params.token_limit
+            line = prepared
         errors += "prompt" not in line
         out.write(dumps(line) + "\n")
     return errors
@@ -94,15 +109,17 @@ def parse_outputs(
                 error = InvalidRequestError(problem, field="custom_id")
                 line = line_error(LineError(number, custom_id, error))
             else:
-                line = _parsed(request, data, model, max_prompt_chars)
+                line = parsed_line(request, data, model, max_prompt_chars)
         errors += line["error"] is not None or line["response"]["status_code"] != 200
         out.write(dumps(line) + "\n")
     return errors
 
 
-def _parsed(
+def parsed_line(
     request: BatchRequest, data: dict[str, Any], model: str | None, max_prompt_chars: int
 ) -> dict[str, Any]:
+    """The output line of ``request`` whose raw output is ``data`` (``text``; optional
+    ``finish_reason`` and ``stop_reason``)."""
     try:
         prepared = _prepared(request, model, max_prompt_chars)
     except Refusal as refused:
