@@ -464,16 +464,16 @@ def request_type(formatter: Any) -> type[Any]:
         )
         for processor in (formatter.input_processor, formatter.output_processor)
     ):
-        from granite_formatters.granite3.types import Granite3ChatCompletion
+        from granite_formatters.granite3._types import Granite3ChatCompletion
 
         return Granite3ChatCompletion
-    from granite_formatters.types import ChatCompletion
+    from granite_formatters._types import ChatCompletion
 
     return ChatCompletion
 
 
 def coerce(request: dict[str, Any], cls: type[Any]) -> Any:
-    from granite_formatters.types import coerce_request
+    from granite_formatters._types import coerce_request
 
     return coerce_request(request, cls)
 
@@ -485,7 +485,7 @@ def bench_format(
     release: Any, formatter: Any, baseline: Baseline | None, settings: Settings
 ) -> dict[str, Any]:
     """Each format case as a dict, as a typed request and as the template, alternating."""
-    from granite_formatters.errors import DroppedInputWarning, InvalidRequestError
+    from granite_formatters._errors import DroppedInputWarning, InvalidRequestError
 
     out: dict[str, Any] = {}
     for name, (key, make) in {**format_cases(release), **rag_cases(release)}.items():
@@ -666,7 +666,7 @@ def _floor_stream(text: str, chunk: int) -> Callable[[], object]:
     a new list with one delta (a shared one, from ``content_delta``). It looks for no
     marker at all, so it is right only for plain prose: a floor, not a parser. No close.
     """
-    from granite_formatters.streaming import content_delta
+    from granite_formatters._streaming import content_delta
 
     class FloorParser:
         def __init__(self) -> None:
@@ -812,7 +812,7 @@ def counting_pydantic() -> Iterator[dict[str, int]]:
 
 def request_round_trips(counts: dict[str, int], request_cls: type[Any]) -> dict[str, int]:
     """The counted calls that re-validate or re-serialise the request (or part of it)."""
-    from granite_formatters.types import ChatCompletion, ChatMessage, Document
+    from granite_formatters._types import ChatCompletion, ChatMessage, Document
 
     names = {c.__name__ for c in _models() if issubclass(c, (ChatCompletion, ChatMessage))}
     names |= {Document.__name__, request_cls.__name__}
@@ -827,7 +827,7 @@ def bench_roundtrip(release: Any, formatter: Any, settings: Settings) -> dict[st
     """Request validations/serialisations per call, and the time per call, when the
     caller passes a typed object: the core's public ``ChatCompletion``, or the request
     type of the release's processors."""
-    from granite_formatters.types import ChatCompletion
+    from granite_formatters._types import ChatCompletion
 
     cls = request_type(formatter)
     kinds: list[type[Any]] = [ChatCompletion] if cls is ChatCompletion else [ChatCompletion, cls]
@@ -960,8 +960,8 @@ def coldstart_stages(releases: list[Any]) -> dict[str, tuple[str, str]]:
     }
     prefix = f"from pydantic import BaseModel\nimport {deps}"
     stages["deps"] = (f"… and `import {deps}` (the core's other dependencies)", prefix)
-    prefix += "\nimport granite_formatters.types"
-    stages["types"] = ("… and `import granite_formatters.types` (the request models)", prefix)
+    prefix += "\nimport granite_formatters._types"
+    stages["types"] = ("… and `import granite_formatters._types` (the request models)", prefix)
     for release in releases:
         model = release.model
         stages[f"resolve {release.version}"] = (
@@ -1046,8 +1046,8 @@ import granite_formatters
 # hook module, which an older tree may not have (its hook was the package itself).
 hook = package + ".plugin" if importlib.util.find_spec(package + ".plugin") else package
 granite_formatters.register_plugin(importlib.import_module(hook), name=package)
-from granite_formatters.granite3.types import Granite3ChatCompletion
-from granite_formatters.types import coerce_request
+from granite_formatters.granite3._types import Granite3ChatCompletion
+from granite_formatters._types import coerce_request
 formatter = granite_formatters.get_formatter(model)
 text = workloads.rag_answer(version, int(count)).text
 typed = coerce_request(workloads.rag_request(), Granite3ChatCompletion)

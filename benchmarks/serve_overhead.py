@@ -90,7 +90,7 @@ def run_httpx_proxy(serve_args: list[str]) -> int:
     hop's client was chosen against; ``docs/performance.md``)."""
     import httpx
 
-    from granite_formatters.serve import aiohttp_transport, app
+    from granite_formatters._serve import aiohttp_transport, app
 
     class HttpxHop(aiohttp_transport.BackendClient):
         def __init__(self, timeout: httpx.Timeout, max_connections: int = 512) -> None:
@@ -99,7 +99,7 @@ def run_httpx_proxy(serve_args: list[str]) -> int:
             httpx.AsyncClient.__init__(self, transport=self.hop, timeout=timeout, trust_env=False)
 
     app.BackendClient = HttpxHop  # type: ignore[misc]
-    from granite_formatters.cli import main as cli_main
+    from granite_formatters._cli import main as cli_main
 
     return cli_main(["serve", *serve_args])
 
@@ -119,7 +119,7 @@ def run_asyncio_h11_proxy(serve_args: list[str]) -> int:
         run(*args, **{**options, "loop": "asyncio", "http": "h11"})  # type: ignore[arg-type]
 
     uvicorn.run = plain_run
-    from granite_formatters.cli import main as cli_main
+    from granite_formatters._cli import main as cli_main
 
     return cli_main(["serve", *serve_args])
 

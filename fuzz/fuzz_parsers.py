@@ -43,9 +43,9 @@ with atheris.instrument_imports(
 ):
     import granite_formatters
     import granite_formatters._engine.parse
-    import granite_formatters.syntax.citations.co_format
-    import granite_formatters.syntax.citations.reader
-    from granite_formatters.types import AssistantMessage
+    import granite_formatters.syntax._citations.co_format
+    import granite_formatters.syntax._citations.reader
+    from granite_formatters._types import AssistantMessage
 
     for _module in dict.fromkeys(r.module + ".output" for r in RELEASES):
         with contextlib.suppress(ImportError):

@@ -15,8 +15,8 @@ from pathlib import Path
 
 import pytest
 
-from granite_formatters import plugins
-from granite_formatters.plugins import PluginHost
+from granite_formatters import _plugins as plugins
+from granite_formatters._plugins import PluginHost
 
 from support.toy_plugins import EchoInput as EchoInput
 from support.toy_plugins import EchoOutput as EchoOutput

@@ -22,9 +22,9 @@ import pytest
 
 from granite_formatters import hookimpl
 from granite_formatters._catalog import read_catalog
-from granite_formatters.errors import PluginLoadError, UnknownModelError
-from granite_formatters.hookspecs import Register
-from granite_formatters.plugins import (
+from granite_formatters._errors import PluginLoadError, UnknownModelError
+from granite_formatters._hookspecs import Register
+from granite_formatters._plugins import (
     BUNDLED_PLUGINS,
     ENV_DISABLE,
     ENV_LOAD,
@@ -32,7 +32,7 @@ from granite_formatters.plugins import (
     ENV_STRICT,
     PluginHost,
 )
-from granite_formatters.registry import ModelRegistry
+from granite_formatters._registry import ModelRegistry
 
 from support.releases import RELEASES, Release
 
@@ -221,6 +221,6 @@ def test_a_first_prompt_imports_its_release_only(release: Release) -> None:
         env=environ,
     )
     modules = set(json.loads(proc.stdout))
-    assert {"pluggy", "importlib.metadata", "granite_formatters.hookspecs"}.isdisjoint(modules)
+    assert {"pluggy", "importlib.metadata", "granite_formatters._hookspecs"}.isdisjoint(modules)
     plugins = {m for m in modules if m.startswith("granite_formatters_")}
     assert plugins == {release.module, f"{release.module}.releases"}

@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from granite_formatters import cli
-from granite_formatters.plugins import PluginHost
+from granite_formatters import _cli as cli
+from granite_formatters._plugins import PluginHost
 
 from support.toy_plugins import toy_plugin
 

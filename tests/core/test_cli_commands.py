@@ -12,8 +12,9 @@ from typing import Any
 
 import pytest
 
-from granite_formatters import cli, hookimpl
-from granite_formatters.plugins import PluginHost
+from granite_formatters import _cli as cli
+from granite_formatters import hookimpl
+from granite_formatters._plugins import PluginHost
 
 from support.toy_plugins import toy_plugin
 

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from granite_formatters import cli
+from granite_formatters import _cli as cli
 
 CLI_DOC = Path(__file__).resolve().parents[2] / "docs" / "cli.md"
 

@@ -49,14 +49,14 @@ print(json.dumps({"prompt": prompt, "loaded": loaded}))
 TYPED = """
 import json, sys
 import granite_formatters
-from granite_formatters.errors import InvalidRequestError
+from granite_formatters._errors import InvalidRequestError
 formatter = granite_formatters.get_formatter(sys.argv[1])
 request = json.loads(sys.argv[2])
 try:
     formatter.format({**request, "bogus": 1})
 except InvalidRequestError as exc:
     error = [str(exc), exc.field]
-from granite_formatters.types import ChatCompletion
+from granite_formatters._types import ChatCompletion
 typed = formatter.format(ChatCompletion.model_validate(request))
 print(json.dumps({"error": error, "typed": typed, "dict": formatter.format(request)}))
 """

@@ -11,7 +11,8 @@ from pathlib import Path
 import pytest
 
 import granite_formatters
-from granite_formatters import hookspecs, plugins
+from granite_formatters import _hookspecs as hookspecs
+from granite_formatters import _plugins as plugins
 
 PACKAGE = Path(granite_formatters.__file__).parent
 CORE = ["hookspecs", "registry", "processors", "records", "errors", "names", "plugins", "_api"]
@@ -72,7 +73,7 @@ def test_hookspecs_is_the_whole_contract() -> None:
         inspect.Parameter.VAR_POSITIONAL,
         inspect.Parameter.VAR_KEYWORD,
     ]
-    assert "Register" not in vars(__import__("granite_formatters.registry").registry)
+    assert "Register" not in vars(__import__("granite_formatters._registry").registry)
 
 
 @pytest.mark.parametrize(

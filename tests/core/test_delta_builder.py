@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from granite_formatters.streaming import Delta, content_delta, reasoning_delta
+from granite_formatters._streaming import Delta, content_delta, reasoning_delta
 
 
 @given(st.text(max_size=20), st.booleans())
@@ -46,7 +46,7 @@ def test_token_sized_deltas_are_shared_and_long_ones_are_not() -> None:
 
 
 def test_the_shared_deltas_stay_bounded() -> None:
-    from granite_formatters import streaming
+    from granite_formatters import _streaming as streaming
 
     for number in range(3 * streaming._SHARED_KEPT):
         text = f"t{number}"

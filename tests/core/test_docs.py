@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 import granite_formatters
-from granite_formatters import hookspecs
+from granite_formatters import _hookspecs as hookspecs
 
 from support import oracle, releases
 
@@ -67,7 +67,7 @@ def test_every_public_function_is_in_the_list_above() -> None:
 
 
 def test_env_vars_are_documented() -> None:
-    from granite_formatters import plugins
+    from granite_formatters import _plugins as plugins
 
     text = (DOCS / "plugins" / "index.md").read_text(encoding="utf-8")
     for var in (plugins.ENV_LOAD, plugins.ENV_DISABLE, plugins.ENV_OVERRIDE, plugins.ENV_STRICT):
@@ -75,7 +75,7 @@ def test_env_vars_are_documented() -> None:
 
 
 def test_registration_fields_are_documented() -> None:
-    from granite_formatters.hookspecs import Register
+    from granite_formatters._hookspecs import Register
 
     text = (DOCS / "plugins" / "hooks.md").read_text(encoding="utf-8")
     for name in inspect.signature(Register.__call__).parameters:
@@ -101,7 +101,7 @@ def test_adding_a_release_is_linked_from_the_indexes() -> None:
 def test_adding_a_release_names_what_exists() -> None:
     """The files, scripts and names the checklist mentions exist where it says."""
     from granite_formatters import granite3
-    from granite_formatters.plugins import BUNDLED_PLUGINS
+    from granite_formatters._plugins import BUNDLED_PLUGINS
 
     text = ADDING.read_text(encoding="utf-8")
     for path in re.findall(r"`((?:core|tests|fuzz)/[\w/.-]+\.py)`", text):
@@ -110,10 +110,10 @@ def test_adding_a_release_names_what_exists() -> None:
         assert (ROOT / script).is_file(), script
     assert (ROOT / "toxfile.py").is_file()
     for module, name in [("cite_format", "CITE_TOKEN_CITATIONS"), ("co_format", "CO_CITATIONS")]:
-        assert f"`{name}` in `granite_formatters/syntax/citations/{module}.py`" in text
+        assert f"`{name}` in `granite_formatters/syntax/_citations/{module}.py`" in text
         assert name in granite3.__all__
         declared = getattr(
-            __import__(f"granite_formatters.syntax.citations.{module}", fromlist=[name]), name
+            __import__(f"granite_formatters.syntax._citations.{module}", fromlist=[name]), name
         )
         assert getattr(granite3, name) is declared
         assert (

@@ -5,13 +5,13 @@ from __future__ import annotations
 
 import pytest
 
-from granite_formatters.errors import (
+from granite_formatters._errors import (
     AmbiguousModelError,
     InvalidRequestError,
     PluginWarning,
     UnknownModelError,
 )
-from granite_formatters.plugins import PluginHost
+from granite_formatters._plugins import PluginHost
 
 from support.toy_plugins import toy_plugin
 

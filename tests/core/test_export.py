@@ -1,4 +1,4 @@
-"""The response-template export (granite_formatters.export) and its CLI command: the
+"""The response-template export (granite_formatters._export) and its CLI command: the
 template made from a release's syntaxes, --into keeping the file's other keys, errors.
 
 The release here is a toy (ChatML turns) composed of the core's syntaxes, so that the
@@ -16,14 +16,15 @@ from typing import Any
 import attrs
 import pytest
 
-from granite_formatters import cli, hookimpl
-from granite_formatters.export import (
+from granite_formatters import _cli as cli
+from granite_formatters import hookimpl
+from granite_formatters._export import (
     ExportError,
     release_response_template,
     response_template,
     write_response_template,
 )
-from granite_formatters.plugins import PluginHost
+from granite_formatters._plugins import PluginHost
 from granite_formatters.syntax import (
     GRANITE_ROLES,
     JSON_BLOCKS,
@@ -34,7 +35,7 @@ from granite_formatters.syntax import (
     DatedLayout,
     DatedSystemPrompt,
 )
-from granite_formatters.syntax.controls import CONTROLS
+from granite_formatters.syntax._controls import CONTROLS
 
 from support.toy_release import toy_release
 

@@ -13,15 +13,15 @@ from typing import Any, ClassVar
 import pytest
 
 import granite_formatters
-from granite_formatters.plugins import PluginHost
-from granite_formatters.processors import (
+from granite_formatters._plugins import PluginHost
+from granite_formatters._processors import (
     Formatter,
     InputProcessor,
     OutputProcessor,
     RequestLike,
     declared_message_type,
 )
-from granite_formatters.types import AssistantMessage
+from granite_formatters._types import AssistantMessage
 
 from support.toy_plugins import EchoInput, EchoOutput, toy_plugin
 

@@ -19,8 +19,8 @@ def test_import_loads_no_plugin_and_no_heavy_module() -> None:
     proc = subprocess.run([sys.executable, "-c", CHECK], capture_output=True, text=True, check=True)
     loaded = json.loads(proc.stdout)
     assert not [m for m in loaded if m.startswith(("granite_formatters_", "jinja2", "pydantic"))]
-    assert "granite_formatters.plugins" not in loaded
-    assert "granite_formatters.registry" not in loaded
+    assert "granite_formatters._plugins" not in loaded
+    assert "granite_formatters._registry" not in loaded
 
 
 def test_public_names_resolve() -> None:
@@ -41,7 +41,8 @@ def test_the_root_surface_is_small_and_truthful() -> None:
 def test_the_granite3_root_holds_what_a_user_or_plugin_needs() -> None:
 
     from granite_formatters import granite3
-    from granite_formatters.granite3 import citations, prompt_format
+    from granite_formatters.granite3 import _citations as citations
+    from granite_formatters.granite3 import prompt_format
 
     assert len(granite3.__all__) == 15  # (the Granite 3 pipeline's four names removed)
     for name in granite3.__all__:

@@ -10,8 +10,8 @@ import pytest
 from hypothesis import example, given
 from hypothesis import strategies as st
 
-from granite_formatters import jsonscan
-from granite_formatters.jsonscan import JsonScanner
+from granite_formatters import _jsonscan as jsonscan
+from granite_formatters._jsonscan import JsonScanner
 
 _STATE = ("_depth", "_in_string", "_escape", "consumed", "error")
 

@@ -1,4 +1,4 @@
-"""Normalisation of model names (granite_formatters.names), without any plugin."""
+"""Normalisation of model names (granite_formatters._names), without any plugin."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import pytest
 from hypothesis import example, given
 from hypothesis import strategies as st
 
-from granite_formatters.names import normalize_model_name
+from granite_formatters._names import normalize_model_name
 
 # (name as people write it, exact normal form)
 CASES: list[tuple[str, str]] = [

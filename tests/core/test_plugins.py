@@ -10,8 +10,8 @@ import pytest
 
 import granite_formatters
 from granite_formatters import hookimpl
-from granite_formatters.errors import PluginLoadError, PluginWarning, UnknownModelError
-from granite_formatters.plugins import ENV_DISABLE, ENV_LOAD, ENV_STRICT, PluginHost
+from granite_formatters._errors import PluginLoadError, PluginWarning, UnknownModelError
+from granite_formatters._plugins import ENV_DISABLE, ENV_LOAD, ENV_STRICT, PluginHost
 
 from support.toy_plugins import MakeDist, good_plugin, toy_plugin
 

@@ -14,8 +14,8 @@ from typing import Any
 
 import pytest
 
-from granite_formatters.errors import PluginLoadError, PluginWarning, UnknownModelError
-from granite_formatters.plugins import ENV_LOAD, ENV_OVERRIDE, ENV_STRICT, PluginHost
+from granite_formatters._errors import PluginLoadError, PluginWarning, UnknownModelError
+from granite_formatters._plugins import ENV_LOAD, ENV_OVERRIDE, ENV_STRICT, PluginHost
 
 from support.toy_plugins import MakeDist, good_plugin, toy_plugin
 

@@ -19,16 +19,16 @@ import pytest
 
 #: Modules whose ``__all__`` is a facade over private modules, and why they stay one.
 FACADES = {
-    "granite_formatters.granite3.citations": (
+    "granite_formatters.granite3._citations": (
         "the Granite 3 citation toolkit, gathered for the 3.x plugins from the syntax "
-        "modules of granite_formatters.syntax.citations under its documented name"
+        "modules of granite_formatters.syntax._citations under its documented name"
     ),
-    "granite_formatters.granite3.co_format": (
-        "the documented name of CO_CITATIONS, declared in granite_formatters.syntax.citations"
+    "granite_formatters.granite3._co_format": (
+        "the documented name of CO_CITATIONS, declared in granite_formatters.syntax._citations"
     ),
-    "granite_formatters.granite3.cite_format": (
+    "granite_formatters.granite3._cite_format": (
         "the documented name of CITE_TOKEN_CITATIONS, declared in "
-        "granite_formatters.syntax.citations"
+        "granite_formatters.syntax._citations"
     ),
 }
 
@@ -134,7 +134,7 @@ def test_each_module_publishes_one_list(name: str) -> None:
         )
     if (
         # (granite-format batch sends its requests with serve's backend code.)
-        name.startswith(("granite_formatters.serve", "granite_formatters.batch"))
+        name.startswith(("granite_formatters.serve", "granite_formatters._batch"))
         and importlib.util.find_spec("starlette") is None
     ):
         pytest.skip("the names resolve only with the serve extra installed")
@@ -156,7 +156,7 @@ def test_the_syntax_package_re_exports_every_public_syntax_name() -> None:
     published: set[str] = set()
     for name, path in MODULES.items():
         own = name.startswith("granite_formatters.syntax.") and path.name != "__init__.py"
-        if own and not name.startswith("granite_formatters.syntax.citations."):
+        if own and not name.startswith("granite_formatters.syntax._citations."):
             published.update(importlib.import_module(name).__all__)
     assert sorted(syntax.__all__) == sorted(published)
 

@@ -4,15 +4,15 @@ from __future__ import annotations
 
 import pytest
 
-from granite_formatters.errors import (
+from granite_formatters._errors import (
     AmbiguousModelError,
     PluginLoadError,
     PluginWarning,
     UnknownModelError,
 )
-from granite_formatters.plugins import PluginHost
-from granite_formatters.records import FormatterSpec, PluginInfo
-from granite_formatters.registry import ModelRegistry
+from granite_formatters._plugins import PluginHost
+from granite_formatters._records import FormatterSpec, PluginInfo
+from granite_formatters._registry import ModelRegistry
 
 from support.toy_plugins import EchoInput, EchoOutput, toy_plugin
 

@@ -14,8 +14,8 @@ import pytest
 
 import granite_formatters
 from granite_formatters import Release
+from granite_formatters._special_tokens import SpecialTokens
 from granite_formatters.release import Option
-from granite_formatters.special_tokens import SpecialTokens
 from granite_formatters.syntax import (
     CONTROLS,
     GRANITE_ROLES,

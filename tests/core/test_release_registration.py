@@ -25,10 +25,10 @@ from granite_formatters import (
     plugin_errors,
     register_plugin,
 )
-from granite_formatters.errors import FormatterError
-from granite_formatters.plugins import PluginHost, _Recorder
-from granite_formatters.processors import RequestLike
-from granite_formatters.special_tokens import SpecialTokens
+from granite_formatters._errors import FormatterError
+from granite_formatters._plugins import PluginHost, _Recorder
+from granite_formatters._processors import RequestLike
+from granite_formatters._special_tokens import SpecialTokens
 from granite_formatters.syntax import GRANITE_ROLES, JSON_BLOCKS, SystemBlocksLayout
 
 from support.toy_plugins import EchoOutput

@@ -9,9 +9,9 @@ from hypothesis import given
 from hypothesis import strategies as st
 from pydantic import BaseModel, ConfigDict
 
-from granite_formatters.errors import InvalidRequestError
-from granite_formatters.granite3.types import Granite3ChatCompletion
-from granite_formatters.types import ChatCompletion, coerce_request
+from granite_formatters._errors import InvalidRequestError
+from granite_formatters._types import ChatCompletion, coerce_request
+from granite_formatters.granite3._types import Granite3ChatCompletion
 
 USER = {"role": "user", "content": "Hi"}
 

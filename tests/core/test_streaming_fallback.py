@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from granite_formatters.processors import Formatter
-from granite_formatters.streaming import BufferedStreamParser, ChunkText, Delta, ToolCallDelta
-from granite_formatters.types import AssistantMessage, ToolCall
+from granite_formatters._processors import Formatter
+from granite_formatters._streaming import BufferedStreamParser, ChunkText, Delta, ToolCallDelta
+from granite_formatters._types import AssistantMessage, ToolCall
 
 from support.toy_plugins import EchoOutput
 

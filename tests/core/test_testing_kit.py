@@ -14,8 +14,8 @@ from typing import Any
 import pytest
 
 import granite_formatters
-from granite_formatters import plugins
-from granite_formatters.plugins import PluginHost
+from granite_formatters import _plugins as plugins
+from granite_formatters._plugins import PluginHost
 from granite_formatters.testing import GoldenCase, load_golden_cases, render_chat_template
 
 from support import oracle
@@ -102,8 +102,8 @@ def assert_failed_with(result: pytest.RunResult, failures: dict[str, str]) -> No
 
 PLUGIN = """
 from granite_formatters import hookimpl
-from granite_formatters.processors import InputProcessor, OutputProcessor
-from granite_formatters.types import AssistantMessage, coerce_request, ChatCompletion
+from granite_formatters._processors import InputProcessor, OutputProcessor
+from granite_formatters._types import AssistantMessage, coerce_request, ChatCompletion
 
 class In(InputProcessor):
     def transform(self, chat_completion, add_generation_prompt=True, *, today=None, special_tokens=None, strict=True):

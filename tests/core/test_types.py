@@ -6,9 +6,9 @@ import json
 
 import pytest
 
-from granite_formatters.errors import FormatterError, InvalidRequestError
-from granite_formatters.granite3.types import Granite3ChatCompletion, Granite3Controls
-from granite_formatters.types import AssistantMessage, ChatCompletion, ToolCall, coerce_request
+from granite_formatters._errors import FormatterError, InvalidRequestError
+from granite_formatters._types import AssistantMessage, ChatCompletion, ToolCall, coerce_request
+from granite_formatters.granite3._types import Granite3ChatCompletion, Granite3Controls
 
 USER = [{"role": "user", "content": "Hi"}]
 

@@ -7,14 +7,14 @@ import re
 
 import pytest
 
-from granite_formatters.doctor.behaviour import (
+from granite_formatters._doctor.behaviour import (
     RELEASE_MODELS,
     Capabilities,
     capabilities,
     compare_behaviour,
     render_template,
 )
-from granite_formatters.doctor.probes import PROBES, Probe
+from granite_formatters._doctor.probes import PROBES, Probe
 
 from .conftest import official
 

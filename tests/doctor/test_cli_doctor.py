@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from granite_formatters import cli
-from granite_formatters.doctor import DoctorError, diagnose
+from granite_formatters import _cli as cli
+from granite_formatters._doctor import DoctorError, diagnose
 
 from .conftest import official
 from .test_modelfile import TEMPLATED
@@ -127,7 +127,7 @@ def test_without_jinja2_the_error_names_the_extra(
 
 def test_formatting_never_imports_jinja2() -> None:
     code = (
-        "import sys, granite_formatters, granite_formatters.doctor\n"
+        "import sys, granite_formatters, granite_formatters._doctor\n"
         "granite_formatters.get_formatter('granite-4.2-8b').format("
         "{'messages': [{'role': 'user', 'content': 'Hi'}]})\n"
         "assert 'jinja2' not in sys.modules, 'jinja2 imported'\n"

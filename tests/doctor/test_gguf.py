@@ -8,8 +8,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from granite_formatters.doctor.gguf import GGUFError, read_strings
-from granite_formatters.doctor.sources import read_source
+from granite_formatters._doctor.gguf import GGUFError, read_strings
+from granite_formatters._doctor.sources import read_source
 
 gguf = pytest.importorskip("gguf", reason="the gguf package writes the test's GGUF files")
 

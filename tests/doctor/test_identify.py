@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from granite_formatters.doctor.identify import compare, reference_folder, references
+from granite_formatters._doctor.identify import compare, reference_folder, references
 
 from .conftest import official
 

@@ -15,8 +15,8 @@ for _module in ("starlette", "uvicorn", "jinja2"):
 
 from serve.servers import ServerThread  # noqa: E402
 
-from granite_formatters import cli  # noqa: E402
-from granite_formatters.doctor import diagnose_live  # noqa: E402
+from granite_formatters import _cli as cli  # noqa: E402
+from granite_formatters._doctor import diagnose_live  # noqa: E402
 
 from .fake_runtimes import OllamaModel, ollama_app  # noqa: E402
 from .test_modelfile import GO_TEMPLATE  # noqa: E402

@@ -17,9 +17,9 @@ for _module in ("starlette", "uvicorn", "jinja2"):
 
 from serve.servers import ServerThread  # noqa: E402
 
-from granite_formatters import cli  # noqa: E402
-from granite_formatters.doctor import DoctorError, diagnose, diagnose_live  # noqa: E402
-from granite_formatters.doctor.probes import PROBES  # noqa: E402
+from granite_formatters import _cli as cli  # noqa: E402
+from granite_formatters._doctor import DoctorError, diagnose, diagnose_live  # noqa: E402
+from granite_formatters._doctor.probes import PROBES  # noqa: E402
 
 from .conftest import official  # noqa: E402
 from .fake_runtimes import ToyTokenizer, vllm_app  # noqa: E402

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from granite_formatters.doctor.modelfile import read_modelfile
+from granite_formatters._doctor.modelfile import read_modelfile
 
 GO_TEMPLATE = """{{- if .Tools }}<|start_of_role|>available_tools<|end_of_role|>
 {{ range .Tools }}{{ . }}{{ end }}<|end_of_text|>

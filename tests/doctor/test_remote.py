@@ -9,9 +9,9 @@ import attrs
 from hypothesis import given
 from hypothesis import strategies as st
 
-from granite_formatters.doctor import remote, vllm
-from granite_formatters.doctor.behaviour import TODAY, compare_renders, our_prompt
-from granite_formatters.doctor.probes import PROBES, Probe
+from granite_formatters._doctor import remote, vllm
+from granite_formatters._doctor.behaviour import TODAY, compare_renders, our_prompt
+from granite_formatters._doctor.probes import PROBES, Probe
 
 
 def test_error_messages_in_each_runtime_s_shape() -> None:

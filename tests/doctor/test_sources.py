@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from granite_formatters.doctor.sources import DoctorError, Template, read_source
+from granite_formatters._doctor.sources import DoctorError, Template, read_source
 
 NAMED = [{"name": "default", "template": "D"}, {"name": "tool_use", "template": "T"}]
 

@@ -11,8 +11,8 @@ from collections.abc import Callable
 import pytest
 
 import granite_formatters
-from granite_formatters import cli
-from granite_formatters.plugins import PluginHost
+from granite_formatters import _cli as cli
+from granite_formatters._plugins import PluginHost
 
 pytestmark = pytest.mark.skipif(
     not (

@@ -8,7 +8,7 @@ import json
 
 import pytest
 
-from granite_formatters import cli
+from granite_formatters import _cli as cli
 
 
 def run(*argv: str) -> tuple[int, str, str]:

@@ -15,20 +15,20 @@ from typing import Any
 import pytest
 from pydantic import BaseModel, ConfigDict
 
-from granite_formatters.errors import InvalidRequestError
-from granite_formatters.granite3.types import (
-    Citation,
-    Granite3AssistantMessage,
-    Granite3ChatCompletion,
-    Hallucination,
-)
-from granite_formatters.types import (
+from granite_formatters._errors import InvalidRequestError
+from granite_formatters._types import (
     AssistantMessage,
     ChatCompletion,
     ChatMessage,
     Document,
     ToolCall,
     coerce_request,
+)
+from granite_formatters.granite3._types import (
+    Citation,
+    Granite3AssistantMessage,
+    Granite3ChatCompletion,
+    Hallucination,
 )
 
 USER = {"role": "user", "content": "Hi"}
@@ -132,7 +132,7 @@ def test_an_object_whose_model_dump_fails_is_an_invalid_request() -> None:
 def test_the_library_never_imports_openai() -> None:
     code = (
         "import sys, granite_formatters\n"
-        "from granite_formatters.types import ChatCompletion\n"
+        "from granite_formatters._types import ChatCompletion\n"
         "class D:\n"
         "    def model_dump(self): return {'role': 'user', 'content': 'x'}\n"
         "ChatCompletion.model_validate({'messages': [D()]})\n"

@@ -11,10 +11,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from granite_formatters import get_formatter
+from granite_formatters._types import AssistantMessage
 from granite_formatters.granite3 import Granite3AssistantMessage
-from granite_formatters.syntax.citations import spans
-from granite_formatters.syntax.citations.spans import ContextLocator
-from granite_formatters.types import AssistantMessage
+from granite_formatters.syntax._citations import spans
+from granite_formatters.syntax._citations.spans import ContextLocator
 
 G32 = get_formatter("granite-3.2-8b-instruct", Granite3AssistantMessage)
 G33 = get_formatter("granite-3.3-8b-instruct", Granite3AssistantMessage)

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from granite_formatters import cli
+from granite_formatters import _cli as cli
 
 README = Path(__file__).resolve().parents[2] / "README.md"
 

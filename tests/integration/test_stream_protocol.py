@@ -8,8 +8,8 @@ from typing import Any
 import pytest
 
 from granite_formatters import get_formatter
+from granite_formatters._streaming import Delta
 from granite_formatters.granite3 import Granite3AssistantMessage
-from granite_formatters.streaming import Delta
 
 G33 = get_formatter("granite-3.3-8b-instruct", Granite3AssistantMessage)
 TOOLS = {"messages": [{"role": "user", "content": "q"}], "tools": [{"name": "f"}]}

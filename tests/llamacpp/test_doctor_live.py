@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from granite_formatters import cli
-from granite_formatters.doctor import DoctorError, diagnose_live
+from granite_formatters import _cli as cli
+from granite_formatters._doctor import DoctorError, diagnose_live
 
 from .conftest import Process, free_port, start_llama_server
 from support import oracle

@@ -24,7 +24,7 @@ if importlib.util.find_spec("granite_formatters_granite33") is None:
 from serve.servers import FakeBackend, Script, ServerThread  # noqa: E402
 from serve.test_serve_batch import MODEL, TOOL_CALL, TOOLS  # noqa: E402
 
-from granite_formatters.cli import main  # noqa: E402
+from granite_formatters._cli import main  # noqa: E402
 
 #: Ray's own deprecation warnings (its configuration reads its deprecated settings), and
 #: its advice when a small file gives fewer blocks than a stage has actors.
@@ -229,7 +229,7 @@ def test_pandas_batches_give_what_dict_batches_give() -> None:
     import pandas
     from serve.test_serve_batch_ray_stages import LINES, parse_extra, without_ids
 
-    from granite_formatters.batch.ray import FormatStage, ParseStage
+    from granite_formatters._batch.ray import FormatStage, ParseStage
 
     columns = {"text": LINES, "line": list(range(1, len(LINES) + 1))}
     as_dict = FormatStage()(columns)

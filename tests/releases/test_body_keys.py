@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 from granite_formatters import get_formatter
-from granite_formatters.errors import InvalidRequestError
+from granite_formatters._errors import InvalidRequestError
 
 from support.releases import Release
 

@@ -17,9 +17,9 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from granite_formatters import get_formatter
+from granite_formatters._processors import declared_message_type
+from granite_formatters._streaming import Delta
 from granite_formatters.granite3 import Granite3AssistantMessage
-from granite_formatters.processors import declared_message_type
-from granite_formatters.streaming import Delta
 
 from support.cited_outputs import (
     BARE_CALL,

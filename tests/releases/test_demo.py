@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from granite_formatters import cli
+from granite_formatters import _cli as cli
 
 from support import releases
 from support.releases import Release

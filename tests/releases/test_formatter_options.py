@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 from granite_formatters import Release, get_formatter
-from granite_formatters.errors import InvalidRequestError
+from granite_formatters._errors import InvalidRequestError
 
 from support.releases import Release as BundledRelease
 

@@ -12,7 +12,7 @@ import warnings
 import pytest
 
 from granite_formatters import get_formatter, list_models
-from granite_formatters.errors import DroppedInputWarning
+from granite_formatters._errors import DroppedInputWarning
 from granite_formatters.testing import GoldenCase
 
 from support import releases

@@ -13,8 +13,9 @@ import warnings
 
 import pytest
 
-from granite_formatters.errors import DroppedInputWarning, InvalidRequestError
-from granite_formatters.granite3 import Granite3ChatCompletion, dates
+from granite_formatters._errors import DroppedInputWarning, InvalidRequestError
+from granite_formatters.granite3 import Granite3ChatCompletion
+from granite_formatters.granite3 import _dates as dates
 from granite_formatters.testing import GoldenCase
 
 from support.release_data import release_declaration

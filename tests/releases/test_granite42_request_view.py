@@ -16,7 +16,7 @@ from openai.types.chat import ChatCompletionFunctionTool
 from openai.types.shared import FunctionDefinition
 
 from granite_formatters import ChatCompletion, get_formatter
-from granite_formatters.errors import InvalidRequestError
+from granite_formatters._errors import InvalidRequestError
 
 HI = [{"role": "user", "content": "Hi"}]
 PARTIAL = [*HI, {"role": "assistant", "content": "The answer is"}]

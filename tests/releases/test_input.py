@@ -18,10 +18,10 @@ import pytest
 
 from granite_formatters import Release as ReleaseDeclaration
 from granite_formatters import get_formatter
-from granite_formatters.errors import DroppedInputWarning, InvalidRequestError
-from granite_formatters.granite3.types import Granite3ChatCompletion
+from granite_formatters._errors import DroppedInputWarning, InvalidRequestError
+from granite_formatters._types import ChatCompletion, coerce_request
+from granite_formatters.granite3._types import Granite3ChatCompletion
 from granite_formatters.syntax import DatedLayout
-from granite_formatters.types import ChatCompletion, coerce_request
 
 from support import oracle
 from support.golden import release_cases

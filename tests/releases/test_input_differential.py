@@ -25,7 +25,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from granite_formatters.errors import DroppedInputWarning, InvalidRequestError
+from granite_formatters._errors import DroppedInputWarning, InvalidRequestError
 
 from support import granite4_strategies, oracle
 from support.granite3_support import (

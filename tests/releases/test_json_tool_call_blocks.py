@@ -19,9 +19,9 @@ from hypothesis import strategies as st
 
 from granite_formatters import OutputProcessor, get_formatter
 from granite_formatters._engine.parse import ReleaseStreamParser as Granite4StreamParser
-from granite_formatters.streaming import Delta
+from granite_formatters._streaming import Delta
+from granite_formatters._types import AssistantMessage
 from granite_formatters.syntax import JSON_BLOCKS
-from granite_formatters.types import AssistantMessage
 
 from support.granite3_output_support import comparable
 from support.json_block_samples import (
@@ -452,7 +452,7 @@ def test_the_json_decoder_reads_a_bounded_window_per_block(
     # A block's JSON that arrives whole is read by the C decoder, from a window of at
     # most WHOLE_CHARS characters, at most once per block: bounded work per block,
     # whatever the blocks (valid, too deep, never closed).
-    from granite_formatters import jsonscan
+    from granite_formatters import _jsonscan as jsonscan
 
     given: list[int] = []
     real = jsonscan._DECODER

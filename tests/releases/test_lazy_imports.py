@@ -2,7 +2,7 @@
 
 For each release, in a fresh interpreter: format a plain dict, then parse. The modules
 of the release's output processor (its class and bases, other than the abstract
-``granite_formatters.processors``), the streaming module and the pydantic request types
+``granite_formatters._processors``), the streaming module and the pydantic request types
 must be imported by the parse, not before it; the output-only stages of the citation
 reader (:data:`OUTPUT_ONLY`) are never imported by formatting.
 """
@@ -17,8 +17,8 @@ from support.releases import Release
 
 #: Modules only the citation reader uses, for every release never imported by formatting.
 OUTPUT_ONLY = (
-    "granite_formatters.syntax.citations.tag_remover",
-    "granite_formatters.syntax.citations.sentences",
+    "granite_formatters.syntax._citations.tag_remover",
+    "granite_formatters.syntax._citations.sentences",
 )
 
 SCRIPT = """
@@ -34,7 +34,7 @@ output_side = sorted(
         cls.__module__
         for cls in type(formatter.output_processor).__mro__
         if cls.__module__.startswith("granite_formatters")
-        and cls.__module__ != "granite_formatters.processors"
+        and cls.__module__ != "granite_formatters._processors"
     }
 )
 print(json.dumps([before, after, output_side]))
@@ -47,7 +47,7 @@ def test_formatting_imports_no_output_module(release: Release) -> None:
     )
     before, after, output_side = json.loads(proc.stdout)
     assert output_side, "the output processor's own module is named"
-    expected = [*output_side, "granite_formatters.streaming", "granite_formatters.types"]
+    expected = [*output_side, "granite_formatters._streaming", "granite_formatters._types"]
     assert not [m for m in before if m in expected or m in OUTPUT_ONLY], before
     assert not [m for m in expected if m not in after], after
 

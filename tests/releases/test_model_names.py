@@ -17,8 +17,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from granite_formatters import UnknownModelError, get_formatter, plugins, resolve_model
-from granite_formatters.plugins import ENV_LOAD, PluginHost
+from granite_formatters import UnknownModelError, get_formatter, resolve_model
+from granite_formatters import _plugins as plugins
+from granite_formatters._plugins import ENV_LOAD, PluginHost
 
 from support import granite3_model_names, granite4_model_names, granite42_model_names, releases
 from support.release_data import GRANITE4_MODELS, release_declaration

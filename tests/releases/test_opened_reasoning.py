@@ -13,7 +13,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from granite_formatters import get_formatter
-from granite_formatters.types import AssistantMessage
+from granite_formatters._types import AssistantMessage
 
 from support.granite42_output import WEATHER_TOOLS, streamed
 from support.releases import with_feature

@@ -12,9 +12,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from granite_formatters import AssistantMessage, Formatter, get_formatter
-from granite_formatters.errors import InvalidRequestError
-from granite_formatters.processors import OutputProcessor
-from granite_formatters.streaming import Delta, StreamParser
+from granite_formatters._errors import InvalidRequestError
+from granite_formatters._processors import OutputProcessor
+from granite_formatters._streaming import Delta, StreamParser
 
 from support.releases import Release
 from support.toy_plugins import EchoInput

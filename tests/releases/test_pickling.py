@@ -14,7 +14,7 @@ import pickle
 import pytest
 
 import granite_formatters
-from granite_formatters.plugins import BUNDLED_PLUGINS
+from granite_formatters._plugins import BUNDLED_PLUGINS
 
 from support.releases import RELEASES, Release
 

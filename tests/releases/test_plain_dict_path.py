@@ -20,11 +20,12 @@ from hypothesis import given
 from hypothesis import strategies as st
 from pydantic import ValidationError
 
-from granite_formatters import get_formatter, types
+from granite_formatters import _types as types
+from granite_formatters import get_formatter
 from granite_formatters._engine import render
 from granite_formatters._engine import request as granite4_input
-from granite_formatters.errors import DroppedInputWarning, InvalidRequestError
-from granite_formatters.types import ChatCompletion
+from granite_formatters._errors import DroppedInputWarning, InvalidRequestError
+from granite_formatters._types import ChatCompletion
 
 from support.granite4_strategies import DIFFERENTIAL, dropping_requests, valid_requests
 from support.releases import RELEASES, Release

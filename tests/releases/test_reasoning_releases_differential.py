@@ -14,7 +14,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from granite_formatters import get_formatter
-from granite_formatters.errors import DroppedInputWarning, InvalidRequestError
+from granite_formatters._errors import DroppedInputWarning, InvalidRequestError
 
 from support import oracle
 from support.chatml_strategies import (

@@ -17,8 +17,8 @@ from typing import Any
 import pytest
 
 from granite_formatters import get_formatter
-from granite_formatters.errors import InvalidRequestError
-from granite_formatters.types import ChatCompletion, Document
+from granite_formatters._errors import InvalidRequestError
+from granite_formatters._types import ChatCompletion, Document
 
 from support.releases import RELEASES, Release, with_feature
 

@@ -21,7 +21,7 @@ from openai.types.chat import ChatCompletionFunctionTool
 from openai.types.shared import FunctionDefinition
 
 from granite_formatters import ChatCompletion, Release, get_formatter
-from granite_formatters.errors import InvalidRequestError
+from granite_formatters._errors import InvalidRequestError
 
 from support.releases import Release as TableRelease
 

@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 
 from granite_formatters import Release as ReleaseDeclaration
 from granite_formatters import get_formatter
-from granite_formatters.errors import InvalidRequestError
+from granite_formatters._errors import InvalidRequestError
 
 from support.releases import RELEASES, Release
 

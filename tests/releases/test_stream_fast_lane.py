@@ -13,7 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from granite_formatters import get_formatter
-from granite_formatters.streaming import Delta, content_delta, reasoning_delta
+from granite_formatters._streaming import Delta, content_delta, reasoning_delta
 
 from support.granite3_output_support import check_stream
 from support.release_data import CITED_ANSWER

@@ -20,7 +20,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from granite_formatters import get_formatter
-from granite_formatters.streaming import Delta
+from granite_formatters._streaming import Delta
 
 from .test_stream_fast_lane import RAG, samples
 from support.cited_outputs import CITED_OUTPUTS

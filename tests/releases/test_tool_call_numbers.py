@@ -12,7 +12,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from granite_formatters import get_formatter
-from granite_formatters.toolcalljson import NUMBERS_KEPT
+from granite_formatters._toolcalljson import NUMBERS_KEPT
 
 from support.releases import Release
 

@@ -1,4 +1,4 @@
-"""What every release reads from a tool-call object (``granite_formatters.toolcalljson``).
+"""What every release reads from a tool-call object (``granite_formatters._toolcalljson``).
 
 One output works for every release that reads JSON tool-call objects: ``<tool_call>``
 then a JSON object then ``</tool_call>`` (Granite 4.0/4.1's syntax, which the 3.x parsers

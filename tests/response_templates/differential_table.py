@@ -17,7 +17,7 @@ sys.path.insert(0, str(HERE.parent))
 
 from response_templates import test_response_template as differential  # noqa: E402
 
-from granite_formatters.export import response_template  # noqa: E402
+from granite_formatters._export import response_template  # noqa: E402
 
 from support.transformers_parse import ours, theirs  # noqa: E402
 

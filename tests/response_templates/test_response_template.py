@@ -39,7 +39,7 @@ if not _transformers_installed():
 from transformers.utils.chat_parsing.response_templates import load_response_template  # noqa: E402
 
 from granite_formatters import get_formatter  # noqa: E402
-from granite_formatters.export import SPELLINGS, response_template  # noqa: E402
+from granite_formatters._export import SPELLINGS, response_template  # noqa: E402
 
 from support.releases import RELEASES, Release  # noqa: E402
 from support.response_corpus import OutputCase, corpus  # noqa: E402

@@ -10,7 +10,7 @@ import pytest
 for _module in ("starlette", "uvicorn", "httpx", "httpx_sse", "sse_starlette", "aiohttp", "openai"):
     pytest.importorskip(_module, reason='the serve tests need pip install "./core[serve]" openai')
 
-from granite_formatters.serve import ServeConfig, create_app  # noqa: E402
+from granite_formatters._serve import ServeConfig, create_app  # noqa: E402
 
 from .servers import FakeBackend, ServerThread  # noqa: E402
 

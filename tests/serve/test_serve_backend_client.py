@@ -13,7 +13,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from granite_formatters.serve.aiohttp_transport import AiohttpTransport, BackendClient
+from granite_formatters._serve.aiohttp_transport import AiohttpTransport, BackendClient
 
 Script = Callable[[bytes], list[bytes]]
 
@@ -364,7 +364,7 @@ _EVENT = b'data: {"content": "Paris", "stop": false}\n\n'
 def test_serve_answers_a_broken_backend_cleanly(wire: list[bytes], stream: bool) -> None:
     """Through ``granite-format serve``: a backend whose HTTP is broken is a 502 before the
     first byte, an error event and ``[DONE]`` after it; never a 500 or a hung request."""
-    from granite_formatters.serve import ServeConfig, create_app
+    from granite_formatters._serve import ServeConfig, create_app
 
     from .servers import ServerThread
 

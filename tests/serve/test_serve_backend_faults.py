@@ -84,7 +84,7 @@ def test_nan_logprobs(proxy_factory: Any, fake_backend: Any, stream: bool) -> No
 
 
 def test_a_lone_surrogate_in_the_request_is_sent_as_valid_json() -> None:
-    from granite_formatters.serve.backends.base import encode_json
+    from granite_formatters._serve.backends.base import encode_json
 
     body = {"prompt": "x\ud800y", "stop": ["\udfff"], "tools": [{"name": "f\ud800"}]}
     data = encode_json(body)

@@ -13,8 +13,8 @@ import pytest
 from hypothesis import example, given
 from hypothesis import strategies as st
 
-from granite_formatters.serve.backends import BackendError, Finish, Piece, make_backend
-from granite_formatters.serve.params import GenerationParams, backend_fields
+from granite_formatters._serve.backends import BackendError, Finish, Piece, make_backend
+from granite_formatters._serve.params import GenerationParams, backend_fields
 
 from .conftest import KINDS
 from .servers import wire_events

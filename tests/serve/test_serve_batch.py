@@ -19,10 +19,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from granite_formatters import get_formatter
-from granite_formatters.batch.lines import dumps, finished, read_requests, result_line
-from granite_formatters.batch.progress import progress_bar
-from granite_formatters.batch.runner import Tally
-from granite_formatters.cli import main
+from granite_formatters._batch.lines import dumps, finished, read_requests, result_line
+from granite_formatters._batch.progress import progress_bar
+from granite_formatters._batch.runner import Tally
+from granite_formatters._cli import main
 
 from .conftest import KINDS, backend_url
 from .servers import FakeBackend, Script, ServerThread

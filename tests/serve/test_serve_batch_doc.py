@@ -11,7 +11,7 @@ import shlex
 from pathlib import Path
 from typing import Any
 
-from granite_formatters.cli import main
+from granite_formatters._cli import main
 
 from .servers import FakeBackend, Script, ServerThread
 from .test_serve_batch import TOOL_CALL, prompt_of, results

@@ -1,4 +1,4 @@
-"""The Ray Data stages (granite_formatters.batch.ray) on batches made here, without Ray:
+"""The Ray Data stages (granite_formatters._batch.ray) on batches made here, without Ray:
 each record ends as the line ``granite-format batch`` writes for it, whatever the batches."""
 
 from __future__ import annotations
@@ -14,10 +14,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from granite_formatters import UnknownModelError
-from granite_formatters.batch.lines import read_requests
-from granite_formatters.batch.offline import parse_outputs, write_prompts
-from granite_formatters.batch.ray import FORMAT_COLUMNS, FormatStage, ParseStage
-from granite_formatters.errors import InvalidRequestError
+from granite_formatters._batch.lines import read_requests
+from granite_formatters._batch.offline import parse_outputs, write_prompts
+from granite_formatters._batch.ray import FORMAT_COLUMNS, FormatStage, ParseStage
+from granite_formatters._errors import InvalidRequestError
 
 from .test_serve_batch import MODEL, TOOL_CALL, TOOLS, body, line
 

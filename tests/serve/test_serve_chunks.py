@@ -10,7 +10,7 @@ from typing import Any
 from hypothesis import given
 from hypothesis import strategies as st
 
-from granite_formatters.serve.responses import ChunkMaker, sse_event
+from granite_formatters._serve.responses import ChunkMaker, sse_event
 
 SPECIAL = st.sampled_from(["\ud800", "\udfff", '"', "\\", "\n", "\x00", "\u2028", "é", "😀"])
 TEXT = st.text(st.one_of(st.characters(), SPECIAL), max_size=12)

@@ -20,7 +20,7 @@ import pytest
 from openai.types.chat import ChatCompletionMessageParam
 
 from granite_formatters import get_formatter
-from granite_formatters.serve.options import build_parser, config_from_args, parse_model_map
+from granite_formatters._serve.options import build_parser, config_from_args, parse_model_map
 
 from .outputs import PLAIN_ANSWER, USER
 from .servers import Script
@@ -242,7 +242,7 @@ def test_serve_help_from_the_main_command() -> None:
 def test_missing_extra_is_one_clear_line() -> None:
     code = (
         "import sys; sys.modules['sse_starlette'] = None\n"
-        "from granite_formatters.cli import main\n"
+        "from granite_formatters._cli import main\n"
         "sys.exit(main(['serve', '--backend', 'http://127.0.0.1:1']))\n"
     )
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
@@ -253,7 +253,7 @@ def test_missing_extra_is_one_clear_line() -> None:
         [
             sys.executable,
             "-c",
-            "import sys; sys.modules['uvicorn'] = None; import granite_formatters.serve",
+            "import sys; sys.modules['uvicorn'] = None; import granite_formatters._serve",
         ],
         capture_output=True,
         text=True,
@@ -267,7 +267,7 @@ def test_missing_extra_is_one_clear_line() -> None:
 
 def test_importing_configures_no_logging() -> None:
     code = (
-        "import logging, granite_formatters.serve\n"
+        "import logging, granite_formatters._serve\n"
         "assert logging.getLogger().handlers == [], logging.getLogger().handlers\n"
         "assert logging.getLogger('granite_formatters.serve').handlers == []\n"
     )

@@ -11,7 +11,7 @@ import httpx
 import pytest
 
 from granite_formatters import get_formatter
-from granite_formatters.serve.effort import effort_table
+from granite_formatters._serve.effort import effort_table
 
 from .servers import Script
 

@@ -126,7 +126,7 @@ def test_backend_error_status_is_502(proxy_factory: Any, fake_backend: Any, kind
 
 
 def test_backend_refusing_connections_is_502() -> None:
-    from granite_formatters.serve import ServeConfig, create_app
+    from granite_formatters._serve import ServeConfig, create_app
 
     with socket.socket() as sock:  # a port nobody listens on
         sock.bind(("127.0.0.1", 0))

@@ -12,9 +12,9 @@ import httpx
 import pytest
 
 from granite_formatters import get_formatter
-from granite_formatters.errors import InvalidRequestError
-from granite_formatters.serve.jsonbody import MAX_DEPTH
-from granite_formatters.serve.public import request_text
+from granite_formatters._errors import InvalidRequestError
+from granite_formatters._serve.jsonbody import MAX_DEPTH
+from granite_formatters._serve.public import request_text
 
 from .outputs import RELEASES, USER, release_model
 from .test_serve_failures import MODEL, assert_alive

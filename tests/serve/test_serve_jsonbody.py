@@ -10,9 +10,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from granite_formatters.errors import FIELD_LIMIT, InvalidRequestError
-from granite_formatters.serve.accesslog import loggable
-from granite_formatters.serve.jsonbody import MAX_DEPTH, load_body
+from granite_formatters._errors import FIELD_LIMIT, InvalidRequestError
+from granite_formatters._serve.accesslog import loggable
+from granite_formatters._serve.jsonbody import MAX_DEPTH, load_body
 
 # Valid Unicode text: every code point but the surrogates.
 TEXT = st.text(st.characters(exclude_categories=["Cs"]), max_size=20)

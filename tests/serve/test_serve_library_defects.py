@@ -121,7 +121,7 @@ def test_thousands_of_tools_and_calls_read_the_schemas_once(
 ) -> None:
     """3,000 tools and 3,000 returned calls (15 s in the issue): the tools' schema map is
     built once per answer, so the time grows with tools plus calls, not their product."""
-    from granite_formatters.syntax import xml_functions
+    from granite_formatters.syntax import _xml_functions as xml_functions
 
     fake, proxy = large
     built: list[int] = []

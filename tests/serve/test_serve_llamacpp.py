@@ -17,8 +17,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from granite_formatters import get_formatter
-from granite_formatters.serve.backends import LlamaCppBackend, OllamaBackend, OpenAIBackend
-from granite_formatters.serve.backends.logprobs import chat_entries, choice_logprobs
+from granite_formatters._serve.backends import LlamaCppBackend, OllamaBackend, OpenAIBackend
+from granite_formatters._serve.backends.logprobs import chat_entries, choice_logprobs
 
 from .conftest import proxy_for
 from .outputs import G33, PLAIN_ANSWER

@@ -11,7 +11,7 @@ from typing import Any
 import httpx
 import pytest
 
-from granite_formatters.serve.accesslog import loggable
+from granite_formatters._serve.accesslog import loggable
 
 from .outputs import USER
 from .test_serve_failures import MODEL

@@ -14,8 +14,8 @@ import httpx
 import pytest
 
 from granite_formatters import get_formatter
-from granite_formatters.plaindicts import OPENAI_REQUEST_PARAMETERS
-from granite_formatters.serve.params import FIELDS, fields_table
+from granite_formatters._plaindicts import OPENAI_REQUEST_PARAMETERS
+from granite_formatters._serve.params import FIELDS, fields_table
 
 from .conftest import KINDS
 from .outputs import PLAIN_ANSWER

@@ -16,7 +16,7 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
 from granite_formatters import list_models
-from granite_formatters.serve import ServeConfig, create_app
+from granite_formatters._serve import ServeConfig, create_app
 
 from .conftest import KINDS, backend_url
 from .outputs import USER

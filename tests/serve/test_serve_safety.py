@@ -12,8 +12,8 @@ import httpx
 import pytest
 from openai.types.chat import ChatCompletionMessageParam
 
-from granite_formatters.serve import ServeConfig, create_app
-from granite_formatters.serve.guard import is_loopback
+from granite_formatters._serve import ServeConfig, create_app
+from granite_formatters._serve.guard import is_loopback
 
 from .outputs import USER
 from .servers import Script, ServerThread
@@ -244,8 +244,8 @@ def test_no_key_warning_only_off_loopback(
 ) -> None:
     import uvicorn
 
-    from granite_formatters.serve import cli
-    from granite_formatters.serve.options import build_parser
+    from granite_formatters._serve import cli
+    from granite_formatters._serve.options import build_parser
 
     monkeypatch.setattr(uvicorn, "run", lambda *args, **kwargs: None)
     monkeypatch.delenv("GRANITE_SERVE_API_KEY", raising=False)

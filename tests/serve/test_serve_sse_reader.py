@@ -13,7 +13,7 @@ from httpx_sse import SSEError
 from hypothesis import given
 from hypothesis import strategies as st
 
-from granite_formatters.serve.backends.sse import SSEReader, sse_data
+from granite_formatters._serve.backends.sse import SSEReader, sse_data
 
 
 def reference(stream: bytes) -> list[str]:

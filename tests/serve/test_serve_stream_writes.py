@@ -11,8 +11,8 @@ import httpx
 import pytest
 
 from granite_formatters import get_formatter
-from granite_formatters.serve import ServeConfig, create_app
-from granite_formatters.serve import app as serve_app
+from granite_formatters._serve import ServeConfig, create_app
+from granite_formatters._serve import app as serve_app
 
 from .conftest import backend_url
 from .outputs import G33

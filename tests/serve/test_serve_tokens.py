@@ -15,7 +15,7 @@ import pytest
 from openai.types.chat import ChatCompletionMessageParam
 
 from granite_formatters import get_formatter, list_models
-from granite_formatters.serve.backends.openai import ADDED_TOKENS
+from granite_formatters._serve.backends.openai import ADDED_TOKENS
 
 from .conftest import KINDS, proxy_for
 from .servers import VLLM_DEFAULT_MAX_TOKENS, Script, count_tokens

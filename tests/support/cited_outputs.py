@@ -15,7 +15,7 @@ from typing import Any
 
 from hypothesis import strategies as st
 
-from granite_formatters.streaming import Delta
+from granite_formatters._streaming import Delta
 
 from support.granite3_output_support import sentences_strategy
 

@@ -12,9 +12,9 @@ from typing import Any
 import attrs
 from hypothesis import strategies as st
 
-from granite_formatters.granite3.types import Granite3AssistantMessage
-from granite_formatters.streaming import Delta
-from granite_formatters.types import Document
+from granite_formatters._streaming import Delta
+from granite_formatters._types import Document
+from granite_formatters.granite3._types import Granite3AssistantMessage
 
 _GENERATED_ID = re.compile("call_([0-9a-f]{16})([0-9a-f]{8})")
 

@@ -25,8 +25,8 @@ import pytest
 from hypothesis import HealthCheck, settings
 from hypothesis import strategies as st
 
-from granite_formatters.errors import DroppedInputWarning, InvalidRequestError
-from granite_formatters.processors import InputProcessor
+from granite_formatters._errors import DroppedInputWarning, InvalidRequestError
+from granite_formatters._processors import InputProcessor
 
 from support import oracle
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from granite_formatters import get_formatter
-from granite_formatters.types import AssistantMessage
+from granite_formatters._types import AssistantMessage
 
 #: One tool with a parameter of each type the output tests read.
 WEATHER_TOOLS: list[dict[str, Any]] = [

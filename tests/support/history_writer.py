@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from granite_formatters.errors import InvalidRequestError
+from granite_formatters._errors import InvalidRequestError
 
 
 class PlainWriter:

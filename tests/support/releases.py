@@ -9,7 +9,7 @@ of ``shared/chat-templates/``) and one model name that resolves to it. Everythin
 repository that varies by release (tox cells, golden files, the template oracle,
 benchmarks, fuzz targets, the ``release`` test fixture) is driven by :data:`RELEASES`,
 so adding a bundled release is its folder plus its distribution's line in
-``granite_formatters.plugins.BUNDLED_PLUGINS`` (see docs/plugins/adding-a-release.md).
+``granite_formatters._plugins.BUNDLED_PLUGINS`` (see docs/plugins/adding-a-release.md).
 
 Written with the standard library only (``tomllib``, or ``tomli`` before Python 3.11),
 so that tooling outside the test suite (benchmarks, fuzz, the tox generator) can load it

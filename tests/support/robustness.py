@@ -18,9 +18,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import granite_formatters
-from granite_formatters.errors import FormatterError
+from granite_formatters._errors import FormatterError
+from granite_formatters._types import AssistantMessage
 from granite_formatters.testing import FUZZ_MARKERS
-from granite_formatters.types import AssistantMessage
 
 DEADLINE = datetime.timedelta(seconds=10)
 FUZZ = settings(

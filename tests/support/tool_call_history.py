@@ -10,7 +10,7 @@ import datetime
 import pytest
 
 import granite_formatters
-from granite_formatters.errors import InvalidRequestError
+from granite_formatters._errors import InvalidRequestError
 
 CALL = '<|tool_call|>[{"name": "get_weather", "arguments": {"city": "Paris"}}]'
 TODAY = datetime.date(2025, 4, 16)

@@ -13,8 +13,8 @@ from collections.abc import Callable
 from typing import Any
 
 from granite_formatters import hookimpl
-from granite_formatters.processors import InputProcessor, OutputProcessor, RequestLike
-from granite_formatters.types import AssistantMessage
+from granite_formatters._processors import InputProcessor, OutputProcessor, RequestLike
+from granite_formatters._types import AssistantMessage
 
 
 class EchoInput(InputProcessor):
@@ -63,8 +63,8 @@ MakeDist = Callable[..., str]
 
 GOOD_PLUGIN = """
 from granite_formatters import hookimpl
-from granite_formatters.processors import InputProcessor, OutputProcessor
-from granite_formatters.types import AssistantMessage
+from granite_formatters._processors import InputProcessor, OutputProcessor
+from granite_formatters._types import AssistantMessage
 
 class In(InputProcessor):
     def transform(self, chat_completion, add_generation_prompt=True, *, today=None, special_tokens=None, strict=True):

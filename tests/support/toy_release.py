@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from granite_formatters import Release
-from granite_formatters.special_tokens import SpecialTokens
+from granite_formatters._special_tokens import SpecialTokens
 from granite_formatters.syntax import CHATML
 
 

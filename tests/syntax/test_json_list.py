@@ -13,10 +13,10 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from granite_formatters import Release
-from granite_formatters.errors import InvalidRequestError
-from granite_formatters.streaming import Delta
+from granite_formatters._errors import InvalidRequestError
+from granite_formatters._streaming import Delta
+from granite_formatters._types import AssistantMessage, ToolCall
 from granite_formatters.syntax import JSON_LIST, HistoryCall, decode_json_list
-from granite_formatters.types import AssistantMessage, ToolCall
 
 from support.history_writer import PlainWriter
 from support.toy_release import toy_release

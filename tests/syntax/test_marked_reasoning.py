@@ -11,14 +11,14 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from granite_formatters import Release
-from granite_formatters.streaming import Delta
+from granite_formatters._streaming import Delta
+from granite_formatters._types import AssistantMessage
 from granite_formatters.syntax import (
     JSON_LIST,
     THINK_RESPONSE,
     THOUGHT_PHRASES,
     MarkedReasoning,
 )
-from granite_formatters.types import AssistantMessage
 
 from support.toy_release import toy_release
 

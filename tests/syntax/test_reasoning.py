@@ -13,7 +13,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from granite_formatters.syntax import OPENED_THINK, XML_FUNCTIONS, HistoryCall
-from granite_formatters.syntax.reasoning import effort_option_error, think_option_error
+from granite_formatters.syntax._reasoning import effort_option_error, think_option_error
 
 from support import oracle
 from support.history_writer import PlainWriter

@@ -11,9 +11,9 @@ import attrs
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from granite_formatters._types import AssistantMessage
 from granite_formatters.release import Option
 from granite_formatters.syntax import JSON_BLOCKS, ReasoningSyntax, SystemBlocksLayout
-from granite_formatters.types import AssistantMessage
 
 from support.toy_release import toy_release
 

@@ -9,8 +9,9 @@ from typing import Any
 
 import pytest
 
-from granite_formatters.syntax import XML_FUNCTIONS, xml_functions
-from granite_formatters.toolcalljson import NUMBERS_KEPT
+from granite_formatters._toolcalljson import NUMBERS_KEPT
+from granite_formatters.syntax import XML_FUNCTIONS
+from granite_formatters.syntax import _xml_functions as xml_functions
 
 
 def _decode(body: str, tools: Any) -> tuple[Any, list[str]]:

@@ -10,9 +10,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from granite_formatters.errors import InvalidRequestError
+from granite_formatters._errors import InvalidRequestError
+from granite_formatters._toolcalljson import SURROGATES_REPLACED
 from granite_formatters.syntax import XML_FUNCTIONS, HistoryCall, XmlBlockReader
-from granite_formatters.toolcalljson import SURROGATES_REPLACED
 
 from support import oracle
 from support.history_writer import PlainWriter

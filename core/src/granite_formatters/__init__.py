@@ -6,10 +6,10 @@
 >>> message = formatter.parse(raw_model_output)                          # doctest: +SKIP
 
 The package root holds what a user or a plugin author needs; everything else lives in
-its module: the request and message models in :mod:`granite_formatters.types`, every
-exception and warning in :mod:`granite_formatters.errors`, the plugin and model records
-in :mod:`granite_formatters.records`, the plugin contract in
-:mod:`granite_formatters.hookspecs`, the syntaxes a :class:`Release` composes in
+its module: the request and message models in :mod:`granite_formatters._types`, every
+exception and warning in :mod:`granite_formatters._errors`, the plugin and model records
+in :mod:`granite_formatters._records`, the plugin contract in
+:mod:`granite_formatters._hookspecs`, the syntaxes a :class:`Release` composes in
 :mod:`granite_formatters.syntax`.
 
 Importing this package is cheap: nothing is imported until it is used, and plugins are
@@ -32,11 +32,11 @@ from ._api import (
 from ._lazy import lazy_getattr
 
 if TYPE_CHECKING:
-    from .errors import FormatterError, InvalidRequestError, UnknownModelError
-    from .hookspecs import PLUGIN_API_VERSION, Register, hookimpl
-    from .processors import Formatter, InputProcessor, OutputProcessor, RequestLike
+    from ._errors import FormatterError, InvalidRequestError, UnknownModelError
+    from ._hookspecs import PLUGIN_API_VERSION, Register, hookimpl
+    from ._processors import Formatter, InputProcessor, OutputProcessor, RequestLike
+    from ._types import AssistantMessage, ChatCompletion
     from .release import Release
-    from .types import AssistantMessage, ChatCompletion
 
 __version__ = "0.1.0"
 
@@ -67,19 +67,19 @@ __all__ = [
 # (The plugin contract imports pluggy: a plugin's hook module reads it, a first prompt
 # of a bundled model does not.)
 _LAZY = {
-    "PLUGIN_API_VERSION": "hookspecs",
-    "Register": "hookspecs",
-    "hookimpl": "hookspecs",
-    "FormatterError": "errors",
-    "InvalidRequestError": "errors",
-    "UnknownModelError": "errors",
-    "Formatter": "processors",
-    "InputProcessor": "processors",
-    "OutputProcessor": "processors",
-    "RequestLike": "processors",
+    "PLUGIN_API_VERSION": "_hookspecs",
+    "Register": "_hookspecs",
+    "hookimpl": "_hookspecs",
+    "FormatterError": "_errors",
+    "InvalidRequestError": "_errors",
+    "UnknownModelError": "_errors",
+    "Formatter": "_processors",
+    "InputProcessor": "_processors",
+    "OutputProcessor": "_processors",
+    "RequestLike": "_processors",
     "Release": "release",
-    "AssistantMessage": "types",
-    "ChatCompletion": "types",
+    "AssistantMessage": "_types",
+    "ChatCompletion": "_types",
 }
 
 __getattr__ = lazy_getattr(__name__, _LAZY, globals())

@@ -3,7 +3,7 @@
 Kept separate from ``__init__`` so that importing the package imports neither pydantic
 nor pluggy: the host (and everything behind it) is imported on the first call, and
 :func:`get_formatter` of a name in the bundled model catalogue imports neither the other
-plugins nor pluggy (see :meth:`~granite_formatters.plugins.PluginHost.formatter`).
+plugins nor pluggy (see :meth:`~granite_formatters._plugins.PluginHost.formatter`).
 """
 
 from __future__ import annotations
@@ -11,15 +11,15 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, TypeVar, overload
 
 if TYPE_CHECKING:
-    from .errors import PluginLoadError
-    from .processors import Formatter
-    from .records import ModelInfo, PluginInfo, Resolution
-    from .registry import ModelRegistry
-    from .types import AssistantMessage
+    from ._errors import PluginLoadError
+    from ._processors import Formatter
+    from ._records import ModelInfo, PluginInfo, Resolution
+    from ._registry import ModelRegistry
+    from ._types import AssistantMessage
 
 
 def _registry() -> ModelRegistry:
-    from .plugins import default_host
+    from ._plugins import default_host
 
     return default_host().registry()
 
@@ -49,7 +49,7 @@ def get_formatter(
     :class:`TypeError` says so when the model's output processor declares another
     message type.
     """
-    from .plugins import default_host
+    from ._plugins import default_host
 
     formatter = default_host().formatter(model)
     if message_type is None:
@@ -74,7 +74,7 @@ def list_plugins() -> list[PluginInfo]:
 
 def plugin_errors() -> list[PluginLoadError]:
     """Problems met while loading plugins; empty when every plugin loaded cleanly."""
-    from .plugins import default_host
+    from ._plugins import default_host
 
     return default_host().plugin_errors()
 
@@ -88,13 +88,13 @@ def register_plugin(plugin: object, *, name: str, override: bool = False) -> Non
     with it unless ``override=True``; each takeover, allowed or refused, is a warning
     recorded in :func:`plugin_errors`.
     """
-    from .plugins import default_host
+    from ._plugins import default_host
 
     default_host().register_plugin(plugin, name=name, override=override)
 
 
 def unregister_plugin(name: str, /) -> None:
     """Remove a plugin added with :func:`register_plugin`."""
-    from .plugins import default_host
+    from ._plugins import default_host
 
     default_host().unregister_plugin(name)

@@ -13,12 +13,12 @@ from typing import TYPE_CHECKING, Any
 import attrs
 
 if TYPE_CHECKING:
-    from .processors import InputProcessor, OutputProcessor
-    from .special_tokens import SpecialTokens
-    from .syntax.citations.format import CitationFormat
-    from .syntax.dated_layout import DatedLayout
-    from .syntax.protocols import ReasoningSyntax, ToolCallSyntax, TurnSyntax
-    from .syntax.system_blocks_layout import SystemBlocksLayout
+    from ._processors import InputProcessor, OutputProcessor
+    from ._special_tokens import SpecialTokens
+    from .syntax._citations.format import CitationFormat
+    from .syntax._dated_layout import DatedLayout
+    from .syntax._protocols import ReasoningSyntax, ToolCallSyntax, TurnSyntax
+    from .syntax._system_blocks_layout import SystemBlocksLayout
 
     #: Where a release puts the system text, tools and documents.
     _Layout = DatedLayout | SystemBlocksLayout
@@ -28,7 +28,7 @@ __all__ = ["Option", "Release"]
 
 def _no_layout() -> SystemBlocksLayout:
     """The layout of a release that declares none (no blocks, no default system turn)."""
-    from .syntax.system_blocks_layout import SYSTEM_BLOCKS
+    from .syntax._system_blocks_layout import SYSTEM_BLOCKS
 
     return SYSTEM_BLOCKS
 
@@ -82,8 +82,8 @@ def _layout_of(kwargs: dict[str, Any]) -> Any:
     """The layout of a ``Release(...)`` call that gives fields of its layout as keywords
     of their own (the spelling before the layouts were values): the given ``layout``, or
     the one those fields name, with them set."""
-    from .syntax.dated_layout import DatedLayout
-    from .syntax.system_blocks_layout import SYSTEM_BLOCKS
+    from .syntax._dated_layout import DatedLayout
+    from .syntax._system_blocks_layout import SYSTEM_BLOCKS
 
     moved = {key: kwargs.pop(key) for key in list(kwargs) if key in _MOVED_TO_LAYOUT}
     layout = kwargs.get("layout")

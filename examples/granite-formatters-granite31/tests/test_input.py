@@ -24,8 +24,8 @@ from granite_formatters import (
     list_models,
     resolve_model,
 )
+from granite_formatters._plugins import PluginHost
 from granite_formatters.granite3 import END_OF_ROLE, END_OF_TEXT, START_OF_ROLE
-from granite_formatters.plugins import PluginHost
 from hypothesis import given, settings
 from hypothesis import strategies as st
 

@@ -9,8 +9,8 @@ from typing import Any
 
 import pytest
 from granite_formatters import get_formatter
+from granite_formatters._processors import OutputProcessor, declared_message_type
 from granite_formatters.granite3 import Granite3AssistantMessage
-from granite_formatters.processors import OutputProcessor, declared_message_type
 from hypothesis import given, settings
 from hypothesis import strategies as st
 

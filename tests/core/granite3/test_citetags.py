@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from granite_formatters.granite3.citations import (
+from granite_formatters.granite3._citations import (
     ANCHOR,
     CLOSE,
     NEED_MORE,
@@ -15,7 +15,10 @@ from granite_formatters.granite3.citations import (
     TagEvent,
     TagMatch,
 )
-from granite_formatters.syntax.citations.tag_remover import CitationTagRemover, remove_citation_tags
+from granite_formatters.syntax._citations.tag_remover import (
+    CitationTagRemover,
+    remove_citation_tags,
+)
 
 from support.granite3_output_support import cuts_for
 

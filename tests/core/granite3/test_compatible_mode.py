@@ -14,7 +14,7 @@ from typing import Any
 import attrs
 import pytest
 
-from granite_formatters.errors import DroppedInputWarning
+from granite_formatters._errors import DroppedInputWarning
 
 from support.granite31_release import GRANITE31
 

@@ -14,7 +14,7 @@ import pytest
 from pydantic import ConfigDict
 
 from granite_formatters import Formatter, InputProcessor
-from granite_formatters.errors import InvalidRequestError
+from granite_formatters._errors import InvalidRequestError
 from granite_formatters.granite3 import Granite3ChatCompletion, Granite3Kwargs
 
 from support.granite3_support import CODE_TOKENS

@@ -5,7 +5,7 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
-from granite_formatters.granite3.citations import BoundedPattern, Lit, PatternSet, Rep
+from granite_formatters.granite3._citations import BoundedPattern, Lit, PatternSet, Rep
 from granite_formatters.syntax._markers import (
     MarkerMatch,
     MarkerSearch,

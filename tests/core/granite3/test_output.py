@@ -5,9 +5,10 @@ from __future__ import annotations
 
 import pytest
 
-from granite_formatters.errors import InvalidRequestError
-from granite_formatters.granite3._output_processor import CitedOutputProcessor
-from granite_formatters.granite3.citations import (
+from granite_formatters._errors import InvalidRequestError
+from granite_formatters._streaming import Delta, ToolCallDelta
+from granite_formatters._types import Document, coerce_request
+from granite_formatters.granite3._citations import (
     ANCHOR,
     BoundedPattern,
     CitationEntry,
@@ -25,11 +26,10 @@ from granite_formatters.granite3.citations import (
     parse_hallucinations_text,
     split_section_blocks,
 )
-from granite_formatters.granite3.types import Citation, Granite3ChatCompletion, Hallucination
-from granite_formatters.streaming import Delta, ToolCallDelta
+from granite_formatters.granite3._output_processor import CitedOutputProcessor
+from granite_formatters.granite3._types import Citation, Granite3ChatCompletion, Hallucination
 from granite_formatters.syntax import JSON_LIST, MarkedReasoning
-from granite_formatters.syntax.citations.spans import ContextLocator
-from granite_formatters.types import Document, coerce_request
+from granite_formatters.syntax._citations.spans import ContextLocator
 
 from .test_citetags import PointTags
 from support.granite3_output_support import (

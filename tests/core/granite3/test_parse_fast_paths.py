@@ -28,7 +28,7 @@ from collections.abc import Sequence
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from granite_formatters.granite3.citations import (
+from granite_formatters.granite3._citations import (
     ANCHOR,
     CLOSE,
     OPEN,
@@ -40,7 +40,7 @@ from granite_formatters.granite3.citations import (
     parse_citation_lines,
     split_section_blocks,
 )
-from granite_formatters.granite3.cite_format import (
+from granite_formatters.granite3._cite_format import (
     CITE_GRAMMAR,
     CITE_SECTION_PATTERNS,
     END_OF_CITE,
@@ -48,13 +48,16 @@ from granite_formatters.granite3.cite_format import (
     START_OF_CITE,
     START_OF_PLUGIN,
 )
-from granite_formatters.granite3.co_format import CO_SECTION_PATTERNS
-from granite_formatters.granite3.types import Citation
+from granite_formatters.granite3._co_format import CO_SECTION_PATTERNS
+from granite_formatters.granite3._types import Citation
+from granite_formatters.syntax._citations import cite_format, co_format
+from granite_formatters.syntax._citations import tag_remover as _citetags
+from granite_formatters.syntax._citations.spans import ContextLocator, _TextIndex
+from granite_formatters.syntax._citations.tag_remover import (
+    CitationTagRemover,
+    remove_citation_tags,
+)
 from granite_formatters.syntax._markers import MarkerSearch
-from granite_formatters.syntax.citations import cite_format, co_format
-from granite_formatters.syntax.citations import tag_remover as _citetags
-from granite_formatters.syntax.citations.spans import ContextLocator, _TextIndex
-from granite_formatters.syntax.citations.tag_remover import CitationTagRemover, remove_citation_tags
 
 from .test_citetags import POINT, TAGGED, WrapTags, _chunked
 from support.granite3_output_support import cuts_for

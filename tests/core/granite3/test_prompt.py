@@ -20,18 +20,20 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from granite_formatters import Formatter
-from granite_formatters.errors import DroppedInputWarning, InvalidRequestError
-from granite_formatters.granite3 import (
-    GRANITE3_SPECIAL_TOKENS,
-    Granite3ChatCompletion,
-    dates,
-    sanitize,
-)
-from granite_formatters.jsonwriter import tojson
-from granite_formatters.special_tokens import (
+from granite_formatters._errors import DroppedInputWarning, InvalidRequestError
+from granite_formatters._jsonwriter import tojson
+from granite_formatters._special_tokens import (
     SpecialTokens,
     find_special_token_in_json,
     remove_special_tokens_in_json,
+)
+from granite_formatters.granite3 import (
+    GRANITE3_SPECIAL_TOKENS,
+    Granite3ChatCompletion,
+    sanitize,
+)
+from granite_formatters.granite3 import (
+    _dates as dates,
 )
 from granite_formatters.syntax import (
     CONTROLS,

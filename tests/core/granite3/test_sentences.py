@@ -8,8 +8,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from granite_formatters.granite3.citations import split_sentences
-from granite_formatters.syntax.citations import sentences as _sentences
+from granite_formatters.granite3._citations import split_sentences
+from granite_formatters.syntax._citations import sentences as _sentences
 
 
 def sentences(text: str) -> list[str]:

@@ -5,8 +5,8 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
-from granite_formatters.granite3.citations import anchor_sentences, split_sentences
-from granite_formatters.syntax.citations.spans import ContextLocator, TextLocator
+from granite_formatters.granite3._citations import anchor_sentences, split_sentences
+from granite_formatters.syntax._citations.spans import ContextLocator, TextLocator
 
 TEXT = "S one. S two. S one. Tail"
 SENTENCES = split_sentences(TEXT)  # [(0, 6), (7, 13), (14, 20), (21, 25)]

@@ -10,16 +10,16 @@ from typing import Any
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from granite_formatters.granite3.cite_format import CITE_GRAMMAR, CITE_SECTION_PATTERNS
-from granite_formatters.granite3.co_format import COTAG_GRAMMAR
+from granite_formatters.granite3._cite_format import CITE_GRAMMAR, CITE_SECTION_PATTERNS
+from granite_formatters.granite3._co_format import COTAG_GRAMMAR
+from granite_formatters.syntax._citations.sections import SectionSplitter
+from granite_formatters.syntax._citations.stages import CONTENT, ChannelSink, Outbox
+from granite_formatters.syntax._citations.tag_remover import CitationTagRemover
 from granite_formatters.syntax._markers import (
     MarkerSearch,
     marker_prefixes,
     partial_marker_length,
 )
-from granite_formatters.syntax.citations.sections import SectionSplitter
-from granite_formatters.syntax.citations.stages import CONTENT, ChannelSink, Outbox
-from granite_formatters.syntax.citations.tag_remover import CitationTagRemover
 
 MARKERS = ["<think>", "</think>", "<|end_of_text|>", "<|start_of_cite|>", "<co>", "</co>"]
 

@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 
 import granite_formatters
-from granite_formatters.errors import DroppedInputWarning
+from granite_formatters._errors import DroppedInputWarning
 
 TODAY = datetime.date(2025, 4, 16)
 WEATHER = {

@@ -15,10 +15,10 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from granite_formatters import jsonscan
-from granite_formatters.jsonscan import JsonScanner
+from granite_formatters import _jsonscan as jsonscan
+from granite_formatters._jsonscan import JsonScanner
+from granite_formatters._types import ToolCall
 from granite_formatters.syntax import JSON_LIST
-from granite_formatters.types import ToolCall
 
 from support.granite3_output_support import cuts_for
 from support.toy_release import toy_release

@@ -24,9 +24,9 @@ from typing import TYPE_CHECKING, Any
 
 import attrs
 
-from ..errors import InvalidRequestError
-from ..processors import OutputProcessor
-from ..streaming import (
+from .._errors import InvalidRequestError
+from .._processors import OutputProcessor
+from .._streaming import (
     ChunkText,
     Delta,
     StreamParser,
@@ -35,19 +35,19 @@ from ..streaming import (
     reasoning_delta,
     tool_call_delta,
 )
+from .._toolcalljson import text_safe
+from .._types import AssistantMessage, ToolCall, ToolCallIds, coerce_request
 from ..syntax._markers import Partials as _Partials
 from ..syntax._markers import partial_in as _partial_in
 from ..syntax._markers import partials as _partials
-from ..syntax.reasoning import OpenedReasoningReader
-from ..toolcalljson import text_safe
-from ..types import AssistantMessage, ToolCall, ToolCallIds, coerce_request
+from ..syntax._reasoning import OpenedReasoningReader
 from .prompt_facts import PromptFacts, prompt_facts
 
 if TYPE_CHECKING:
-    from ..processors import RequestLike
+    from .._processors import RequestLike
     from ..release import Release
-    from ..syntax.citations.reader import CitationReader
-    from ..syntax.protocols import BlockReader
+    from ..syntax._citations.reader import CitationReader
+    from ..syntax._protocols import BlockReader
 
 __all__ = ["ReleaseOutputProcessor", "ReleaseStreamParser"]
 
@@ -624,7 +624,7 @@ class ReleaseStreamParser(StreamParser):
         text with nothing pending: a chunk holding none of the characters that begin
         their markers (``_settled``) is content for the citation stages, which say in
         turn which characters need their scans (``_c_lane``, see
-        :meth:`~granite_formatters.syntax.citations.reader.CitationReader.lane`). No
+        :meth:`~granite_formatters.syntax._citations.reader.CitationReader.lane`). No
         such chunk changes any of this, so it is only worked out again after a chunk
         that took the full path (or went through the citation stages' scans).
         """
@@ -873,7 +873,7 @@ class ReleaseStreamParser(StreamParser):
 
     def _reason(self, text: str) -> str:
         """The reasoning phase (its reader, see
-        :class:`~granite_formatters.syntax.reasoning.OpenedReasoningReader`): what
+        :class:`~granite_formatters.syntax._reasoning.OpenedReasoningReader`): what
         follows the reasoning in ``text``, for the content parser, once it is over."""
         reader = self._think
         assert reader is not None

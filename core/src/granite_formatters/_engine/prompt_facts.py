@@ -22,8 +22,8 @@ from typing import TYPE_CHECKING, Any
 
 import attrs
 
-from ..errors import InvalidRequestError
-from ..types import _tool_data
+from .._errors import InvalidRequestError
+from .._types import _tool_data
 from .request import (
     VALIDATED_TYPES,
     Problems,

@@ -10,21 +10,21 @@ from collections.abc import Iterator, Mapping, Sequence
 from operator import attrgetter
 from typing import TYPE_CHECKING, Any
 
-from ..errors import DroppedInputWarning, InvalidRequestError, quote
-from ..jsonwriter import JSONNestingError, tojson
-from ..plaindicts import PlainDataMemo
-from ..processors import InputProcessor
-from ..special_tokens import (
+from .._errors import DroppedInputWarning, InvalidRequestError, quote
+from .._jsonwriter import JSONNestingError, tojson
+from .._plaindicts import PlainDataMemo
+from .._processors import InputProcessor
+from .._special_tokens import (
     SpecialTokenPolicy,
     SpecialTokens,
     find_special_token_in_json,
     remove_special_tokens_in_json,
 )
-from ..syntax.context_turns import DocumentsTurn, DocumentTurnPerDocument
-from ..syntax.controls import CONTROLS, thinking_option_error, valid_control_items
-from ..syntax.dated_layout import DatedLayout
-from ..syntax.protocols import HistoryCall
-from ..syntax.system_blocks_layout import SystemBlocksLayout
+from ..syntax._context_turns import DocumentsTurn, DocumentTurnPerDocument
+from ..syntax._controls import CONTROLS, thinking_option_error, valid_control_items
+from ..syntax._dated_layout import DatedLayout
+from ..syntax._protocols import HistoryCall
+from ..syntax._system_blocks_layout import SystemBlocksLayout
 from .request import (
     _TITLE_TYPES,
     STRICT,
@@ -51,10 +51,10 @@ from .request import (
 from .request import typed_options as _typed_options
 
 if TYPE_CHECKING:
-    from ..processors import RequestLike
+    from .._processors import RequestLike
     from ..release import Release
-    from ..syntax.blocks import SystemBlock
-    from ..syntax.protocols import TurnSyntax
+    from ..syntax._blocks import SystemBlock
+    from ..syntax._protocols import TurnSyntax
 
 __all__ = ["ReleaseInputProcessor"]
 

@@ -11,8 +11,8 @@ import json
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
 
-from ..errors import InvalidRequestError, quote
-from ..plaindicts import (
+from .._errors import InvalidRequestError, quote
+from .._plaindicts import (
     OPENAI_REQUEST_PARAMETERS,
     REQUEST_FIELDS,
     are_plain_keys,
@@ -20,9 +20,9 @@ from ..plaindicts import (
 )
 
 if TYPE_CHECKING:
-    from ..processors import RequestLike
+    from .._processors import RequestLike
+    from .._types import ChatCompletion
     from ..release import Release
-    from ..types import ChatCompletion
 
 __all__ = [
     "STRICT",
@@ -289,7 +289,7 @@ def plain_fields(data: dict[str, Any]) -> PlainFields | None:
     ``None`` unless every top-level key is a request field or an ignored OpenAI/vLLM
     parameter (not ``extra_body``, whose contents validation moves), ``model`` a string
     or null, ``messages`` a non-empty list, ``documents`` a list or null, each tool plain
-    (:func:`~granite_formatters.plaindicts.is_plain_tool`). ``chat_template_kwargs`` is
+    (:func:`~granite_formatters._plaindicts.is_plain_tool`). ``chat_template_kwargs`` is
     free-form (the renderer judges each key against the release's options), so it needs
     only be a dict of ``str`` keys without ``documents`` (which validation moves).
     """
@@ -352,7 +352,7 @@ def view(
     """
     global _VALIDATION
     if _VALIDATION is None:
-        from ..types import ChatCompletion, coerce_request
+        from .._types import ChatCompletion, coerce_request
 
         _VALIDATION = (ChatCompletion, coerce_request)
     completion_type, coerce = _VALIDATION
@@ -413,7 +413,7 @@ def view(
 
 def revalidated(request: Any) -> RequestView:
     """A typed request validated again from its data (it was changed after validation)."""
-    from ..types import ChatCompletion, coerce_request
+    from .._types import ChatCompletion, coerce_request
 
     data = request.model_dump(exclude_unset=True, warnings=False)
     validated: RequestView = coerce_request(data, ChatCompletion)

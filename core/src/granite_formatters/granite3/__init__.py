@@ -7,7 +7,7 @@ public modules hold the rest, each named for what it holds: :mod:`.prompt_format
 system prompts' wording), :mod:`.tokens`, :mod:`.dates`, :mod:`.citations` (what a new
 citation format is built from), :mod:`.cite_format` and :mod:`.co_format` (the two
 bundled citation formats). The citation syntaxes themselves, with their reader stage
-(the core's one parser runs it), are in :mod:`granite_formatters.syntax.citations`.
+(the core's one parser runs it), are in :mod:`granite_formatters.syntax._citations`.
 
 The tokens are imported with this package; the request and message types (pydantic),
 :func:`sanitize` and the citation formats are imported on first use of one of their
@@ -19,7 +19,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from .._lazy import lazy_getattr
-from .tokens import (
+from ._tokens import (
     END_OF_ROLE,
     END_OF_TEXT,
     GRANITE3_SPECIAL_TOKENS,
@@ -28,11 +28,11 @@ from .tokens import (
 )
 
 if TYPE_CHECKING:
-    from ..syntax.citations.format import CitationFormat
+    from ..syntax._citations.format import CitationFormat
+    from ._cite_format import CITE_TOKEN_CITATIONS
+    from ._co_format import CO_CITATIONS
     from ._sanitize import sanitize
-    from .cite_format import CITE_TOKEN_CITATIONS
-    from .co_format import CO_CITATIONS
-    from .types import (
+    from ._types import (
         Citation,
         Granite3AssistantMessage,
         Granite3ChatCompletion,
@@ -44,15 +44,15 @@ if TYPE_CHECKING:
 # Types and output-side names, imported from their modules on first access.
 _LAZY = {
     "sanitize": "_sanitize",
-    "Citation": "types",
-    "Granite3AssistantMessage": "types",
-    "Granite3ChatCompletion": "types",
-    "Granite3Controls": "types",
-    "Granite3Kwargs": "types",
-    "Hallucination": "types",
-    "CITE_TOKEN_CITATIONS": "cite_format",
-    "CO_CITATIONS": "co_format",
-    "CitationFormat": "citations",
+    "Citation": "_types",
+    "Granite3AssistantMessage": "_types",
+    "Granite3ChatCompletion": "_types",
+    "Granite3Controls": "_types",
+    "Granite3Kwargs": "_types",
+    "Hallucination": "_types",
+    "CITE_TOKEN_CITATIONS": "_cite_format",
+    "CO_CITATIONS": "_co_format",
+    "CitationFormat": "_citations",
 }
 
 

@@ -5,17 +5,17 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from .._engine.parse import ReleaseOutputProcessor
-from .types import Granite3AssistantMessage
+from ._types import Granite3AssistantMessage
 
 if TYPE_CHECKING:
-    from ..processors import RequestLike
+    from .._processors import RequestLike
 
 __all__ = ["CitedOutputProcessor"]
 
 
 class CitedOutputProcessor(ReleaseOutputProcessor):
     """The engine's processor of a release with citations: its messages are
-    :class:`~granite_formatters.granite3.types.Granite3AssistantMessage`."""
+    :class:`~granite_formatters.granite3._types.Granite3AssistantMessage`."""
 
     message_type = Granite3AssistantMessage
 

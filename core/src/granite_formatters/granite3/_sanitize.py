@@ -5,14 +5,14 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
-from ..errors import InvalidRequestError, quote
-from ..special_tokens import SpecialTokens, remove_special_tokens_in_json
-from ..types import coerce_request
-from .tokens import GRANITE3_SPECIAL_TOKENS
-from .types import Granite3ChatCompletion
+from .._errors import InvalidRequestError, quote
+from .._special_tokens import SpecialTokens, remove_special_tokens_in_json
+from .._types import coerce_request
+from ._tokens import GRANITE3_SPECIAL_TOKENS
+from ._types import Granite3ChatCompletion
 
 if TYPE_CHECKING:
-    from ..processors import RequestLike
+    from .._processors import RequestLike
 
 __all__ = ["SANITIZE_PARTS", "sanitize"]
 

@@ -8,9 +8,9 @@ The Granite 3 citation syntaxes are the subpackage :mod:`.citations`, not import
 
 from __future__ import annotations
 
-from .blocks import SystemBlock, listed_function
-from .context_turns import DocumentsTurn, DocumentTurnPerDocument, ToolsTurn
-from .controls import (
+from ._blocks import SystemBlock, listed_function
+from ._context_turns import DocumentsTurn, DocumentTurnPerDocument, ToolsTurn
+from ._controls import (
     CONTROL_VALUES,
     CONTROLS,
     Controls,
@@ -18,11 +18,11 @@ from .controls import (
     thinking_option_error,
     valid_control_items,
 )
-from .dated_layout import DatedLayout
-from .json_blocks import JSON_BLOCKS, JsonBlocks, decode_json_block
-from .json_list import JSON_LIST, JsonList, decode_json_list, json_list_call_name
-from .marked_reasoning import THINK_RESPONSE, THOUGHT_PHRASES, MarkedReasoning
-from .protocols import (
+from ._dated_layout import DatedLayout
+from ._json_blocks import JSON_BLOCKS, JsonBlocks, decode_json_block
+from ._json_list import JSON_LIST, JsonList, decode_json_list, json_list_call_name
+from ._marked_reasoning import THINK_RESPONSE, THOUGHT_PHRASES, MarkedReasoning
+from ._protocols import (
     BlockReader,
     HistoryCall,
     HistoryWriter,
@@ -30,17 +30,17 @@ from .protocols import (
     ToolCallSyntax,
     TurnSyntax,
 )
-from .reasoning import (
+from ._reasoning import (
     OPENED_THINK,
     OpenedReasoningReader,
     OpenedThink,
     effort_option_error,
     think_option_error,
 )
-from .system_blocks_layout import SYSTEM_BLOCKS, SystemBlocksLayout
-from .system_prompt import DatedSystemPrompt, format_date
-from .turns import CHATML, GRANITE_ROLES, ToolResults, Turns
-from .xml_functions import (
+from ._system_blocks_layout import SYSTEM_BLOCKS, SystemBlocksLayout
+from ._system_prompt import DatedSystemPrompt, format_date
+from ._turns import CHATML, GRANITE_ROLES, ToolResults, Turns
+from ._xml_functions import (
     XML_FUNCTIONS,
     ToolSchemas,
     XmlBlockReader,

@@ -46,11 +46,11 @@ from typing import Any, ClassVar
 import attrs
 import pytest
 
-from .. import plugins as _plugins
-from ..errors import DroppedInputWarning
-from ..plugins import PluginHost
-from ..processors import InputProcessor, OutputProcessor
-from ..types import AssistantMessage
+from .. import _plugins as _plugins
+from .._errors import DroppedInputWarning
+from .._plugins import PluginHost
+from .._processors import InputProcessor, OutputProcessor
+from .._types import AssistantMessage
 
 __all__ = [
     "FUZZ_MARKERS",
@@ -143,7 +143,7 @@ def render_chat_template(
     (>= 3.1); without it this raises :class:`ImportError` saying so.
     """
     try:
-        from .. import hf_template as _chat_template
+        from .. import _hf_template as _chat_template
     except ImportError as missing:
         raise ImportError(
             "render_chat_template needs jinja2 (>= 3.1) to render the official chat "

@@ -41,17 +41,19 @@ from typing import Any, ClassVar, cast
 
 import pytest
 
-from ..errors import InvalidRequestError
+from .._errors import InvalidRequestError
+from .._processors import Formatter, InputProcessor
+from .._types import ChatCompletion
 from ..granite3 import (
     END_OF_TEXT,
     TOOL_CALL,
     Granite3ChatCompletion,
-    dates,
     sanitize,
 )
-from ..processors import Formatter, InputProcessor
+from ..granite3 import (
+    _dates as dates,
+)
 from ..release import Release
-from ..types import ChatCompletion
 from . import GoldenCase, _required, render_chat_template
 
 __all__ = ["Granite3InputContractTests"]
@@ -254,7 +256,7 @@ class Granite3InputContractTests:
         )
         assert len(set(names)) == len(names), "two golden cases have the same name"
 
-    @pytest.mark.filterwarnings("ignore::granite_formatters.errors.DroppedInputWarning")
+    @pytest.mark.filterwarnings("ignore::granite_formatters._errors.DroppedInputWarning")
     def test_golden_prompt(self, golden_case: GoldenCase | None) -> None:
         request, today = self._golden(golden_case)
         assert golden_case is not None

@@ -13,11 +13,11 @@ from typing import TYPE_CHECKING
 
 from granite_formatters import hookimpl
 
-from .demo import DEMO
+from ._demo import DEMO
 
 if TYPE_CHECKING:
     from granite_formatters import Register
-    from granite_formatters.hookspecs import RegisterHint
+    from granite_formatters._hookspecs import RegisterHint
 
 __all__ = ["register_formatters"]
 

@@ -8,7 +8,8 @@ lists, and the ``thinking`` and ``controls`` options. See ``docs/syntaxes.md``.
 from __future__ import annotations
 
 from granite_formatters import Release
-from granite_formatters.granite3.co_format import CO_CITATIONS
+from granite_formatters.granite3._co_format import CO_CITATIONS
+from granite_formatters.granite3._tokens import GRANITE3_SPECIAL_TOKENS, TOOL_CALL
 from granite_formatters.granite3.prompt_format import (
     CO_CITATIONS_INSTRUCTION,
     DOCUMENTS_INSTRUCTION,
@@ -19,7 +20,6 @@ from granite_formatters.granite3.prompt_format import (
     TOOLS_AND_DOCUMENTS_INSTRUCTION,
     TOOLS_INSTRUCTION,
 )
-from granite_formatters.granite3.tokens import GRANITE3_SPECIAL_TOKENS, TOOL_CALL
 from granite_formatters.release import Option
 from granite_formatters.syntax import (
     CONTROLS,

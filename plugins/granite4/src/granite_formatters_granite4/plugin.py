@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 
 from granite_formatters import hookimpl
 
-from .demo import DEMO
+from ._demo import DEMO
 
 if TYPE_CHECKING:
     from granite_formatters import Register

@@ -1,0 +1,242 @@
+"""One chat request's way through a completions backend, shared by ``serve`` and ``batch``.
+
+A request body becomes a :class:`Prepared` request (formatter, generation options, the
+prompt) or a :class:`Refusal`; the backend's answer is collected and parsed into a
+``chat.completion`` body. The HTTP server and the batch command differ only in how
+requests arrive and answers leave.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Mapping
+from typing import Any
+
+import attrs
+import httpx
+
+from .._api import get_formatter
+from .._errors import InvalidRequestError, UnknownModelError
+from .._processors import Formatter
+from ..granite3._cite_format import TOKENS_SKIPPED_NOTE
+from .backends import Backend, BackendError, Finish, Piece
+from .effort import effort_refusal
+from .params import GenerationParams, chat_request, read_params
+from .public import request_text, unknown_model_text
+from .responses import completion, openai_message
+
+__all__ = [
+    "SPECIAL_TOKENS_DROPPED",
+    "Answer",
+    "Prepared",
+    "Refusal",
+    "answer_events",
+    "collect",
+    "completion_body",
+    "dropped_tokens_text",
+    "open_answer",
+    "parse_answer",
+    "prepare",
+    "text_stop",
+]
+
+
+class Refusal(Exception):
+    """A request refused before any generation: the HTTP ``status``, the field ``param``
+    at fault (if one is) and an OpenAI error ``code`` (if there is one)."""
+
+    def __init__(
+        self, status: int, message: str, param: str | None = None, code: str | None = None
+    ) -> None:
+        super().__init__(message)
+        self.status = status
+        self.param = param
+        self.code = code
+
+
+@attrs.define
+class Prepared:
+    """A request ready for the backend."""
+
+    formatter: Formatter
+    request: dict[str, Any]
+    params: GenerationParams
+    prompt: str
+    backend_model: str
+    #: The special tokens the answer may hold, which the backend is asked to print.
+    preserve: tuple[str, ...] = ()
+
+
+@attrs.frozen
+class Answer:
+    """The backend's whole answer: its text, token logprobs and how it finished."""
+
+    text: str
+    logprobs: list[dict[str, Any]]
+    finish: Finish
+
+
+#: Granite's BOS and EOS token in every release: it ends the answer, never part of it.
+_END_OF_TEXT = "<|end_of_text|>"
+
+#: The code of the warning given when the backend removed the answer's special tokens.
+SPECIAL_TOKENS_DROPPED = "special_tokens_dropped"
+
+
+def _answer_tokens(formatter: Formatter) -> tuple[str, ...]:
+    """The release's special tokens an answer may hold: all but its stop strings (the
+    end of the answer) and the tokens the parser drops."""
+    release = formatter.release
+    if release is None:
+        return ()
+    ends = {*release.stop_strings, *release.dropped_tokens, _END_OF_TEXT}
+    return tuple(token for token in release.special_tokens.tokens if token not in ends)
+
+
+def prepare(
+    body: Any, backend: Backend, models: Mapping[str, str], max_prompt_chars: int
+) -> Prepared:
+    """``body`` (a decoded chat-completion request) checked and formatted; ``models`` maps
+    the names served to the backend's names (empty: every installed model, as named)."""
+    try:
+        if not isinstance(body, dict):
+            raise InvalidRequestError("the request body must be a JSON object")
+        params = read_params(body, backend.kind)
+    except InvalidRequestError as exc:
+        raise Refusal(400, str(exc), exc.field) from None
+    if models:
+        backend_model = models.get(params.model)
+        if backend_model is None:
+            raise Refusal(404, unknown_model_text(params.model), "model", "model_not_found")
+    else:
+        backend_model = params.model
+    try:
+        formatter = get_formatter(params.model)
+    except UnknownModelError as exc:
+        raise Refusal(
+            404, unknown_model_text(params.model, exc), "model", "model_not_found"
+        ) from None
+    if params.logprobs and not backend.supports_logprobs:
+        raise Refusal(
+            400, f"logprobs are not supported with the {backend.kind} backend", "logprobs"
+        )
+    if body.get("reasoning_effort") is not None:
+        refusal = effort_refusal(formatter, params.model)
+        if refusal is not None:
+            raise Refusal(400, refusal, "reasoning_effort")
+    request_body = chat_request(body)
+    try:
+        prompt = formatter.format(request_body)
+    except InvalidRequestError as exc:
+        raise Refusal(400, request_text(str(exc)), exc.field) from None
+    except ValueError as exc:
+        raise Refusal(400, request_text(str(exc))) from None
+    if len(prompt) > max_prompt_chars:
+        raise Refusal(
+            413,
+            f"the prompt is {len(prompt)} characters, over the limit of {max_prompt_chars}",
+            "messages",
+        )
+    return Prepared(
+        formatter, request_body, params, prompt, backend_model, _answer_tokens(formatter)
+    )
+
+
+async def open_answer(
+    client: httpx.AsyncClient, backend: Backend, prepared: Prepared
+) -> httpx.Response:
+    """Send ``prepared`` to the backend; the caller must ``aclose()`` the response."""
+    return await backend.open(
+        client,
+        prepared.prompt,
+        prepared.backend_model,
+        prepared.params,
+        prepared.request,
+        tuple(getattr(prepared.formatter, "stop_strings", ())),
+        prepared.preserve,
+    )
+
+
+def answer_events(
+    backend: Backend, response: httpx.Response, prepared: Prepared, max_bytes: int | None
+) -> AsyncIterator[Piece | Finish]:
+    """The backend's events for ``prepared``, logprobs cut to what the request asked."""
+    events = backend.stream(response, max_bytes)
+    if prepared.params.logprobs:
+        events = _with_logprobs(events, prepared.params.top_logprobs or 0)
+    return events
+
+
+async def _with_logprobs(
+    events: AsyncIterator[Piece | Finish], top: int
+) -> AsyncIterator[Piece | Finish]:
+    """``events`` with each token's alternatives cut to the ``top`` the client asked for;
+    text that comes without logprobs is a :class:`BackendError` (never an empty list)."""
+    async for event in events:
+        if isinstance(event, Piece):
+            if event.text and not event.logprobs:
+                raise BackendError("the backend sent no logprobs with the answer's tokens")
+            if any(len(entry.get("top_logprobs", ())) > top for entry in event.logprobs):
+                cut = ({**e, "top_logprobs": e["top_logprobs"][:top]} for e in event.logprobs)
+                event = Piece(event.text, tuple(cut))
+        yield event
+
+
+async def collect(events: AsyncIterator[Piece | Finish]) -> Answer:
+    """All of ``events`` (read to their end, so the connection is reused)."""
+    pieces: list[str] = []
+    logprobs: list[dict[str, Any]] = []
+    finish = None
+    async for event in events:
+        if isinstance(event, Piece):
+            pieces.append(event.text)
+            logprobs.extend(event.logprobs)
+        else:
+            finish = event
+    if finish is None:
+        raise Backend.ended_early()
+    return Answer("".join(pieces), logprobs, finish)
+
+
+def text_stop(finish: Finish) -> str | None:
+    """The stop string the backend matched, for the parsed message (a token id is not
+    text: it stays on the response's choice only)."""
+    return finish.stop_reason if isinstance(finish.stop_reason, str) else None
+
+
+def parse_answer(prepared: Prepared, text: str, stop: str | None) -> Any:
+    """The parsed assistant message of the whole answer ``text`` (parsed as a stream of
+    one chunk, which is what a batch parse is, so that the matched ``stop`` string
+    reaches the message as it does when streaming)."""
+    parser = prepared.formatter.stream_parser(prepared.request)
+    parser.feed(text)
+    parser.close(stop_reason=stop)
+    return parser.message
+
+
+def dropped_tokens_text(message: Any, backend: Backend) -> str | None:
+    """The warning for an answer whose special tokens the backend removed (else ``None``)."""
+    if TOKENS_SKIPPED_NOTE not in getattr(message, "notes", ()):
+        return None
+    return (
+        "the backend removed the special tokens of the answer, so its citations "
+        f"cannot be located and none are returned: {backend.special_tokens_advice}"
+    )
+
+
+def completion_body(
+    prepared: Prepared,
+    message: Any,
+    answer: Answer,
+    warnings: list[dict[str, str]] | None = None,
+) -> dict[str, Any]:
+    """The ``chat.completion`` body of a parsed answer."""
+    finish = answer.finish
+    return completion(
+        prepared.params.model,
+        openai_message(message),
+        finish.reason,
+        finish.usage,
+        answer.logprobs if prepared.params.logprobs else None,
+        finish.stop_reason,
+        warnings,
+    )

@@ -1,0 +1,57 @@
+"""What an HTTP client is told: library and backend errors in short, HTTP-facing texts.
+
+Library errors speak to Python callers (``strict=False``, ``special_tokens='strip'``); a
+client of the server cannot pass those, so the sentences that suggest them are left out.
+Backend errors hold the backend's URL and whatever the backend sent (which may quote the
+prompt): clients get the first clause only, the whole text goes to the log with
+``--log-prompts``.
+"""
+
+from __future__ import annotations
+
+import re
+
+from .._errors import UnknownModelError, quote
+from .backends import BackendError
+
+__all__ = ["backend_text", "request_text", "unknown_model_text"]
+
+# A sentence that names a Python argument of the library.
+_PYTHON_OPTION = re.compile(r"\b(?:strict|special_tokens)=")
+# Where such a sentence turns from advice an HTTP client can follow to a Python argument.
+_PYTHON_TURN = re.compile(r",? or pass |\s*\(or ")
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
+
+
+def request_text(message: str) -> str:
+    """``message`` without its advice about Python arguments."""
+    if _PYTHON_OPTION.search(message) is None:
+        return message
+    kept = []
+    for sentence in _SENTENCE_END.split(message):
+        if _PYTHON_OPTION.search(sentence) is None:
+            kept.append(sentence)
+            continue
+        turn = _PYTHON_TURN.search(sentence)
+        if turn is not None and turn.start() > 0:
+            kept.append(sentence[: turn.start()].rstrip(" ,") + ".")
+    return " ".join(kept)
+
+
+def backend_text(error: BackendError) -> str:
+    """The client's text for ``error``: what failed, without the backend's URL or words.
+
+    A 4xx is the server's own word about the request (a prompt that leaves no room in
+    the model's context) and is given whole."""
+    if error.status < 500:
+        return str(error)
+    head = str(error).split(": ", 1)[0]
+    return re.sub(r" at \S+$", "", head)
+
+
+def unknown_model_text(name: str, error: UnknownModelError | None = None) -> str:
+    """One short line for a model this server does not serve."""
+    text = f"the model {quote(name)} is not served here; GET /v1/models lists the models"
+    if error is not None and error.suggestions:
+        text += " (did you mean " + ", ".join(quote(s) for s in error.suggestions[:3]) + "?)"
+    return text
