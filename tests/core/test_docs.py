@@ -117,7 +117,7 @@ def test_adding_a_release_names_what_exists() -> None:
         )
         assert getattr(granite3, name) is declared
         assert (
-            getattr(__import__(f"granite_formatters.granite3.{module}", fromlist=[name]), name)
+            getattr(__import__(f"granite_formatters.granite3._{module}", fromlist=[name]), name)
             is declared
         )
     assert "`BUNDLED_PLUGINS`" in text
