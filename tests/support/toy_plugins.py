@@ -62,9 +62,7 @@ MakeDist = Callable[..., str]
 
 
 GOOD_PLUGIN = """
-from granite_formatters import hookimpl
-from granite_formatters._processors import InputProcessor, OutputProcessor
-from granite_formatters._types import AssistantMessage
+from granite_formatters import AssistantMessage, InputProcessor, OutputProcessor, hookimpl
 
 class In(InputProcessor):
     def transform(self, chat_completion, add_generation_prompt=True, *, today=None, special_tokens=None, strict=True):

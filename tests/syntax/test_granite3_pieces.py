@@ -16,10 +16,9 @@ from granite_formatters.syntax import (
     DocumentsTurn,
     DocumentTurnPerDocument,
     ToolsTurn,
-    controls_problem,
-    format_date,
-    valid_control_items,
 )
+from granite_formatters.syntax._controls import controls_problem, valid_control_items
+from granite_formatters.syntax._system_prompt import format_date
 
 PROMPT = DatedSystemPrompt(
     preamble="Date: {date}.",

@@ -16,7 +16,8 @@ from granite_formatters import Release
 from granite_formatters._errors import InvalidRequestError
 from granite_formatters._streaming import Delta
 from granite_formatters._types import AssistantMessage, ToolCall
-from granite_formatters.syntax import JSON_LIST, HistoryCall, decode_json_list
+from granite_formatters.syntax import JSON_LIST, HistoryCall
+from granite_formatters.syntax._json_list import decode_json_list
 
 from support.history_writer import PlainWriter
 from support.toy_release import toy_release

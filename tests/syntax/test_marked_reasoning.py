@@ -17,8 +17,8 @@ from granite_formatters.syntax import (
     JSON_LIST,
     THINK_RESPONSE,
     THOUGHT_PHRASES,
-    MarkedReasoning,
 )
+from granite_formatters.syntax._marked_reasoning import MarkedReasoning
 
 from support.toy_release import toy_release
 

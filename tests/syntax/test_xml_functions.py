@@ -12,7 +12,8 @@ from hypothesis import strategies as st
 
 from granite_formatters._errors import InvalidRequestError
 from granite_formatters._toolcalljson import SURROGATES_REPLACED
-from granite_formatters.syntax import XML_FUNCTIONS, HistoryCall, XmlBlockReader
+from granite_formatters.syntax import XML_FUNCTIONS, HistoryCall
+from granite_formatters.syntax._xml_functions import XmlBlockReader
 
 from support import oracle
 from support.history_writer import PlainWriter

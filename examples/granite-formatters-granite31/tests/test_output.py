@@ -8,8 +8,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from granite_formatters import get_formatter
-from granite_formatters._processors import OutputProcessor, declared_message_type
+from granite_formatters import OutputProcessor, get_formatter
 from granite_formatters.granite3 import Granite3AssistantMessage
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -81,7 +80,7 @@ def test_formatter_parse_is_the_output_processor() -> None:
     processor = formatter.output_processor
     # The declared release's parser, whose messages carry citations and hallucinations.
     assert processor == GRANITE31.output_processor()
-    assert declared_message_type(processor) is Granite3AssistantMessage
+    assert processor.message_type is Granite3AssistantMessage
     message = formatter.parse(RAG_OUTPUT, RAG_REQUEST)
     assert (
         message.model_dump()

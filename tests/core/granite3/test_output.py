@@ -28,8 +28,9 @@ from granite_formatters.granite3._citations import (
 )
 from granite_formatters.granite3._output_processor import CitedOutputProcessor
 from granite_formatters.granite3._types import Citation, Granite3ChatCompletion, Hallucination
-from granite_formatters.syntax import JSON_LIST, MarkedReasoning
+from granite_formatters.syntax import JSON_LIST
 from granite_formatters.syntax._citations.spans import ContextLocator
+from granite_formatters.syntax._marked_reasoning import MarkedReasoning
 
 from .test_citetags import PointTags
 from support.granite3_output_support import (

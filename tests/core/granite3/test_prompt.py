@@ -38,8 +38,8 @@ from granite_formatters.granite3 import (
 from granite_formatters.syntax import (
     CONTROLS,
     GRANITE_ROLES,
-    format_date,
 )
+from granite_formatters.syntax._system_prompt import format_date
 
 from support import oracle
 from support.granite3_support import TOKENS, strip_tokens, valid_requests

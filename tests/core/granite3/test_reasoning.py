@@ -15,9 +15,10 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from granite_formatters.granite3._citations import BoundedPattern, Lit, PatternSet, Rep
-from granite_formatters.syntax import JSON_LIST, MarkedReasoning
+from granite_formatters.syntax import JSON_LIST
 from granite_formatters.syntax._citations.sections import SectionSplitter
 from granite_formatters.syntax._citations.stages import CONTENT, ChannelSink, Outbox
+from granite_formatters.syntax._marked_reasoning import MarkedReasoning
 
 from support.granite3_output_support import cuts_for
 from support.toy_release import toy_release

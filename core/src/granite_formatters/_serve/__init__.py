@@ -7,7 +7,7 @@ message, streamed or not. It needs the optional ``serve`` extra::
 
     pip install "./core[serve]"
 
->>> from granite_formatters._serve import ServeConfig, create_app   # doctest: +SKIP
+>>> from granite_formatters.serve import ServeConfig, create_app    # doctest: +SKIP
 >>> app = create_app(ServeConfig(backend="http://127.0.0.1:8001/v1"))   # doctest: +SKIP
 """
 

@@ -1,27 +1,22 @@
-"""The syntax vocabulary: turns, tool calls, system blocks, and the protocols they implement.
+"""The syntax vocabulary a :class:`~granite_formatters.Release` composes: the protocols a
+syntax implements, the bundled syntax values, the context turns and system prompts a
+release declares, and the checks of its template options.
 
-Each module holds one syntax serving both directions (written into prompts, read from
-output). A :class:`~granite_formatters.Release` composes them; see ``docs/syntaxes.md``.
-The Granite 3 citation syntaxes are the subpackage :mod:`.citations`, not imported here
-(a release that declares one loads it).
+Each private module holds one syntax serving both directions (written into prompts,
+read from output); see ``docs/syntaxes.md``. The Granite 3 citation syntaxes are in the
+private subpackage ``_citations``, loaded only by a release that declares one (their
+public names are in :mod:`granite_formatters.granite3`).
 """
 
 from __future__ import annotations
 
 from ._blocks import SystemBlock, listed_function
 from ._context_turns import DocumentsTurn, DocumentTurnPerDocument, ToolsTurn
-from ._controls import (
-    CONTROL_VALUES,
-    CONTROLS,
-    Controls,
-    controls_problem,
-    thinking_option_error,
-    valid_control_items,
-)
+from ._controls import CONTROLS, thinking_option_error
 from ._dated_layout import DatedLayout
-from ._json_blocks import JSON_BLOCKS, JsonBlocks, decode_json_block
-from ._json_list import JSON_LIST, JsonList, decode_json_list, json_list_call_name
-from ._marked_reasoning import THINK_RESPONSE, THOUGHT_PHRASES, MarkedReasoning
+from ._json_blocks import JSON_BLOCKS
+from ._json_list import JSON_LIST
+from ._marked_reasoning import THINK_RESPONSE, THOUGHT_PHRASES
 from ._protocols import (
     BlockReader,
     HistoryCall,
@@ -30,69 +25,42 @@ from ._protocols import (
     ToolCallSyntax,
     TurnSyntax,
 )
-from ._reasoning import (
-    OPENED_THINK,
-    OpenedReasoningReader,
-    OpenedThink,
-    effort_option_error,
-    think_option_error,
-)
-from ._system_blocks_layout import SYSTEM_BLOCKS, SystemBlocksLayout
-from ._system_prompt import DatedSystemPrompt, format_date
-from ._turns import CHATML, GRANITE_ROLES, ToolResults, Turns
-from ._xml_functions import (
-    XML_FUNCTIONS,
-    ToolSchemas,
-    XmlBlockReader,
-    XmlFunctions,
-    decode_arguments,
-)
+from ._reasoning import OPENED_THINK, effort_option_error, think_option_error
+from ._system_blocks_layout import SystemBlocksLayout
+from ._system_prompt import DatedSystemPrompt
+from ._turns import CHATML, GRANITE_ROLES
+from ._xml_functions import XML_FUNCTIONS
 
 __all__ = [
-    "CONTROLS",
-    "CONTROL_VALUES",
-    "Controls",
-    "DatedLayout",
-    "DatedSystemPrompt",
-    "SYSTEM_BLOCKS",
-    "SystemBlocksLayout",
-    "DocumentTurnPerDocument",
-    "DocumentsTurn",
-    "ToolsTurn",
-    "controls_problem",
-    "format_date",
-    "thinking_option_error",
-    "valid_control_items",
+    # The protocols a syntax implements.
+    "BlockReader",
+    "HistoryCall",
+    "HistoryWriter",
+    "ReasoningSyntax",
+    "ToolCallSyntax",
+    "TurnSyntax",
+    # The bundled syntaxes.
     "CHATML",
     "GRANITE_ROLES",
     "JSON_BLOCKS",
     "JSON_LIST",
-    "OPENED_THINK",
     "XML_FUNCTIONS",
-    "BlockReader",
-    "HistoryCall",
-    "HistoryWriter",
-    "JsonBlocks",
-    "JsonList",
-    "MarkedReasoning",
+    "OPENED_THINK",
     "THINK_RESPONSE",
     "THOUGHT_PHRASES",
-    "OpenedReasoningReader",
-    "OpenedThink",
-    "ReasoningSyntax",
+    "CONTROLS",
+    # The two prompt layouts a release names.
+    "DatedLayout",
+    "SystemBlocksLayout",
+    # What a release declares around them.
+    "DatedSystemPrompt",
+    "DocumentTurnPerDocument",
+    "DocumentsTurn",
     "SystemBlock",
-    "ToolCallSyntax",
-    "ToolResults",
-    "ToolSchemas",
-    "TurnSyntax",
-    "Turns",
-    "XmlBlockReader",
-    "XmlFunctions",
-    "decode_arguments",
-    "decode_json_block",
-    "decode_json_list",
-    "effort_option_error",
-    "json_list_call_name",
+    "ToolsTurn",
     "listed_function",
+    # The checks of template options.
+    "effort_option_error",
     "think_option_error",
+    "thinking_option_error",
 ]

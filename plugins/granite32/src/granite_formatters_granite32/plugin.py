@@ -17,7 +17,7 @@ from ._demo import DEMO
 
 if TYPE_CHECKING:
     from granite_formatters import Register
-    from granite_formatters._hookspecs import RegisterHint
+    from granite_formatters.hookspecs import RegisterHint
 
 __all__ = ["register_formatters"]
 

@@ -8,8 +8,7 @@ lists, and the ``thinking`` and ``controls`` options. See ``docs/syntaxes.md``.
 from __future__ import annotations
 
 from granite_formatters import Release
-from granite_formatters.granite3._co_format import CO_CITATIONS
-from granite_formatters.granite3._tokens import GRANITE3_SPECIAL_TOKENS, TOOL_CALL
+from granite_formatters.granite3 import CO_CITATIONS, GRANITE3_SPECIAL_TOKENS, TOOL_CALL
 from granite_formatters.granite3.prompt_format import (
     CO_CITATIONS_INSTRUCTION,
     DOCUMENTS_INSTRUCTION,

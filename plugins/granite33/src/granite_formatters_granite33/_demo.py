@@ -4,7 +4,7 @@ a retrieval-augmented request with citations and hallucination flags.
 
 from __future__ import annotations
 
-from granite_formatters._records import Demo
+from granite_formatters.records import Demo
 from granite_formatters.samples import RAG_REQUEST, SAMPLE_DAY
 
 __all__ = ["DEMO"]

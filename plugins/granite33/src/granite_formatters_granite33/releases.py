@@ -8,9 +8,7 @@ Granite 3.2's layout with the 3.3 wording: the tools in an ``available_tools`` t
 from __future__ import annotations
 
 from granite_formatters import Release
-from granite_formatters._special_tokens import SpecialTokens
-from granite_formatters.granite3._cite_format import CITE_TOKEN_CITATIONS
-from granite_formatters.granite3._tokens import GRANITE3_SPECIAL_TOKENS, TOOL_CALL
+from granite_formatters.granite3 import CITE_TOKEN_CITATIONS, GRANITE3_SPECIAL_TOKENS, TOOL_CALL
 from granite_formatters.granite3.prompt_format import (
     DOCUMENTS_INSTRUCTION,
     PLAIN_INSTRUCTION,
@@ -18,6 +16,7 @@ from granite_formatters.granite3.prompt_format import (
     THINKING_INSTRUCTION_INTRO,
 )
 from granite_formatters.release import Option
+from granite_formatters.special_tokens import SpecialTokens
 from granite_formatters.syntax import (
     CONTROLS,
     GRANITE_ROLES,

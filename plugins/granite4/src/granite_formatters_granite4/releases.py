@@ -12,8 +12,8 @@ from typing import Any
 import attrs
 
 from granite_formatters import Release
-from granite_formatters._special_tokens import SpecialTokens
 from granite_formatters.release import Option
+from granite_formatters.special_tokens import SpecialTokens
 from granite_formatters.syntax import GRANITE_ROLES, JSON_BLOCKS, SystemBlock, SystemBlocksLayout
 
 __all__ = [

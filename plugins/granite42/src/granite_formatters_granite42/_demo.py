@@ -4,7 +4,7 @@ a request with one tool, answered by reasoning and an XML tool call.
 
 from __future__ import annotations
 
-from granite_formatters._records import Demo
+from granite_formatters.records import Demo
 from granite_formatters.samples import SAMPLE_DAY, TOOL_REQUEST
 
 __all__ = ["DEMO"]

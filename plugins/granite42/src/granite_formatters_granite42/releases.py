@@ -4,8 +4,8 @@ prompt, XML function/parameter tool calls (see docs/granite42.md)."""
 from __future__ import annotations
 
 from granite_formatters import Release
-from granite_formatters._special_tokens import SpecialTokens
 from granite_formatters.release import Option
+from granite_formatters.special_tokens import SpecialTokens
 from granite_formatters.syntax import (
     CHATML,
     OPENED_THINK,

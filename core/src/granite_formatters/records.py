@@ -1,0 +1,8 @@
+"""The records the library hands out (models, plugins, name resolutions) and the demo a
+plugin may register with a model."""
+
+from __future__ import annotations
+
+from ._records import Demo, ModelInfo, PluginInfo, Resolution
+
+__all__ = ["Demo", "ModelInfo", "PluginInfo", "Resolution"]
