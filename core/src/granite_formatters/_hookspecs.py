@@ -43,7 +43,10 @@ id = ``"module:attribute"`` of its release) is no part of the contract a plugin 
 meet: the core reads the bundled distributions' catalogues only, to resolve their model
 ids without importing any plugin, and resolves every other name, and every plugin
 written against an earlier contract, through the hook as before
-(``docs/plugins/hooks.md``, "The model catalogue").
+(``docs/plugins/hooks.md``, "The model catalogue"). Of the package, a plugin imports
+only the public modules (``docs/api.md``, "The public surface"); one that imports a
+module since made private fails to load with a
+:class:`~granite_formatters.errors.PluginLoadError` that names where its public names went.
 
 History: 1.0, the hook and ``register`` with processors; 1.1, ``register(release=...)``
 and the ``special_tokens``/``strict`` options of ``InputProcessor.transform``; 1.2,

@@ -23,6 +23,7 @@ import attrs
 
 from ._catalog import CatalogEntry, read_catalog
 from ._errors import PluginLoadError, PluginWarning, quote
+from ._moved import moved_hint
 from ._names import normalize_model_name
 from ._records import Demo, FormatterSpec, Hint, PluginInfo
 from ._registry import ModelRegistry, new_formatter
@@ -408,7 +409,8 @@ class PluginHost:
             except KeyboardInterrupt:
                 raise
             except BaseException as exc:  # noqa: BLE001 - SystemExit at import too
-                self._fail(PluginLoadError(name, version, f"import failed: {exc!r}"), exc)
+                problem = f"import failed: {exc!r}{moved_hint(exc)}"
+                self._fail(PluginLoadError(name, version, problem), exc)
                 continue
             bundled = dist_name in BUNDLED_PLUGINS
             candidates.append(

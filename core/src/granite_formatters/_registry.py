@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 import attrs
 
 from ._errors import AmbiguousModelError, PluginLoadError, UnknownModelError, quote
+from ._moved import moved_hint
 from ._names import normalize_model_name
 from ._processors import Formatter, InputProcessor, OutputProcessor
 from ._records import Conflict, FormatterSpec, Hint, ModelInfo, PluginInfo, Resolution
@@ -72,7 +73,8 @@ def _instantiate(source: object, kind: type, spec: FormatterSpec) -> Any:
             raise PluginLoadError(
                 spec.plugin,
                 None,
-                f"cannot import {quote(source)} for model {spec.model_id}: {exc!r}",
+                f"cannot import {quote(source)} for model {spec.model_id}: {exc!r}"
+                + moved_hint(exc),
             ) from exc
     if isinstance(target, kind):
         return target
