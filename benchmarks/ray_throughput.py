@@ -71,7 +71,7 @@ def split(lines: list[dict[str, Any]], url: str) -> dict[str, tuple[float, float
     """Per record, in this process: (wall ms, CPU ms) of each step."""
     import httpx
 
-    from granite_formatters._batch.ray import FormatStage, ParseStage
+    from granite_formatters.batch import FormatStage, ParseStage
 
     fmt, parse = FormatStage(), ParseStage()
     client = httpx.Client()

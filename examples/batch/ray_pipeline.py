@@ -29,7 +29,7 @@ from typing import Any
 import httpx
 import ray
 
-from granite_formatters._batch.ray import FormatStage, ParseStage
+from granite_formatters.batch import FormatStage, ParseStage
 
 #: The columns CompletionsStage adds (ParseStage reads them).
 GENERATED = ("generated_text", "finish_reason", "stop_reason", "generation_error")

@@ -136,9 +136,10 @@ def test_each_module_publishes_exactly_its_listed_names(name: str) -> None:
     assert listed <= defined | imported, (
         f"{name} lists names it neither defines nor imports: {sorted(listed - defined - imported)}"
     )
-    if name == "granite_formatters.serve" and importlib.util.find_spec("starlette") is None:
-        # Without the serve extra (the core-only tox cells) it names the extra instead.
-        with pytest.raises(ImportError, match="needs the optional 'serve' extra"):
+    extra = {"granite_formatters.serve": "serve", "granite_formatters.batch": "ray"}.get(name)
+    if extra and importlib.util.find_spec("starlette") is None:
+        # Without the serve extra (the core-only tox cells) it names its extra instead.
+        with pytest.raises(ImportError, match=f"needs the optional '{extra}' extra"):
             importlib.import_module(name)
         return
     module = importlib.import_module(name)
@@ -147,8 +148,19 @@ def test_each_module_publishes_exactly_its_listed_names(name: str) -> None:
 
 
 def test_the_surface_fits_on_a_page() -> None:
+    """At most 25 names at the root and 120 distinct names in all: a name the root
+    re-exports from a public module (``Release``, the three everyday errors ...) is one
+    thing to learn, counted once."""
     assert len(CORE["granite_formatters"]) <= 25
-    assert sum(len(names) for names in CORE.values()) <= 120
+    distinct = {
+        (names_module, item)
+        for names_module, names in CORE.items()
+        for item in names
+        if names_module != "granite_formatters"
+    }
+    elsewhere = {item for _, item in distinct}
+    root_only = [item for item in CORE["granite_formatters"] if item not in elsewhere]
+    assert len(distinct) + len(root_only) <= 120
     assert sum(len(names) for names in PLUGINS.values()) <= 20
 
 

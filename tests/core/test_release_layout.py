@@ -20,7 +20,6 @@ from granite_formatters.syntax import (
     CONTROLS,
     GRANITE_ROLES,
     JSON_LIST,
-    SYSTEM_BLOCKS,
     DatedLayout,
     DatedSystemPrompt,
     DocumentTurnPerDocument,
@@ -28,6 +27,7 @@ from granite_formatters.syntax import (
     SystemBlocksLayout,
     ToolsTurn,
 )
+from granite_formatters.syntax._system_blocks_layout import SYSTEM_BLOCKS
 
 PROMPT = DatedSystemPrompt(
     preamble="Today is {date}.",

@@ -229,7 +229,7 @@ def test_pandas_batches_give_what_dict_batches_give() -> None:
     import pandas
     from serve.test_serve_batch_ray_stages import LINES, parse_extra, without_ids
 
-    from granite_formatters._batch.ray import FormatStage, ParseStage
+    from granite_formatters.batch import FormatStage, ParseStage
 
     columns = {"text": LINES, "line": list(range(1, len(LINES) + 1))}
     as_dict = FormatStage()(columns)

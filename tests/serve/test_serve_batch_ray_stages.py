@@ -1,4 +1,4 @@
-"""The Ray Data stages (granite_formatters._batch.ray) on batches made here, without Ray:
+"""The Ray Data stages (granite_formatters.batch) on batches made here, without Ray:
 each record ends as the line ``granite-format batch`` writes for it, whatever the batches."""
 
 from __future__ import annotations

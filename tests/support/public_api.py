@@ -80,6 +80,7 @@ CORE: dict[str, tuple[str, ...]] = {
         "register_formatters",
     ),
     "granite_formatters.serve": ("ServeConfig", "create_app"),
+    "granite_formatters.batch": ("FormatStage", "ParseStage"),
     "granite_formatters.release": ("Option", "Release"),
     "granite_formatters.special_tokens": ("SpecialTokens",),
     "granite_formatters.samples": ("RAG_REQUEST", "SAMPLE_DAY", "TOOL_REQUEST"),
