@@ -16,6 +16,7 @@ _NO_PUBLIC_FACE = "private; nothing in it is for plugins (docs/api.md, 'The publ
 _GRANITE3 = "private; its public names are in granite_formatters.granite3"
 _SYNTAX = "private; its public names are in granite_formatters.syntax"
 _SERVE = "private; create_app and ServeConfig are in granite_formatters.serve"
+_BATCH = "private; nothing in it is for plugins (granite-format batch is the command)"
 
 #: A module made private -> what became of its public names.
 MOVED: dict[str, str] = {
@@ -25,6 +26,10 @@ MOVED: dict[str, str] = {
     ),
     "granite_formatters.serve.app": _SERVE,
     "granite_formatters.serve.options": _SERVE,
+    **{
+        f"granite_formatters.batch.{name}": _BATCH
+        for name in ("cli", "lines", "offline", "progress", "runner")
+    },
     "granite_formatters.granite3.tokens": _GRANITE3,
     "granite_formatters.granite3.types": _GRANITE3,
     "granite_formatters.granite3.co_format": _GRANITE3,
@@ -46,7 +51,6 @@ MOVED: dict[str, str] = {
     **{
         f"granite_formatters.{name}": _NO_PUBLIC_FACE
         for name in (
-            "batch",
             "cli",
             "doctor",
             "hf_template",
