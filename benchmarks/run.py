@@ -1046,8 +1046,12 @@ import granite_formatters
 # hook module, which an older tree may not have (its hook was the package itself).
 hook = package + ".plugin" if importlib.util.find_spec(package + ".plugin") else package
 granite_formatters.register_plugin(importlib.import_module(hook), name=package)
-from granite_formatters.granite3._types import Granite3ChatCompletion
-from granite_formatters._types import coerce_request
+try:  # this tree's private modules, else an older tree's public ones (face_rename: keep old paths)
+    from granite_formatters.granite3._types import Granite3ChatCompletion
+    from granite_formatters._types import coerce_request
+except ModuleNotFoundError:
+    from granite_formatters.granite3.types import Granite3ChatCompletion
+    from granite_formatters.types import coerce_request
 formatter = granite_formatters.get_formatter(model)
 text = workloads.rag_answer(version, int(count)).text
 typed = coerce_request(workloads.rag_request(), Granite3ChatCompletion)
