@@ -47,7 +47,7 @@ if TYPE_CHECKING:
     from ..processors import RequestLike
     from ..release import Release
     from ..syntax.citations.reader import CitationReader
-    from ..syntax.protocols import BlockReader
+    from ..syntax.protocols import BlockReader, MarkedReasoningSyntax
 
 __all__ = ["ReleaseOutputProcessor", "ReleaseStreamParser"]
 
@@ -68,6 +68,9 @@ _NO_BARE, _BARE_NEXT, _BARE_BLOCK = range(3)
 # The marked stage (reasoning anywhere, dropped tokens): off, before any reasoning,
 # inside it, after it, past a tool call (only the dropped tokens are still removed).
 _M_OFF, _M_BEFORE, _M_INSIDE, _M_AFTER, _M_PASS = range(5)
+#: At most this many characters of a block's body are held back unread (see
+#: BlockReader.holds): a body that fails is told within this many more characters.
+_MAX_HELD = 256
 _SURROGATES_REPLACED = "replaced lone surrogates (not encodable as UTF-8) in the output with U+FFFD"
 #: ``str.isascii``, called on a chunk: one call both checks that the chunk is text (it
 #: raises TypeError otherwise) and whether it can hold a lone surrogate.
@@ -211,6 +214,8 @@ class ReleaseStreamParser(StreamParser):
         "_fresh",
         "_h_sets",
         "_h_tails",
+        "_held",
+        "_held_len",
         "_hold",
         "_holding",
         "_ids",
@@ -229,6 +234,7 @@ class ReleaseStreamParser(StreamParser):
         "_m_patterns",
         "_m_pending",
         "_m_state",
+        "_marked_syntax",
         "_marker",
         "_message",
         "_message_type",
@@ -243,7 +249,6 @@ class ReleaseStreamParser(StreamParser):
         "_r_spaces",
         "_r_started",
         "_reasoning",
-        "_reasoning_syntax",
         "_request",
         "_response_tags",
         "_role_sent",
@@ -274,7 +279,7 @@ class ReleaseStreamParser(StreamParser):
         # What the request's prompt says, read once as the renderer reads the request:
         # here when the reasoning or a bare body needs it, else when a block first does.
         syntax = release.tool_calls
-        bare_body: str = getattr(syntax, "bare_body", "") if syntax is not None else ""
+        bare_body = syntax.bare_body if syntax is not None else ""
         self._request = (release, request)
         self._facts: PromptFacts | None = None
         facts = self._prompt_facts() if release.reasoning is not None or bare_body else None
@@ -316,6 +321,10 @@ class ReleaseStreamParser(StreamParser):
         self._json_start = 0  # offset of the JSON inside the block
         self._json_end = 0
         self._scanner: BlockReader | None = None
+        # Body text the reader let feed hold back unread (see BlockReader.holds): read
+        # with the next chunk that feed does not hold.
+        self._held: list[str] = []
+        self._held_len = 0
         self._started = False
         self._spaces: list[str] = []
         self._content: list[str] = []
@@ -355,7 +364,7 @@ class ReleaseStreamParser(StreamParser):
         #: trim): set with _steady.
         self._c_ready = False
         # The reasoning phase (see _reason): its reader while it lasts.
-        self._reasoning_syntax = reasoning = release.reasoning
+        reasoning = release.reasoning
         self._think: OpenedReasoningReader | None = None
         self._reasoning: list[str] = []
         self._r_started = False
@@ -365,10 +374,11 @@ class ReleaseStreamParser(StreamParser):
         # the release's dropped tokens.
         self._m_state = _M_OFF
         self._lag = 0  # (text the marked stage removed inside a block: see _skip)
-        anywhere = reasoning is not None and getattr(reasoning, "anywhere", False)
+        marked = reasoning.marked() if reasoning is not None else None
+        self._marked_syntax = marked
         self._drops: tuple[str, ...] = release.dropped_tokens
-        if anywhere or self._drops:
-            self._marked_setup(release, facts, anywhere)
+        if marked is not None or self._drops:
+            self._marked_setup(release, facts, marked)
         elif reasoning is not None and facts is not None and not facts.continued:
             # (the answer to a continued message continues its content: no reasoning)
             self._think = OpenedReasoningReader(
@@ -394,8 +404,8 @@ class ReleaseStreamParser(StreamParser):
         self._h_sets: tuple[frozenset[str], ...] = ()
         self._h_tails: tuple[re.Pattern[str], frozenset[str], int] | None = None
         if self._cite is not None and deltas:
-            marked = self._m_markers if self._m_state != _M_OFF else ((),) * 5
-            self._h_sets, self._h_tails = _hold_tables(marked, every, self._cite.holds())
+            markers = self._m_markers if self._m_state != _M_OFF else ((),) * 5
+            self._h_sets, self._h_tails = _hold_tables(markers, every, self._cite.holds())
         self._settle()
 
     def _prompt_facts(self) -> PromptFacts:
@@ -406,24 +416,26 @@ class ReleaseStreamParser(StreamParser):
         return facts
 
     def _prepared_tools(self, facts: PromptFacts) -> list[Mapping[str, Any]] | None:
-        """The tools the prompt lists, as the syntax reads them (a syntax with
-        ``prepare_tools`` reads their schemas once per output)."""
-        prepare = getattr(self._syntax, "prepare_tools", None)
-        return facts.tools if prepare is None else prepare(facts.tools)
+        """The tools the prompt lists, as the syntax reads them (once per output)."""
+        return facts.tools if self._syntax is None else self._syntax.prepare_tools(facts.tools)
 
-    def _marked_setup(self, release: Release, facts: PromptFacts | None, anywhere: bool) -> None:
-        reasoning = release.reasoning
+    def _marked_setup(
+        self, release: Release, facts: PromptFacts | None, marked: MarkedReasoningSyntax | None
+    ) -> None:
         starts: tuple[str, ...] = ()
         ends: tuple[str, ...] = ()
         tags: tuple[str, ...] = ()
         stray: tuple[str, ...] = ()
         if (
-            anywhere and facts is not None and not facts.continued and reasoning.reads(facts.given)  # type: ignore[union-attr]
+            marked is not None
+            and facts is not None
+            and not facts.continued
+            and marked.reads(facts.given)
         ):
-            starts = tuple(reasoning.starts)  # type: ignore[union-attr]
-            ends = tuple(reasoning.ends)  # type: ignore[union-attr]
-            tags = tuple(reasoning.response_tags)  # type: ignore[union-attr]
-            if reasoning.drop_stray_ends:  # type: ignore[union-attr]
+            starts = tuple(marked.starts)
+            ends = tuple(marked.ends)
+            tags = tuple(marked.response_tags)
+            if marked.drop_stray_ends:
                 stray = ends
         syntax = release.tool_calls
         stoppers = (syntax.open, *release.tool_call_markers) if syntax is not None else ()
@@ -463,13 +475,22 @@ class ReleaseStreamParser(StreamParser):
         elif self._lanes:
             if text:
                 mode = self._mode
-                if mode == _JSON and self._scanner is not None and self._scanner.take(text):
-                    # Inside a block's JSON, and nothing that could end the value or fail
-                    # it: all of it belongs to the JSON (what _in_block would add).
-                    self._chunks.append(text)
-                    self._block.append(text)
-                    self._block_len += len(text)
-                    return []
+                scanner = self._scanner
+                if mode == _JSON and scanner is not None:
+                    waiting = self._held_len
+                    if not waiting and scanner.take(text):
+                        # Inside a block's body, and nothing that could end the body or
+                        # fail it: all of it belongs to the body (what _in_block would add).
+                        self._chunks.append(text)
+                        self._block.append(text)
+                        self._block_len += len(text)
+                        return []
+                    if waiting + len(text) <= _MAX_HELD and scanner.holds(text, self._held):
+                        # The body cannot end in it: read with the next chunk (_read).
+                        self._chunks.append(text)
+                        self._held.append(text)
+                        self._held_len = waiting + len(text)
+                        return []
                 if mode == _CLOSE or (mode == _TEXT and self._finder is None):
                     # A chunk that only extends the "<tool_call>" (TEXT) or "</tool_call>"
                     # (CLOSE) begun so far, or begins one, is kept (what _text or
@@ -745,11 +766,8 @@ class ReleaseStreamParser(StreamParser):
         if self._m_state != _M_OFF:
             self._marked("", final=True)
             if self._m_state == _M_INSIDE:
-                assert self._reasoning_syntax is not None
-                self._notes.append(
-                    f"the reasoning has no end marker {self._reasoning_syntax.close}; "
-                    "kept as reasoning"
-                )
+                assert self._marked_syntax is not None  # (only its markers open reasoning)
+                self._notes.append(self._marked_syntax.unclosed_note())
         reader = self._think
         if reader is not None:
             rest = reader.end()
@@ -758,12 +776,15 @@ class ReleaseStreamParser(StreamParser):
                 self._read(rest)  # (held text that turned out to be content)
         self._lanes = self._steady = False
         self._settled = None
+        if self._held:
+            self._read("")  # (body text held back: read now)
         if self._mode == _TEXT:
             self._emit(self._pending)
             self._pending = ""
         else:
             block = "".join(self._block) + (self._pending if self._mode == _CLOSE else "")
-            why = f"is not closed by {self._close_tag}" if self._close_tag else "is cut off"
+            assert self._syntax is not None
+            why = self._syntax.unfinished_note()
             if self._bare != _BARE_BLOCK:
                 self._notes.append(
                     f"the {self._marker} block at offset {self._offset} {why}; kept as content"
@@ -942,7 +963,7 @@ class ReleaseStreamParser(StreamParser):
             if self._m_lead and self._fresh and state == _M_BEFORE:
                 # Before any content, a bare body ends marker processing (as a marker does).
                 first = _NON_BLANK.search(text, pos)
-                bare: str = getattr(self._syntax, "bare_body", "")
+                bare = self._syntax.bare_body if self._syntax is not None else ""
                 if first is not None and first.group() in bare:
                     state = self._m_state = _M_PASS
             pattern = self._m_patterns[state]
@@ -980,9 +1001,8 @@ class ReleaseStreamParser(StreamParser):
         elif state == _M_INSIDE:
             self._m_state = _M_AFTER
         elif marker in self._stray and marker not in self._response_tags:
-            self._notes.append(
-                f"removed {marker} at offset {self._m_at}: no reasoning was opened before it"
-            )
+            assert self._marked_syntax is not None  # (stray ends are its markers)
+            self._notes.append(self._marked_syntax.stray_end_note(marker, self._m_at))
         self._collapse = self._last_space
 
     def _m_emit(self, text: str) -> None:
@@ -1014,6 +1034,11 @@ class ReleaseStreamParser(StreamParser):
             self._emit(text)
             self._offset += len(text)
             return
+        if self._held:
+            self._held.append(text)
+            text = "".join(self._held)
+            self._held = []
+            self._held_len = 0
         # Undecided text (a partial tag, at most a few characters) is only left over at
         # the end of a chunk, so joining it to the next chunk copies each chunk once.
         if self._pending:
@@ -1037,7 +1062,7 @@ class ReleaseStreamParser(StreamParser):
         self._emit(text[:start])
         self._offset += start
         assert self._syntax is not None
-        if text[start] in self._syntax.bare_body:  # type: ignore[attr-defined]
+        if text[start] in self._syntax.bare_body:
             self._bare = _BARE_BLOCK
             self._mode = _JSON
             self._block = []
@@ -1138,14 +1163,14 @@ class ReleaseStreamParser(StreamParser):
             end = scanner.scan(text, pos)
             if scanner.error is not None:
                 self._add_block(text[pos : scanner.stop])
-                wording = getattr(self._syntax, "reader_error", "holds JSON {}")
-                return self._reject(wording.format(scanner.error), scanner.stop)
+                assert self._syntax is not None
+                return self._reject(self._syntax.reader_note(scanner.error), scanner.stop)
             if end is None:
                 self._add_block(text[pos:])
                 return len(text)
             self._add_block(text[pos:end])
             self._json_end = self._block_len
-            if not self._close_tag or getattr(scanner, "closed", False):
+            if not self._close_tag or scanner.closed:
                 # A syntax without a close marker, or a body that read it: the block
                 # ends with its body.
                 self._finish_block()
@@ -1164,8 +1189,8 @@ class ReleaseStreamParser(StreamParser):
         if start + len(candidate) == len(text) and self._close_tag.startswith(candidate):
             self._pending = candidate
             return len(text)
-        body = getattr(self._syntax, "body_name", "its JSON")
-        return self._reject(f"is not closed by {self._close_tag} after {body}", start)
+        assert self._syntax is not None
+        return self._reject(self._syntax.not_closed_note(), start)
 
     def _finish_block(self) -> None:
         block = "".join(self._block)
@@ -1179,11 +1204,9 @@ class ReleaseStreamParser(StreamParser):
         bare = self._bare == _BARE_BLOCK
         if bare:
             self._bare = _NO_BARE
-            result = self._syntax.decode(  # type: ignore[call-arg]
-                json_text, len(self._calls), self._notes, ids, self._tools, bare=True
-            )
-        else:
-            result = self._syntax.decode(json_text, len(self._calls), self._notes, ids, self._tools)
+        result = self._syntax.decode(
+            json_text, len(self._calls), self._notes, ids, self._tools, bare=bare
+        )
         if isinstance(result, str):
             if not bare:
                 self._notes.append(

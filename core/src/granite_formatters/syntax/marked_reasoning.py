@@ -76,9 +76,14 @@ class MarkedReasoning:
         """True when ``thinking`` is not given, or given true."""
         return "thinking" not in given or bool(given["thinking"])
 
-    @property
-    def anywhere(self) -> bool:
-        return True
+    def marked(self) -> MarkedReasoning:
+        return self
+
+    def stray_end_note(self, marker: str, offset: int) -> str:
+        return f"removed {marker} at offset {offset}: no reasoning was opened before it"
+
+    def unclosed_note(self) -> str:
+        return f"the reasoning has no end marker {self.close}; kept as reasoning"
 
 
 _HERE = ("Here is", "Here's", "Here\u2019s")
