@@ -39,6 +39,21 @@ class Option:
     check: Callable[[Any], str | tuple[str, str] | None] | None = None
 
 
+def _tool_calls(syntax: ToolCallSyntax | None) -> ToolCallSyntax | None:
+    """A plugin's syntax written against an earlier contract, adapted once (see
+    ``syntax/_earlier_contract.py``)."""
+    from .syntax._earlier_contract import current_tool_calls
+
+    return current_tool_calls(syntax)
+
+
+def _reasoning(syntax: ReasoningSyntax | None) -> ReasoningSyntax | None:
+    """As :func:`_tool_calls`, for the reasoning syntax."""
+    from .syntax._earlier_contract import current_reasoning
+
+    return current_reasoning(syntax)
+
+
 @attrs.frozen
 class Release:
     """One Granite release's prompt and output format, composed of syntaxes.
@@ -89,8 +104,8 @@ class Release:
     turns: TurnSyntax
     special_tokens: SpecialTokens
     stop_strings: tuple[str, ...]
-    tool_calls: ToolCallSyntax | None = None
-    reasoning: ReasoningSyntax | None = None
+    tool_calls: ToolCallSyntax | None = attrs.field(default=None, converter=_tool_calls)
+    reasoning: ReasoningSyntax | None = attrs.field(default=None, converter=_reasoning)
     tools_block: SystemBlock | None = None
     documents_block: SystemBlock | None = None
     default_system_message: str | None = None
