@@ -17,7 +17,7 @@ import granite_formatters
 
 DRIVER = Path(granite_formatters.__file__).parent / "_engine" / "parse.py"
 #: The module's size when this test was written; lower it as the driver shrinks.
-LINE_BUDGET = 1291
+LINE_BUDGET = 1191
 #: What only a syntax knows: its markup and the words of its notes.
 SYNTAX_WORDS = (
     "JSON",
@@ -31,6 +31,10 @@ SYNTAX_WORDS = (
     "is cut off",
     "no reasoning was opened",
     "no end marker",
+    "kept as content",
+    "is not a tool call",
+    "holds no call",
+    "closes no tool call",
 )
 
 

@@ -17,7 +17,6 @@ of :meth:`ReleaseStreamParser.feed`.
 
 from __future__ import annotations
 
-import functools
 import re
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
@@ -35,7 +34,16 @@ from ..streaming import (
     reasoning_delta,
     tool_call_delta,
 )
-from ..syntax._markers import Partials as _Partials
+from ..syntax._block_notes import closes_no_call, holds_no_call, kept_as_content, not_a_call
+from ..syntax._marked_stage import AFTER as _M_AFTER
+from ..syntax._marked_stage import BEFORE as _M_BEFORE
+from ..syntax._marked_stage import INSIDE as _M_INSIDE
+from ..syntax._marked_stage import OFF as _M_OFF
+from ..syntax._marked_stage import PASS as _M_PASS
+from ..syntax._marked_stage import hold_tables as _hold_tables
+from ..syntax._marked_stage import lane_firsts as _lane_firsts
+from ..syntax._marked_stage import marked_tables as _marked_tables
+from ..syntax._markers import marker_pattern as _alternation
 from ..syntax._markers import partial_in as _partial_in
 from ..syntax._markers import partials as _partials
 from ..syntax.reasoning import OpenedReasoningReader
@@ -65,9 +73,6 @@ _NON_BLANK = re.compile(r"[^ \t\n\r\f\v]")
 # A bare body (see ToolCallSyntax): none, the content's first character still to come,
 # inside one.
 _NO_BARE, _BARE_NEXT, _BARE_BLOCK = range(3)
-# The marked stage (reasoning anywhere, dropped tokens): off, before any reasoning,
-# inside it, after it, past a tool call (only the dropped tokens are still removed).
-_M_OFF, _M_BEFORE, _M_INSIDE, _M_AFTER, _M_PASS = range(5)
 #: At most this many characters of a block's body are held back unread (see
 #: BlockReader.holds): a body that fails is told within this many more characters.
 _MAX_HELD = 256
@@ -75,100 +80,6 @@ _SURROGATES_REPLACED = "replaced lone surrogates (not encodable as UTF-8) in the
 #: ``str.isascii``, called on a chunk: one call both checks that the chunk is text (it
 #: raises TypeError otherwise) and whether it can hold a lone surrogate.
 _isascii = str.isascii
-
-
-@functools.lru_cache(maxsize=64)
-def _alternation(markers: tuple[str, ...]) -> re.Pattern[str] | None:
-    """The markers as one pattern, longest first (the longer wins on a tie)."""
-    if not markers:
-        return None
-    return re.compile("|".join(map(re.escape, sorted(markers, key=len, reverse=True))))
-
-
-@functools.lru_cache(maxsize=64)
-def _marked_tables(
-    starts: tuple[str, ...],
-    ends: tuple[str, ...],
-    tags: tuple[str, ...],
-    stray: tuple[str, ...],
-    stoppers: tuple[str, ...],
-    drops: tuple[str, ...],
-) -> tuple[
-    tuple[tuple[str, ...], ...],
-    tuple[re.Pattern[str] | None, ...],
-    tuple[frozenset[str], ...],
-]:
-    """The marked stage's markers searched in each state, as patterns, and their first
-    characters (made once per release and request shape)."""
-    markers = tuple(
-        tuple(dict.fromkeys(each))
-        for each in (
-            (),
-            starts + tags + drops + stray + stoppers,
-            ends + drops,
-            tags + drops + stoppers,
-            drops,
-        )
-    )
-    patterns = tuple(map(_alternation, markers))
-    return markers, patterns, tuple(frozenset(marker[0] for marker in each) for each in markers)
-
-
-@functools.lru_cache(maxsize=64)
-def _lane_firsts(
-    every: tuple[str, ...], marked: tuple[frozenset[str], ...] | None
-) -> tuple[frozenset[str], ...]:
-    """The characters that need the scans of the content parser (the first characters of
-    ``every`` marker) and of the marked stage in each of its states (``marked``; ``None``
-    when it is off)."""
-    firsts = frozenset(marker[0] for marker in every)
-    if marked is None:
-        return (firsts,) * 5
-    return tuple(firsts | each for each in marked)
-
-
-@functools.lru_cache(maxsize=64)
-def _hold_tables(
-    marked: tuple[tuple[str, ...], ...], every: tuple[str, ...], stages: frozenset[str]
-) -> tuple[tuple[frozenset[str], ...], tuple[re.Pattern[str], frozenset[str], int] | None]:
-    """What feed may hold back whole while the cited lane is open (see _settle), in each
-    state of the marked stage (whose markers in each state are ``marked``), and a search
-    for a chunk's end that may be held in some state (its first characters, the texts,
-    the longest's length; ``None`` when there are none).
-
-    A text may be held when it holds no whitespace and the pipeline would keep it whole,
-    nothing passed on: the marked stage keeps all of it (the beginning of one of its
-    markers), or passes all of it on and the content parser (markers ``every``) keeps
-    all of it, or passes all of it on and the citation stages keep it (``stages``)."""
-    content = _alternation(every), _partials(every)
-
-    def kept(text: str, pattern: re.Pattern[str] | None, partials: _Partials) -> bool | None:
-        # True: kept whole; False: passed on whole; None: a marker or part of one.
-        if pattern is not None and pattern.search(text) is not None:
-            return None
-        kept = _partial_in(text, 0, partials)
-        return True if kept == len(text) else False if not kept else None
-
-    sets = []
-    for markers in marked:
-        own = _alternation(markers), _partials(markers)
-        found = set()
-        for text in {*own[1][1], *content[1][1], *stages}:
-            if not text or any(space in text for space in _BLANKS):
-                continue
-            decided = kept(text, *own)
-            if decided is False:
-                decided = kept(text, *content)
-                if decided is False:
-                    decided = text in stages
-            if decided:
-                found.add(text)
-        sets.append(frozenset(found))
-    every_set = frozenset().union(*sets)
-    if not every_set:
-        return tuple(sets), None
-    firsts = "".join(sorted({re.escape(text[0]) for text in every_set}))
-    return tuple(sets), (re.compile(f"[{firsts}]"), every_set, max(map(len, every_set)))
 
 
 def _partial_prefix(text: str, tag: str) -> int:
@@ -703,7 +614,7 @@ class ReleaseStreamParser(StreamParser):
     def _hold_tail(self, chunk: str) -> bool:
         """Consume ``chunk``, but hold back its end when it is the beginning of a marker
         that the stages, settled after the rest of the chunk, would keep whole (see
-        :func:`_hold_tables`): feed keeps such text until a chunk decides it, the
+        ``_marked_stage.hold_tables``): feed keeps such text until a chunk decides it, the
         stages' scans skipped for the chunks in between (they would pass nothing on).
         Whether it held (the lane is then settled for the stages' state)."""
         assert self._h_tails is not None
@@ -786,9 +697,7 @@ class ReleaseStreamParser(StreamParser):
             assert self._syntax is not None
             why = self._syntax.unfinished_note()
             if self._bare != _BARE_BLOCK:
-                self._notes.append(
-                    f"the {self._marker} block at offset {self._offset} {why}; kept as content"
-                )
+                self._notes.append(kept_as_content(self._marker, self._offset, why))
             self._emit(block)
         cited: dict[str, Any] = {}
         content = "".join(self._content)
@@ -1102,9 +1011,7 @@ class ReleaseStreamParser(StreamParser):
         if marker in self._ends:
             # An end marker outside a block: removed (noted when no call came before).
             if not self._called:
-                self._notes.append(
-                    f"removed {marker} at offset {self._offset}: it closes no tool call"
-                )
+                self._notes.append(closes_no_call(marker, self._offset))
             self._offset += len(marker)
             return found + len(marker)
         self._marker = marker
@@ -1124,9 +1031,7 @@ class ReleaseStreamParser(StreamParser):
         if self._bare == _BARE_BLOCK:
             self._bare = _NO_BARE  # (a bare body that is not a call is an answer: no note)
         else:
-            self._notes.append(
-                f"the {self._marker} block at offset {self._offset} {reason}; kept as content"
-            )
+            self._notes.append(kept_as_content(self._marker, self._offset, reason))
         self._emit(block)
         self._offset += len(block) + self._lag
         self._lag = 0
@@ -1209,17 +1114,12 @@ class ReleaseStreamParser(StreamParser):
         )
         if isinstance(result, str):
             if not bare:
-                self._notes.append(
-                    f"the {self._marker} block at offset {self._offset} is not a tool call: "
-                    f"{result}; kept as content"
-                )
+                self._notes.append(not_a_call(self._marker, self._offset, result))
             self._emit(block)
         else:
             self._called = True
             if not result:
-                self._notes.append(
-                    f"the {self._marker} block at offset {self._offset} holds no call"
-                )
+                self._notes.append(holds_no_call(self._marker, self._offset))
             index = len(self._calls)
             self._calls += result
             if self._deltas:

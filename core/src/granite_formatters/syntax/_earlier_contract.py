@@ -17,6 +17,8 @@ from typing import TYPE_CHECKING, Any
 
 import attrs
 
+from ._marked_stage import reasoning_unclosed, stray_end_removed
+
 if TYPE_CHECKING:
     from ..types import ToolCall
     from .protocols import (
@@ -252,7 +254,7 @@ class _EarlierReasoning:
         return bool(self.inner.reads(given))
 
     def stray_end_note(self, marker: str, offset: int) -> str:
-        return f"removed {marker} at offset {offset}: no reasoning was opened before it"
+        return stray_end_removed(marker, offset)
 
     def unclosed_note(self) -> str:
-        return f"the reasoning has no end marker {self.close}; kept as reasoning"
+        return reasoning_unclosed(self.close)

@@ -16,6 +16,8 @@ from typing import Any
 
 import attrs
 
+from ._marked_stage import reasoning_unclosed, stray_end_removed
+
 __all__ = ["THINK_RESPONSE", "THOUGHT_PHRASES", "MarkedReasoning"]
 
 
@@ -80,10 +82,10 @@ class MarkedReasoning:
         return self
 
     def stray_end_note(self, marker: str, offset: int) -> str:
-        return f"removed {marker} at offset {offset}: no reasoning was opened before it"
+        return stray_end_removed(marker, offset)
 
     def unclosed_note(self) -> str:
-        return f"the reasoning has no end marker {self.close}; kept as reasoning"
+        return reasoning_unclosed(self.close)
 
 
 _HERE = ("Here is", "Here's", "Here\u2019s")
