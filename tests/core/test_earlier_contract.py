@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import itertools
 import json
+import pickle
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
@@ -295,6 +296,15 @@ def test_stream_equals_batch_for_every_chunking(text: str, cuts: list[int]) -> N
         parser.close()
         assert parser.message is not None
         assert _seen(parser.message) == _seen(processor.transform(text))  # (ids are random)
+
+
+def test_an_adapted_release_pickles_equal() -> None:
+    release = toy_release("Old", tool_calls=OldCallsWithOptions(), reasoning=OldAnywhere())
+    copy = pickle.loads(pickle.dumps(release))
+    syntaxes = (release.tool_calls, release.reasoning)
+    assert (copy.tool_calls, copy.reasoning) == syntaxes
+    assert hash((copy.tool_calls, copy.reasoning)) == hash(syntaxes)
+    assert copy.tool_calls is not None and copy.tool_calls.bare_body == "{"
 
 
 def test_adapting_is_done_once_and_a_current_syntax_is_kept_as_is() -> None:

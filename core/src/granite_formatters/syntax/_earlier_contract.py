@@ -133,10 +133,11 @@ class _EarlierToolCalls:
     (default ``"holds JSON {}"``) and ``body_name`` (default ``"its JSON"``) say."""
 
     inner: Any
-    bare_body: str = attrs.field(init=False)
-    _reader_error: str = attrs.field(init=False)
-    _body_name: str = attrs.field(init=False)
-    _prepare: Callable[[Any], Any] | None = attrs.field(init=False)
+    # (Read from ``inner`` once; equal when ``inner`` is, a pickled copy included.)
+    bare_body: str = attrs.field(init=False, eq=False)
+    _reader_error: str = attrs.field(init=False, eq=False)
+    _body_name: str = attrs.field(init=False, eq=False)
+    _prepare: Callable[[Any], Any] | None = attrs.field(init=False, eq=False)
 
     def __attrs_post_init__(self) -> None:
         inner = self.inner
