@@ -10,6 +10,7 @@ from __future__ import annotations
 import io
 import json
 import re
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
@@ -24,6 +25,7 @@ from granite_formatters._export import (
     response_template,
     write_response_template,
 )
+from granite_formatters._jsonscan import JsonScanner
 from granite_formatters._plugins import PluginHost
 from granite_formatters.syntax import (
     GRANITE_ROLES,
@@ -34,6 +36,9 @@ from granite_formatters.syntax import (
     XML_FUNCTIONS,
     DatedLayout,
     DatedSystemPrompt,
+    HistoryCall,
+    HistoryWriter,
+    ToolCallDefaults,
 )
 from granite_formatters.syntax._controls import CONTROLS
 
@@ -154,9 +159,30 @@ def test_a_release_without_tool_calls_or_reasoning_has_content_only() -> None:
 
 def test_a_tool_call_syntax_of_its_own_is_refused() -> None:
     @attrs.frozen
-    class Custom:
+    class Custom(ToolCallDefaults):
         open: str = "[CALL]"
         close: str = "[/CALL]"
+
+        def body_start(self, char: str) -> str | None:
+            return None
+
+        def reader(self) -> JsonScanner:
+            return JsonScanner()
+
+        def reader_note(self, error: str) -> str:
+            return error
+
+        def not_closed_note(self) -> str:
+            return "is not closed"
+
+        def unfinished_note(self) -> str:
+            return "is cut off"
+
+        def decode(self, body: str, *args: Any, **kwargs: Any) -> str:
+            return "never"
+
+        def write(self, text: str, calls: Iterable[HistoryCall], writer: HistoryWriter) -> str:
+            return text
 
     with pytest.raises(ExportError, match=r"Toy's tool-call syntax \(Custom\) has no declarative"):
         release_response_template(toy_release(tool_calls=Custom()))

@@ -130,7 +130,7 @@ def test_the_thinking_option_as_given_decides() -> None:
     assert not THINK_RESPONSE.reads({"thinking": False})
     assert not THINK_RESPONSE.reads({"thinking": None})
     custom = MarkedReasoning(starts=("<t>",), ends=("</t>",))
-    assert (custom.open, custom.close, custom.anywhere) == ("<t>", "</t>", True)
+    assert (custom.open, custom.close, custom.marked()) == ("<t>", "</t>", custom)
 
 
 def test_a_note_said_twice_is_kept_once() -> None:

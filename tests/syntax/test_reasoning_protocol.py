@@ -52,6 +52,9 @@ class OpenedThink:
     def removed_when_off(self, options: Mapping[str, Any]) -> str:
         return "" if options["enable_thinking"] else "<think></think>"
 
+    def marked(self) -> None:
+        return None
+
 
 REASONING: ReasoningSyntax = OpenedThink()
 TOY = toy_release(

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Sequence
 
 __all__ = ["MAX_JSON_CHARS", "MAX_JSON_DEPTH", "WHOLE_CHARS", "JsonScanner"]
 
@@ -44,6 +45,9 @@ class JsonScanner:
 
     __slots__ = ("_depth", "_escape", "_in_string", "consumed", "error", "stop")
 
+    #: A JSON body never ends with its block's close marker (see BlockReader).
+    closed = False
+
     def __init__(self) -> None:
         self._depth = 0
         self._in_string = False
@@ -52,6 +56,11 @@ class JsonScanner:
         self.error: str | None = None
         #: Where the last :meth:`scan` stopped in its text.
         self.stop = 0
+
+    def holds(self, text: str, held: Sequence[str]) -> bool:
+        """Never: :meth:`take` reads what can be read cheaply (see
+        :class:`~granite_formatters.syntax.BlockReader`)."""
+        return False
 
     def take(self, text: str) -> bool:
         """Consume all of ``text`` if the value can neither end nor fail within it (it

@@ -116,6 +116,21 @@ class _ReleaseType(type):
         return super().__call__(*args, **kwargs)
 
 
+def _tool_calls(syntax: ToolCallSyntax | None) -> ToolCallSyntax | None:
+    """A plugin's syntax written against an earlier contract, adapted once (see
+    ``syntax/_earlier_contract.py``)."""
+    from .syntax._earlier_contract import current_tool_calls
+
+    return current_tool_calls(syntax)
+
+
+def _reasoning(syntax: ReasoningSyntax | None) -> ReasoningSyntax | None:
+    """As :func:`_tool_calls`, for the reasoning syntax."""
+    from .syntax._earlier_contract import current_reasoning
+
+    return current_reasoning(syntax)
+
+
 @attrs.frozen
 class Release(metaclass=_ReleaseType):
     """One Granite release's prompt and output format, composed of syntaxes.
@@ -152,8 +167,8 @@ class Release(metaclass=_ReleaseType):
     special_tokens: SpecialTokens
     stop_strings: tuple[str, ...]
     layout: _Layout = attrs.field(factory=_no_layout)
-    tool_calls: ToolCallSyntax | None = None
-    reasoning: ReasoningSyntax | None = None
+    tool_calls: ToolCallSyntax | None = attrs.field(default=None, converter=_tool_calls)
+    reasoning: ReasoningSyntax | None = attrs.field(default=None, converter=_reasoning)
     record_tokens: tuple[str, ...] = ()
     options: tuple[Option, ...] = ()
     option_hints: Mapping[str, str] = attrs.field(factory=dict, hash=False)

@@ -17,7 +17,6 @@ of :meth:`ReleaseStreamParser.feed`.
 
 from __future__ import annotations
 
-import functools
 import re
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
@@ -37,7 +36,16 @@ from .._streaming import (
 )
 from .._toolcalljson import text_safe
 from .._types import AssistantMessage, ToolCall, ToolCallIds, coerce_request
-from ..syntax._markers import Partials as _Partials
+from ..syntax._block_notes import closes_no_call, holds_no_call, kept_as_content, not_a_call
+from ..syntax._marked_stage import AFTER as _M_AFTER
+from ..syntax._marked_stage import BEFORE as _M_BEFORE
+from ..syntax._marked_stage import INSIDE as _M_INSIDE
+from ..syntax._marked_stage import OFF as _M_OFF
+from ..syntax._marked_stage import PASS as _M_PASS
+from ..syntax._marked_stage import hold_tables as _hold_tables
+from ..syntax._marked_stage import lane_firsts as _lane_firsts
+from ..syntax._marked_stage import marked_tables as _marked_tables
+from ..syntax._markers import marker_pattern as _alternation
 from ..syntax._markers import partial_in as _partial_in
 from ..syntax._markers import partials as _partials
 from ..syntax._reasoning import OpenedReasoningReader
@@ -47,7 +55,7 @@ if TYPE_CHECKING:
     from .._processors import RequestLike
     from ..release import Release
     from ..syntax._citations.reader import CitationReader
-    from ..syntax._protocols import BlockReader
+    from ..syntax._protocols import BlockReader, MarkedReasoningSyntax
 
 __all__ = ["ReleaseOutputProcessor", "ReleaseStreamParser"]
 
@@ -65,107 +73,13 @@ _NON_BLANK = re.compile(r"[^ \t\n\r\f\v]")
 # A bare body (see ToolCallSyntax): none, the content's first character still to come,
 # inside one.
 _NO_BARE, _BARE_NEXT, _BARE_BLOCK = range(3)
-# The marked stage (reasoning anywhere, dropped tokens): off, before any reasoning,
-# inside it, after it, past a tool call (only the dropped tokens are still removed).
-_M_OFF, _M_BEFORE, _M_INSIDE, _M_AFTER, _M_PASS = range(5)
+#: At most this many characters of a block's body are held back unread (see
+#: BlockReader.holds): a body that fails is told within this many more characters.
+_MAX_HELD = 256
 _SURROGATES_REPLACED = "replaced lone surrogates (not encodable as UTF-8) in the output with U+FFFD"
 #: ``str.isascii``, called on a chunk: one call both checks that the chunk is text (it
 #: raises TypeError otherwise) and whether it can hold a lone surrogate.
 _isascii = str.isascii
-
-
-@functools.lru_cache(maxsize=64)
-def _alternation(markers: tuple[str, ...]) -> re.Pattern[str] | None:
-    """The markers as one pattern, longest first (the longer wins on a tie)."""
-    if not markers:
-        return None
-    return re.compile("|".join(map(re.escape, sorted(markers, key=len, reverse=True))))
-
-
-@functools.lru_cache(maxsize=64)
-def _marked_tables(
-    starts: tuple[str, ...],
-    ends: tuple[str, ...],
-    tags: tuple[str, ...],
-    stray: tuple[str, ...],
-    stoppers: tuple[str, ...],
-    drops: tuple[str, ...],
-) -> tuple[
-    tuple[tuple[str, ...], ...],
-    tuple[re.Pattern[str] | None, ...],
-    tuple[frozenset[str], ...],
-]:
-    """The marked stage's markers searched in each state, as patterns, and their first
-    characters (made once per release and request shape)."""
-    markers = tuple(
-        tuple(dict.fromkeys(each))
-        for each in (
-            (),
-            starts + tags + drops + stray + stoppers,
-            ends + drops,
-            tags + drops + stoppers,
-            drops,
-        )
-    )
-    patterns = tuple(map(_alternation, markers))
-    return markers, patterns, tuple(frozenset(marker[0] for marker in each) for each in markers)
-
-
-@functools.lru_cache(maxsize=64)
-def _lane_firsts(
-    every: tuple[str, ...], marked: tuple[frozenset[str], ...] | None
-) -> tuple[frozenset[str], ...]:
-    """The characters that need the scans of the content parser (the first characters of
-    ``every`` marker) and of the marked stage in each of its states (``marked``; ``None``
-    when it is off)."""
-    firsts = frozenset(marker[0] for marker in every)
-    if marked is None:
-        return (firsts,) * 5
-    return tuple(firsts | each for each in marked)
-
-
-@functools.lru_cache(maxsize=64)
-def _hold_tables(
-    marked: tuple[tuple[str, ...], ...], every: tuple[str, ...], stages: frozenset[str]
-) -> tuple[tuple[frozenset[str], ...], tuple[re.Pattern[str], frozenset[str], int] | None]:
-    """What feed may hold back whole while the cited lane is open (see _settle), in each
-    state of the marked stage (whose markers in each state are ``marked``), and a search
-    for a chunk's end that may be held in some state (its first characters, the texts,
-    the longest's length; ``None`` when there are none).
-
-    A text may be held when it holds no whitespace and the pipeline would keep it whole,
-    nothing passed on: the marked stage keeps all of it (the beginning of one of its
-    markers), or passes all of it on and the content parser (markers ``every``) keeps
-    all of it, or passes all of it on and the citation stages keep it (``stages``)."""
-    content = _alternation(every), _partials(every)
-
-    def kept(text: str, pattern: re.Pattern[str] | None, partials: _Partials) -> bool | None:
-        # True: kept whole; False: passed on whole; None: a marker or part of one.
-        if pattern is not None and pattern.search(text) is not None:
-            return None
-        kept = _partial_in(text, 0, partials)
-        return True if kept == len(text) else False if not kept else None
-
-    sets = []
-    for markers in marked:
-        own = _alternation(markers), _partials(markers)
-        found = set()
-        for text in {*own[1][1], *content[1][1], *stages}:
-            if not text or any(space in text for space in _BLANKS):
-                continue
-            decided = kept(text, *own)
-            if decided is False:
-                decided = kept(text, *content)
-                if decided is False:
-                    decided = text in stages
-            if decided:
-                found.add(text)
-        sets.append(frozenset(found))
-    every_set = frozenset().union(*sets)
-    if not every_set:
-        return tuple(sets), None
-    firsts = "".join(sorted({re.escape(text[0]) for text in every_set}))
-    return tuple(sets), (re.compile(f"[{firsts}]"), every_set, max(map(len, every_set)))
 
 
 def _partial_prefix(text: str, tag: str) -> int:
@@ -211,6 +125,8 @@ class ReleaseStreamParser(StreamParser):
         "_fresh",
         "_h_sets",
         "_h_tails",
+        "_held",
+        "_held_len",
         "_hold",
         "_holding",
         "_ids",
@@ -229,6 +145,7 @@ class ReleaseStreamParser(StreamParser):
         "_m_patterns",
         "_m_pending",
         "_m_state",
+        "_marked_syntax",
         "_marker",
         "_message",
         "_message_type",
@@ -243,7 +160,6 @@ class ReleaseStreamParser(StreamParser):
         "_r_spaces",
         "_r_started",
         "_reasoning",
-        "_reasoning_syntax",
         "_request",
         "_response_tags",
         "_role_sent",
@@ -274,7 +190,7 @@ class ReleaseStreamParser(StreamParser):
         # What the request's prompt says, read once as the renderer reads the request:
         # here when the reasoning or a bare body needs it, else when a block first does.
         syntax = release.tool_calls
-        bare_body: str = getattr(syntax, "bare_body", "") if syntax is not None else ""
+        bare_body = syntax.bare_body if syntax is not None else ""
         self._request = (release, request)
         self._facts: PromptFacts | None = None
         facts = self._prompt_facts() if release.reasoning is not None or bare_body else None
@@ -316,6 +232,10 @@ class ReleaseStreamParser(StreamParser):
         self._json_start = 0  # offset of the JSON inside the block
         self._json_end = 0
         self._scanner: BlockReader | None = None
+        # Body text the reader let feed hold back unread (see BlockReader.holds): read
+        # with the next chunk that feed does not hold.
+        self._held: list[str] = []
+        self._held_len = 0
         self._started = False
         self._spaces: list[str] = []
         self._content: list[str] = []
@@ -355,7 +275,7 @@ class ReleaseStreamParser(StreamParser):
         #: trim): set with _steady.
         self._c_ready = False
         # The reasoning phase (see _reason): its reader while it lasts.
-        self._reasoning_syntax = reasoning = release.reasoning
+        reasoning = release.reasoning
         self._think: OpenedReasoningReader | None = None
         self._reasoning: list[str] = []
         self._r_started = False
@@ -365,10 +285,11 @@ class ReleaseStreamParser(StreamParser):
         # the release's dropped tokens.
         self._m_state = _M_OFF
         self._lag = 0  # (text the marked stage removed inside a block: see _skip)
-        anywhere = reasoning is not None and getattr(reasoning, "anywhere", False)
+        marked = reasoning.marked() if reasoning is not None else None
+        self._marked_syntax = marked
         self._drops: tuple[str, ...] = release.dropped_tokens
-        if anywhere or self._drops:
-            self._marked_setup(release, facts, anywhere)
+        if marked is not None or self._drops:
+            self._marked_setup(release, facts, marked)
         elif reasoning is not None and facts is not None and not facts.continued:
             # (the answer to a continued message continues its content: no reasoning)
             self._think = OpenedReasoningReader(
@@ -394,8 +315,8 @@ class ReleaseStreamParser(StreamParser):
         self._h_sets: tuple[frozenset[str], ...] = ()
         self._h_tails: tuple[re.Pattern[str], frozenset[str], int] | None = None
         if self._cite is not None and deltas:
-            marked = self._m_markers if self._m_state != _M_OFF else ((),) * 5
-            self._h_sets, self._h_tails = _hold_tables(marked, every, self._cite.holds())
+            markers = self._m_markers if self._m_state != _M_OFF else ((),) * 5
+            self._h_sets, self._h_tails = _hold_tables(markers, every, self._cite.holds())
         self._settle()
 
     def _prompt_facts(self) -> PromptFacts:
@@ -406,24 +327,26 @@ class ReleaseStreamParser(StreamParser):
         return facts
 
     def _prepared_tools(self, facts: PromptFacts) -> list[Mapping[str, Any]] | None:
-        """The tools the prompt lists, as the syntax reads them (a syntax with
-        ``prepare_tools`` reads their schemas once per output)."""
-        prepare = getattr(self._syntax, "prepare_tools", None)
-        return facts.tools if prepare is None else prepare(facts.tools)
+        """The tools the prompt lists, as the syntax reads them (once per output)."""
+        return facts.tools if self._syntax is None else self._syntax.prepare_tools(facts.tools)
 
-    def _marked_setup(self, release: Release, facts: PromptFacts | None, anywhere: bool) -> None:
-        reasoning = release.reasoning
+    def _marked_setup(
+        self, release: Release, facts: PromptFacts | None, marked: MarkedReasoningSyntax | None
+    ) -> None:
         starts: tuple[str, ...] = ()
         ends: tuple[str, ...] = ()
         tags: tuple[str, ...] = ()
         stray: tuple[str, ...] = ()
         if (
-            anywhere and facts is not None and not facts.continued and reasoning.reads(facts.given)  # type: ignore[union-attr]
+            marked is not None
+            and facts is not None
+            and not facts.continued
+            and marked.reads(facts.given)
         ):
-            starts = tuple(reasoning.starts)  # type: ignore[union-attr]
-            ends = tuple(reasoning.ends)  # type: ignore[union-attr]
-            tags = tuple(reasoning.response_tags)  # type: ignore[union-attr]
-            if reasoning.drop_stray_ends:  # type: ignore[union-attr]
+            starts = tuple(marked.starts)
+            ends = tuple(marked.ends)
+            tags = tuple(marked.response_tags)
+            if marked.drop_stray_ends:
                 stray = ends
         syntax = release.tool_calls
         stoppers = (syntax.open, *release.tool_call_markers) if syntax is not None else ()
@@ -463,13 +386,22 @@ class ReleaseStreamParser(StreamParser):
         elif self._lanes:
             if text:
                 mode = self._mode
-                if mode == _JSON and self._scanner is not None and self._scanner.take(text):
-                    # Inside a block's JSON, and nothing that could end the value or fail
-                    # it: all of it belongs to the JSON (what _in_block would add).
-                    self._chunks.append(text)
-                    self._block.append(text)
-                    self._block_len += len(text)
-                    return []
+                scanner = self._scanner
+                if mode == _JSON and scanner is not None:
+                    waiting = self._held_len
+                    if not waiting and scanner.take(text):
+                        # Inside a block's body, and nothing that could end the body or
+                        # fail it: all of it belongs to the body (what _in_block would add).
+                        self._chunks.append(text)
+                        self._block.append(text)
+                        self._block_len += len(text)
+                        return []
+                    if waiting + len(text) <= _MAX_HELD and scanner.holds(text, self._held):
+                        # The body cannot end in it: read with the next chunk (_read).
+                        self._chunks.append(text)
+                        self._held.append(text)
+                        self._held_len = waiting + len(text)
+                        return []
                 if mode == _CLOSE or (mode == _TEXT and self._finder is None):
                     # A chunk that only extends the "<tool_call>" (TEXT) or "</tool_call>"
                     # (CLOSE) begun so far, or begins one, is kept (what _text or
@@ -682,7 +614,7 @@ class ReleaseStreamParser(StreamParser):
     def _hold_tail(self, chunk: str) -> bool:
         """Consume ``chunk``, but hold back its end when it is the beginning of a marker
         that the stages, settled after the rest of the chunk, would keep whole (see
-        :func:`_hold_tables`): feed keeps such text until a chunk decides it, the
+        ``_marked_stage.hold_tables``): feed keeps such text until a chunk decides it, the
         stages' scans skipped for the chunks in between (they would pass nothing on).
         Whether it held (the lane is then settled for the stages' state)."""
         assert self._h_tails is not None
@@ -745,11 +677,8 @@ class ReleaseStreamParser(StreamParser):
         if self._m_state != _M_OFF:
             self._marked("", final=True)
             if self._m_state == _M_INSIDE:
-                assert self._reasoning_syntax is not None
-                self._notes.append(
-                    f"the reasoning has no end marker {self._reasoning_syntax.close}; "
-                    "kept as reasoning"
-                )
+                assert self._marked_syntax is not None  # (only its markers open reasoning)
+                self._notes.append(self._marked_syntax.unclosed_note())
         reader = self._think
         if reader is not None:
             rest = reader.end()
@@ -758,16 +687,17 @@ class ReleaseStreamParser(StreamParser):
                 self._read(rest)  # (held text that turned out to be content)
         self._lanes = self._steady = False
         self._settled = None
+        if self._held:
+            self._read("")  # (body text held back: read now)
         if self._mode == _TEXT:
             self._emit(self._pending)
             self._pending = ""
         else:
             block = "".join(self._block) + (self._pending if self._mode == _CLOSE else "")
-            why = f"is not closed by {self._close_tag}" if self._close_tag else "is cut off"
+            assert self._syntax is not None
+            why = self._syntax.unfinished_note()
             if self._bare != _BARE_BLOCK:
-                self._notes.append(
-                    f"the {self._marker} block at offset {self._offset} {why}; kept as content"
-                )
+                self._notes.append(kept_as_content(self._marker, self._offset, why))
             self._emit(block)
         cited: dict[str, Any] = {}
         content = "".join(self._content)
@@ -942,7 +872,7 @@ class ReleaseStreamParser(StreamParser):
             if self._m_lead and self._fresh and state == _M_BEFORE:
                 # Before any content, a bare body ends marker processing (as a marker does).
                 first = _NON_BLANK.search(text, pos)
-                bare: str = getattr(self._syntax, "bare_body", "")
+                bare = self._syntax.bare_body if self._syntax is not None else ""
                 if first is not None and first.group() in bare:
                     state = self._m_state = _M_PASS
             pattern = self._m_patterns[state]
@@ -980,9 +910,8 @@ class ReleaseStreamParser(StreamParser):
         elif state == _M_INSIDE:
             self._m_state = _M_AFTER
         elif marker in self._stray and marker not in self._response_tags:
-            self._notes.append(
-                f"removed {marker} at offset {self._m_at}: no reasoning was opened before it"
-            )
+            assert self._marked_syntax is not None  # (stray ends are its markers)
+            self._notes.append(self._marked_syntax.stray_end_note(marker, self._m_at))
         self._collapse = self._last_space
 
     def _m_emit(self, text: str) -> None:
@@ -1014,6 +943,11 @@ class ReleaseStreamParser(StreamParser):
             self._emit(text)
             self._offset += len(text)
             return
+        if self._held:
+            self._held.append(text)
+            text = "".join(self._held)
+            self._held = []
+            self._held_len = 0
         # Undecided text (a partial tag, at most a few characters) is only left over at
         # the end of a chunk, so joining it to the next chunk copies each chunk once.
         if self._pending:
@@ -1037,7 +971,7 @@ class ReleaseStreamParser(StreamParser):
         self._emit(text[:start])
         self._offset += start
         assert self._syntax is not None
-        if text[start] in self._syntax.bare_body:  # type: ignore[attr-defined]
+        if text[start] in self._syntax.bare_body:
             self._bare = _BARE_BLOCK
             self._mode = _JSON
             self._block = []
@@ -1077,9 +1011,7 @@ class ReleaseStreamParser(StreamParser):
         if marker in self._ends:
             # An end marker outside a block: removed (noted when no call came before).
             if not self._called:
-                self._notes.append(
-                    f"removed {marker} at offset {self._offset}: it closes no tool call"
-                )
+                self._notes.append(closes_no_call(marker, self._offset))
             self._offset += len(marker)
             return found + len(marker)
         self._marker = marker
@@ -1099,9 +1031,7 @@ class ReleaseStreamParser(StreamParser):
         if self._bare == _BARE_BLOCK:
             self._bare = _NO_BARE  # (a bare body that is not a call is an answer: no note)
         else:
-            self._notes.append(
-                f"the {self._marker} block at offset {self._offset} {reason}; kept as content"
-            )
+            self._notes.append(kept_as_content(self._marker, self._offset, reason))
         self._emit(block)
         self._offset += len(block) + self._lag
         self._lag = 0
@@ -1138,14 +1068,14 @@ class ReleaseStreamParser(StreamParser):
             end = scanner.scan(text, pos)
             if scanner.error is not None:
                 self._add_block(text[pos : scanner.stop])
-                wording = getattr(self._syntax, "reader_error", "holds JSON {}")
-                return self._reject(wording.format(scanner.error), scanner.stop)
+                assert self._syntax is not None
+                return self._reject(self._syntax.reader_note(scanner.error), scanner.stop)
             if end is None:
                 self._add_block(text[pos:])
                 return len(text)
             self._add_block(text[pos:end])
             self._json_end = self._block_len
-            if not self._close_tag or getattr(scanner, "closed", False):
+            if not self._close_tag or scanner.closed:
                 # A syntax without a close marker, or a body that read it: the block
                 # ends with its body.
                 self._finish_block()
@@ -1164,8 +1094,8 @@ class ReleaseStreamParser(StreamParser):
         if start + len(candidate) == len(text) and self._close_tag.startswith(candidate):
             self._pending = candidate
             return len(text)
-        body = getattr(self._syntax, "body_name", "its JSON")
-        return self._reject(f"is not closed by {self._close_tag} after {body}", start)
+        assert self._syntax is not None
+        return self._reject(self._syntax.not_closed_note(), start)
 
     def _finish_block(self) -> None:
         block = "".join(self._block)
@@ -1179,24 +1109,17 @@ class ReleaseStreamParser(StreamParser):
         bare = self._bare == _BARE_BLOCK
         if bare:
             self._bare = _NO_BARE
-            result = self._syntax.decode(  # type: ignore[call-arg]
-                json_text, len(self._calls), self._notes, ids, self._tools, bare=True
-            )
-        else:
-            result = self._syntax.decode(json_text, len(self._calls), self._notes, ids, self._tools)
+        result = self._syntax.decode(
+            json_text, len(self._calls), self._notes, ids, self._tools, bare=bare
+        )
         if isinstance(result, str):
             if not bare:
-                self._notes.append(
-                    f"the {self._marker} block at offset {self._offset} is not a tool call: "
-                    f"{result}; kept as content"
-                )
+                self._notes.append(not_a_call(self._marker, self._offset, result))
             self._emit(block)
         else:
             self._called = True
             if not result:
-                self._notes.append(
-                    f"the {self._marker} block at offset {self._offset} holds no call"
-                )
+                self._notes.append(holds_no_call(self._marker, self._offset))
             index = len(self._calls)
             self._calls += result
             if self._deltas:

@@ -21,7 +21,9 @@ from ._protocols import (
     BlockReader,
     HistoryCall,
     HistoryWriter,
+    MarkedReasoningSyntax,
     ReasoningSyntax,
+    ToolCallDefaults,
     ToolCallSyntax,
     TurnSyntax,
 )
@@ -36,7 +38,9 @@ __all__ = [
     "BlockReader",
     "HistoryCall",
     "HistoryWriter",
+    "MarkedReasoningSyntax",
     "ReasoningSyntax",
+    "ToolCallDefaults",
     "ToolCallSyntax",
     "TurnSyntax",
     # The bundled syntaxes.

@@ -17,6 +17,7 @@ import attrs
 from .._errors import quote
 from .._jsonscan import JsonScanner
 from .._toolcalljson import NUMBERS_KEPT, call_arguments, decode_json, repaired_call
+from ._protocols import ToolCallDefaults
 
 if TYPE_CHECKING:
     from .._types import ToolCall
@@ -87,7 +88,7 @@ def decode_json_block(
 
 
 @attrs.frozen
-class JsonBlocks:
+class JsonBlocks(ToolCallDefaults):
     """The JSON block tool-call syntax (implements
     :class:`~granite_formatters.syntax.ToolCallSyntax`)."""
 
@@ -100,6 +101,15 @@ class JsonBlocks:
     def reader(self) -> JsonScanner:
         return JsonScanner()
 
+    def reader_note(self, error: str) -> str:
+        return f"holds JSON {error}"
+
+    def not_closed_note(self) -> str:
+        return f"is not closed by {self.close} after its JSON"
+
+    def unfinished_note(self) -> str:
+        return f"is not closed by {self.close}"
+
     def decode(
         self,
         body: str,
@@ -107,8 +117,10 @@ class JsonBlocks:
         notes: list[str],
         new_id: Callable[[], str],
         tools: Sequence[Mapping[str, Any]] | None,
+        *,
+        bare: bool = False,
     ) -> list[ToolCall] | str:
-        del tools  # (the JSON carries its own types)
+        del tools, bare  # (the JSON carries its own types; no bare bodies)
         return decode_json_block(body, first_index, notes, new_id)
 
     def write(self, text: str, calls: Iterable[HistoryCall], writer: HistoryWriter) -> str:

@@ -20,6 +20,7 @@ from .. import _jsonscan as jsonscan
 from .._errors import InvalidRequestError, quote
 from .._jsonscan import JsonScanner
 from .._toolcalljson import NUMBERS_KEPT, call_arguments, decode_json, repaired_call
+from ._protocols import ToolCallDefaults
 
 if TYPE_CHECKING:
     from .._types import ToolCall
@@ -157,7 +158,7 @@ def _history_arguments(arguments: Any, field: str) -> Any:
 
 
 @attrs.frozen
-class JsonList:
+class JsonList(ToolCallDefaults):
     """The JSON-list tool-call syntax (implements
     :class:`~granite_formatters.syntax.ToolCallSyntax`).
 
@@ -175,6 +176,15 @@ class JsonList:
 
     def reader(self) -> JsonScanner:
         return JsonScanner()
+
+    def reader_note(self, error: str) -> str:
+        return f"holds JSON {error}"
+
+    def not_closed_note(self) -> str:
+        return "is not a whole JSON value"  # (unused: no close marker to miss)
+
+    def unfinished_note(self) -> str:
+        return "is cut off"
 
     def decode(
         self,

@@ -16,6 +16,8 @@ from typing import Any
 
 import attrs
 
+from ._marked_stage import reasoning_unclosed, stray_end_removed
+
 __all__ = ["THINK_RESPONSE", "THOUGHT_PHRASES", "MarkedReasoning"]
 
 
@@ -76,9 +78,14 @@ class MarkedReasoning:
         """True when ``thinking`` is not given, or given true."""
         return "thinking" not in given or bool(given["thinking"])
 
-    @property
-    def anywhere(self) -> bool:
-        return True
+    def marked(self) -> MarkedReasoning:
+        return self
+
+    def stray_end_note(self, marker: str, offset: int) -> str:
+        return stray_end_removed(marker, offset)
+
+    def unclosed_note(self) -> str:
+        return reasoning_unclosed(self.close)
 
 
 _HERE = ("Here is", "Here's", "Here\u2019s")

@@ -21,7 +21,9 @@ __all__ = [
     "BlockReader",
     "HistoryCall",
     "HistoryWriter",
+    "MarkedReasoningSyntax",
     "ReasoningSyntax",
+    "ToolCallDefaults",
     "ToolCallSyntax",
     "TurnSyntax",
 ]
@@ -88,6 +90,8 @@ class BlockReader(Protocol):
 
     error: str | None
     stop: int
+    #: Whether the body ended with the block's close marker itself (no close to read).
+    closed: bool
 
     def scan(self, text: str, pos: int) -> int | None:
         """Read ``text`` from ``pos``; the end of the body, or ``None``."""
@@ -97,6 +101,25 @@ class BlockReader(Protocol):
         """Whether all of ``chunk`` surely belongs to the body without ending or failing
         it (the parser's steady case: the chunk is then only stored)."""
         ...
+
+    def holds(self, chunk: str, held: Sequence[str]) -> bool:
+        """Whether the parser may hold ``chunk`` back unread after the chunks ``held``
+        back before it (the body surely does not end in it): they are then given to
+        :meth:`scan` with what follows. (The parser bounds what it holds, so a body that
+        fails is still told within a few hundred characters.)"""
+        ...
+
+
+class ToolCallDefaults:
+    """Defaults of :class:`ToolCallSyntax` members that most syntaxes share: no bare
+    bodies, the tools given to ``decode`` as the request has them."""
+
+    __slots__ = ()
+
+    bare_body = ""
+
+    def prepare_tools(self, tools: Sequence[Mapping[str, Any]] | None) -> Any:
+        return tools
 
 
 class ToolCallSyntax(Protocol):
@@ -121,16 +144,30 @@ class ToolCallSyntax(Protocol):
         """A reader for one block's body."""
         ...
 
-    # Optional: ``prepare_tools(tools)``, what ``decode`` is given as ``tools`` (called
-    # once per output, so work on the tools is done once); ``reader_error``, how the
-    # parser words a reader's error (a format string, default ``"holds JSON {}"``);
-    # ``body_name``, what the close marker follows in notes (default ``"its JSON"``);
-    # a reader's ``closed`` (true: the body ended with the close marker itself).
+    @property
+    def bare_body(self) -> str:
+        """The characters a body may start with at the very start of the output without
+        its open marker (read only when the request offered tools; such a block that is
+        not a call is content, with no note; ``decode`` then gets ``bare=True``). Empty:
+        no bare bodies."""
+        ...
 
-    # Optional: ``bare_body``, the characters a body may start with at the very start of
-    # the output without its open marker (read only when the request offered tools;
-    # such a block that is not a call is content, with no note), and then ``decode``
-    # takes ``bare=True`` for it. Absent or empty: no bare bodies.
+    def prepare_tools(self, tools: Sequence[Mapping[str, Any]] | None) -> Any:
+        """What :meth:`decode` is given as ``tools`` (called once per output, so work on
+        the tools is done once)."""
+        ...
+
+    def reader_note(self, error: str) -> str:
+        """Why a block is not a call, from its reader's ``error`` (the syntax's words)."""
+        ...
+
+    def not_closed_note(self) -> str:
+        """Why a block whose body is not followed by :attr:`close` is not a call."""
+        ...
+
+    def unfinished_note(self) -> str:
+        """Why a block that the output ends inside is not a call."""
+        ...
 
     def decode(
         self,
@@ -138,11 +175,14 @@ class ToolCallSyntax(Protocol):
         first_index: int,
         notes: list[str],
         new_id: Callable[[], str],
-        tools: Sequence[Mapping[str, Any]] | None,
+        tools: Any,
+        *,
+        bare: bool = False,
     ) -> list[ToolCall] | str:
         """The calls of one block's body (numbered from ``first_index``), or why there
         are none. Notes about kept-but-odd values go to ``notes``; ``tools`` are the
-        request's tools when it was given (a syntax may type values by their schema)."""
+        request's tools as :meth:`prepare_tools` made them (a syntax may type values by
+        their schema); ``bare``: a body met without its open marker."""
         ...
 
     def write(self, text: str, calls: Iterable[HistoryCall], writer: HistoryWriter) -> str:
@@ -203,12 +243,46 @@ class ReasoningSyntax(Protocol):
         when reasoning is off, removed there (``""`` for none)."""
         ...
 
-    # Optional (read with defaults, so a syntax written before them keeps working):
-    # ``anywhere`` (default false): reasoning may start anywhere in the content before a
-    # tool call, the text before its start marker being content, instead of only at the
-    # start of the output; such a syntax also gives ``starts`` and ``ends`` (every
-    # marker, ``open`` and ``close`` first), ``response_tags`` (removed from the content
-    # before a tool call), ``drop_stray_ends`` (an end marker with no reasoning opened
-    # before it is removed, noted) and ``reads(given)``: whether the output is read for
-    # reasoning at all, ``given`` being the template options the request sets (absent
-    # keys absent, no defaults filled in).
+    def marked(self) -> MarkedReasoningSyntax | None:
+        """The syntax itself when its reasoning may start anywhere in the content before
+        a tool call (the text before its start marker being content), instead of only at
+        the start of the output; ``None`` otherwise."""
+        ...
+
+
+class MarkedReasoningSyntax(ReasoningSyntax, Protocol):
+    """Reasoning that may start anywhere before a tool call (see
+    :meth:`ReasoningSyntax.marked`): every marker and how the parser treats them."""
+
+    @property
+    def starts(self) -> tuple[str, ...]:
+        """Every start marker, :attr:`open` first."""
+        ...
+
+    @property
+    def ends(self) -> tuple[str, ...]:
+        """Every end marker, :attr:`close` first."""
+        ...
+
+    @property
+    def response_tags(self) -> tuple[str, ...]:
+        """Tags removed from the content before a tool call."""
+        ...
+
+    @property
+    def drop_stray_ends(self) -> bool:
+        """Whether an end marker with no reasoning opened before it is removed (noted)."""
+        ...
+
+    def reads(self, given: Mapping[str, Any]) -> bool:
+        """Whether the output is read for reasoning at all, ``given`` being the template
+        options the request sets (absent keys absent, no defaults filled in)."""
+        ...
+
+    def stray_end_note(self, marker: str, offset: int) -> str:
+        """The note for an end ``marker`` removed at ``offset`` with no reasoning opened."""
+        ...
+
+    def unclosed_note(self) -> str:
+        """The note for reasoning that the output ends inside."""
+        ...

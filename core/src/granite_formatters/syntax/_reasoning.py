@@ -121,6 +121,10 @@ class OpenedThink:
     def removed_when_off(self, options: Mapping[str, Any]) -> str:
         return "" if self.starts_inside(options) else _EMPTY_THOUGHT
 
+    def marked(self) -> None:
+        """``None``: the reasoning starts only at the start of the output."""
+        return None
+
 
 #: Granite 4.2's reasoning.
 OPENED_THINK = OpenedThink()
@@ -162,7 +166,7 @@ def _partial_tail(text: str, markers: tuple[str, ...], firsts: str) -> int:
 
 class OpenedReasoningReader:
     """The reading of reasoning that the prompt may have opened (a
-    :class:`~granite_formatters.syntax.ReasoningSyntax` without ``anywhere``), at the
+    :class:`~granite_formatters.syntax.ReasoningSyntax` that is not ``marked()``), at the
     start of the output, a chunk at a time: the parser's first stage.
 
     - Thinking on (the prompt opened the block): an open marker that the model writes

@@ -45,6 +45,9 @@ _BLANK = " \t\r\n"
 _NON_BLANK = re.compile(r"[^ \t\r\n]")
 #: A block body longer than this is not read to its end (as for JSON blocks).
 _MAX_BODY_CHARS = 1_000_000
+#: The tags that end a body, and how far back one may start before a chunk's end.
+_BODY_END = re.compile("</function>|</tool_call>")
+_END_REACH = len("</tool_call>") - 1
 #: A body of at most this many characters that arrives whole is read by ``str.find``.
 _WHOLE_CHARS = 4096
 
@@ -151,6 +154,14 @@ class XmlBlockReader:
             self.stop = len(chunk)
             return True
         return False
+
+    def holds(self, chunk: str, held: Sequence[str]) -> bool:
+        """Whether ``chunk`` may wait unread after ``held``: no ``</function>`` or
+        ``</tool_call>`` (the tags that end the body) ends in it."""
+        if ">" not in chunk:
+            return True
+        before = "".join(held[-_END_REACH:])[-_END_REACH:]
+        return _BODY_END.search(before + chunk) is None
 
     def _fail(self, reason: str, pos: int) -> None:
         self.error = reason
@@ -558,13 +569,19 @@ class XmlFunctions:
     def body_start(self, char: str) -> str | None:
         return None if char == "<" else "is not followed by a <function=…> element"
 
-    #: How the parser words a reader's error (the reader's own words: they name tags).
-    reader_error: ClassVar[str] = "{}"
-    #: What the close marker follows, in the parser's notes.
-    body_name: ClassVar[str] = "its </function>"
+    bare_body: ClassVar[str] = ""
 
     def reader(self) -> XmlBlockReader:
         return XmlBlockReader()
+
+    def reader_note(self, error: str) -> str:
+        return error  # (the reader's own words: they name tags)
+
+    def not_closed_note(self) -> str:
+        return f"is not closed by {self.close} after its </function>"
+
+    def unfinished_note(self) -> str:
+        return f"is not closed by {self.close}"
 
     def prepare_tools(self, tools: Sequence[Mapping[str, Any]] | None) -> ToolSchemas | None:
         """The request's tools as :meth:`decode` reads them, their parameters' kinds
@@ -578,6 +595,8 @@ class XmlFunctions:
         notes: list[str],
         new_id: Callable[[], str],
         tools: Sequence[Mapping[str, Any]] | None,
+        *,
+        bare: bool = False,
     ) -> list[ToolCall] | str:
         """The one call of a block, its values typed by the tool's parameter schema.
 
