@@ -97,6 +97,15 @@ def test_a_release_string_naming_an_old_path_names_the_public_module(
 
 @pytest.mark.parametrize("old", sorted(MOVED))
 def test_every_moved_module_is_gone_and_its_fate_names_public_modules(old: str) -> None:
+    extra = {"granite_formatters.serve": "serve", "granite_formatters.batch": "ray"}.get(
+        old.rsplit(".", 1)[0]
+    )
+    if extra and importlib.util.find_spec("starlette") is None:
+        # Without the serve extra (the core-only cells) the public face that was the
+        # old module's package is what fails, naming the extra to install.
+        with pytest.raises(ImportError, match=f"needs the optional '{extra}' extra"):
+            importlib.import_module(old)
+        return
     assert importlib.util.find_spec(old.rsplit(".", 1)[0]) is not None
     with pytest.raises(ModuleNotFoundError) as info:
         importlib.import_module(old)
