@@ -8,7 +8,7 @@ try:
 except ImportError as error:  # pragma: no cover - the core-only cells check this message
     raise ImportError(
         "granite_formatters.batch needs the optional 'ray' extra: "
-        "pip install 'granite-formatters[ray]'"
+        "pip install './core[ray]' (from a clone)"
     ) from error
 
 __all__ = ["FormatStage", "ParseStage"]
