@@ -5,6 +5,7 @@
     python benchmarks/serve_overhead.py --quick            # a few seconds
     python benchmarks/serve_overhead.py --against main     # this tree and main, interleaved
     python benchmarks/serve_overhead.py --asyncio-h11      # also on asyncio and h11
+    python benchmarks/serve_overhead.py --callgrind --against main   # instruction counts
 
 It starts, on 127.0.0.1, the fake OpenAI-compatible completions backend of the serve
 tests (``tests/serve/servers.py``, replaying a Granite 3.3 answer) and one
@@ -28,6 +29,11 @@ calls (through the proxy less directly: nearer what an idle host would show), an
 proxy process's CPU time per request or per chunk (from ``/proc/PID/task/*/schedstat``,
 Linux only), which the load of other jobs blurs far less than wall-clock time. Needs the
 ``serve`` extra and the Granite 3.3 plugin.
+
+With ``--callgrind`` each proxy runs under ``valgrind --tool=callgrind`` (instrumentation
+off at the start) and, instead of the timed rounds, each short-request row is counted
+exactly, whatever the load: 20 unmeasured requests, then the user-space instructions of
+the next 100 (``callgrind_control`` zeroes, turns instrumentation on and off, dumps).
 """
 
 from __future__ import annotations
@@ -36,6 +42,7 @@ import argparse
 import functools
 import json
 import os
+import shutil
 import socket
 import statistics
 import subprocess
@@ -171,6 +178,7 @@ class Samples:
     def __init__(self) -> None:
         self.wall: dict[str, list[float]] = {}
         self.cpu: dict[str, list[float]] = {}
+        self.counts: dict[str, float] = {}
 
     def time(
         self, row: str, call: Callable[[], None], repeats: int, pid: int | None = None
@@ -219,6 +227,11 @@ def main(argv: list[str] | None = None) -> int:
         "--asyncio-h11",
         action="store_true",
         help="also measure this tree with uvicorn on asyncio and h11",
+    )
+    parser.add_argument(
+        "--callgrind",
+        action="store_true",
+        help="count each proxy's instructions per short request (valgrind) instead of timing",
     )
     parser.add_argument(
         "--run-backend", nargs=2, metavar=("PORT", "SCRIPTS"), help=argparse.SUPPRESS
@@ -272,6 +285,7 @@ def measure(args: argparse.Namespace, trees: dict[str, str]) -> int:
     # without one the proxy works out what is left of the context).
     limit = 2 * events_long + 100
 
+    scratch_dir = tempfile.mkdtemp()
     scripts = ROOT / ".serve_overhead_scripts.json"
     scripts.write_text(
         json.dumps({short_prompt: SHORT, long_prompt: long_output}), encoding="utf-8"
@@ -294,6 +308,10 @@ def measure(args: argparse.Namespace, trees: dict[str, str]) -> int:
             command = [sys.executable, __file__, "--run-asyncio-h11-proxy", *serve_args]
         else:
             command = [sys.executable, "-m", "granite_formatters", "serve", *serve_args]
+        if args.callgrind:
+            out = Path(scratch_dir, f"callgrind.{len(proxies)}.out")
+            command = ["valgrind", "--tool=callgrind", "--instr-atstart=no",
+                       f"--callgrind-out-file={out}", *command]  # fmt: skip
         proxy = subprocess.Popen(command, env={**os.environ, "PYTHONPATH": path})
         processes.append(proxy)
         proxies[label] = (proxy, port)
@@ -323,6 +341,14 @@ def measure(args: argparse.Namespace, trees: dict[str, str]) -> int:
         if not args.quick:
             time.sleep(1)  # let the servers settle
         labels = list(proxies)
+        if args.callgrind:
+            for label, (proxy, _) in proxies.items():
+                for stream in (False, True):
+                    for limited in (True, False):
+                        call = functools.partial(proxied, label, short_request, stream, limited)
+                        row = f"{label} short {stream} {limited}"
+                        samples.counts[row] = instructions(proxy.pid, call, scratch_dir)
+            rounds = 0
         for number in range(rounds):
             samples.time("direct short", lambda: direct(short_prompt), short_repeats)
             samples.time("direct long", lambda: direct(long_prompt), long_repeats)
@@ -343,8 +369,48 @@ def measure(args: argparse.Namespace, trees: dict[str, str]) -> int:
             process.terminate()
             process.wait(30)
         scripts.unlink(missing_ok=True)
-    report(samples, list(proxies), events_short, events_long, rounds)
+        shutil.rmtree(scratch_dir, ignore_errors=True)
+    if args.callgrind:
+        report_counts(samples, list(proxies), events_short)
+    else:
+        report(samples, list(proxies), events_short, events_long, rounds)
     return 0
+
+
+def instructions(pid: int, call: Callable[[], None], scratch_dir: str) -> float:
+    """The user-space instructions process ``pid`` (under callgrind) runs per ``call``:
+    20 calls unmeasured, then 100 counted."""
+    for _ in range(20):
+        call()
+    control = ["callgrind_control"]
+    subprocess.run([*control, "--zero", str(pid)], check=True, capture_output=True)
+    subprocess.run([*control, "--instr=on", str(pid)], check=True, capture_output=True)
+    for _ in range(100):
+        call()
+    subprocess.run([*control, "--instr=off", str(pid)], check=True, capture_output=True)
+    before = set(Path(scratch_dir).iterdir())
+    subprocess.run([*control, "--dump", str(pid)], check=True, capture_output=True)
+    (dump,) = set(Path(scratch_dir).iterdir()) - before
+    for line in dump.read_text(encoding="utf-8", errors="replace").splitlines():
+        if line.startswith("totals:"):
+            return int(line.split()[1]) / 100
+    raise SystemExit(f"no instruction total in {dump}")
+
+
+def report_counts(samples: Samples, labels: list[str], events_short: int) -> None:
+    print(f"## granite-format serve: instructions per short request ({events_short} events)\n")
+    print("| proxy | non-streaming, with / without max_tokens | streaming, with / without |")
+    print("|---|---:|---:|")
+    for label in labels:
+        cells = [
+            " / ".join(
+                f"{samples.counts[f'{label} short {stream} {limited}'] / 1e6:.2f} M"
+                for limited in (True, False)
+            )
+            for stream in (False, True)
+        ]
+        print(f"| {label} | {cells[0]} | {cells[1]} |")
+    print("\ncallgrind, user space, 100 requests after 20 unmeasured ones per row")
 
 
 def report(

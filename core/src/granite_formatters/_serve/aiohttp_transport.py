@@ -65,6 +65,12 @@ class _Body(httpx.AsyncByteStream):
             async for data in content.iter_any():
                 yield data
 
+    async def read_block(self) -> bytes:
+        """What has arrived of the body, in one block (``b""`` at its end): for a reader
+        that takes the body in bulk, without the layers of iterators of ``aiter_bytes``."""
+        with _as_httpx(reading=True):
+            return await self._response.content.readany()
+
     async def aclose(self) -> None:
         if self._response.content.at_eof():
             self._response.release()  # read to its end: the connection is reused

@@ -31,12 +31,12 @@ from .exchange import (
     Prepared,
     Refusal,
     answer_events,
-    collect,
     completion_body,
     dropped_tokens_text,
     open_answer,
     parse_answer,
     prepare,
+    read_answer,
     text_stop,
 )
 from .guard import RequestGuard
@@ -179,9 +179,9 @@ class _Server:
             text = self._backend_failure(exc, log)
             log.emit()
             return error_response(exc.status, text, exc.param)
-        events = answer_events(self.backend, response, prepared, self.config.max_output_bytes)
         if not prepared.params.stream:
-            return await self._complete(request, prepared, response, events, log)
+            return await self._complete(request, prepared, response, log)
+        events = answer_events(self.backend, response, prepared, self.config.max_output_bytes)
         try:  # the first event before the first byte: a failure is still a 502/504
             first = await events.__anext__()
         except (BackendError, StopAsyncIteration) as exc:
@@ -240,11 +240,11 @@ class _Server:
         request: Request,
         prepared: Prepared,
         response: httpx.Response,
-        events: AsyncIterator[Piece | Finish],
         log: RequestLog,
     ) -> Response:
         """The whole answer; a client that disconnects first cancels the backend request."""
-        reading = asyncio.ensure_future(collect(events))
+        answer_read = read_answer(self.backend, response, prepared, self.config.max_output_bytes)
+        reading = asyncio.ensure_future(answer_read)
         gone = asyncio.ensure_future(_disconnected(request))
         try:
             await asyncio.wait((reading, gone), return_when=asyncio.FIRST_COMPLETED)

@@ -18,7 +18,8 @@ from .._api import get_formatter
 from .._errors import InvalidRequestError, UnknownModelError
 from .._processors import Formatter
 from ..granite3._cite_format import TOKENS_SKIPPED_NOTE
-from .backends import Backend, BackendError, Finish, Piece
+from .backends import Backend, Finish, Piece
+from .backends.base import Answer, cut_logprobs
 from .effort import effort_refusal
 from .params import GenerationParams, chat_request, read_params
 from .public import request_text, unknown_model_text
@@ -36,6 +37,7 @@ __all__ = [
     "open_answer",
     "parse_answer",
     "prepare",
+    "read_answer",
     "text_stop",
 ]
 
@@ -64,15 +66,6 @@ class Prepared:
     backend_model: str
     #: The special tokens the answer may hold, which the backend is asked to print.
     preserve: tuple[str, ...] = ()
-
-
-@attrs.frozen
-class Answer:
-    """The backend's whole answer: its text, token logprobs and how it finished."""
-
-    text: str
-    logprobs: list[dict[str, Any]]
-    finish: Finish
 
 
 #: Granite's BOS and EOS token in every release: it ends the answer, never part of it.
@@ -174,11 +167,20 @@ async def _with_logprobs(
     async for event in events:
         if isinstance(event, Piece):
             if event.text and not event.logprobs:
-                raise BackendError("the backend sent no logprobs with the answer's tokens")
+                raise Backend.no_logprobs()
             if any(len(entry.get("top_logprobs", ())) > top for entry in event.logprobs):
-                cut = ({**e, "top_logprobs": e["top_logprobs"][:top]} for e in event.logprobs)
-                event = Piece(event.text, tuple(cut))
+                event = Piece(event.text, tuple(cut_logprobs(event.logprobs, top)))
         yield event
+
+
+async def read_answer(
+    backend: Backend, response: httpx.Response, prepared: Prepared, max_bytes: int | None
+) -> Answer:
+    """The whole answer for ``prepared``: what :func:`collect` makes of
+    :func:`answer_events`, read in bulk (``Backend.read``)."""
+    params = prepared.params
+    top = (params.top_logprobs or 0) if params.logprobs else None
+    return await backend.read(response, max_bytes, top)
 
 
 async def collect(events: AsyncIterator[Piece | Finish]) -> Answer:

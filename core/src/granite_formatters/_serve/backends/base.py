@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import math
 import re
 from abc import ABC, abstractmethod
-from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
-from typing import Any
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Iterator, Mapping
+from typing import Any, Protocol, TypeVar, cast
 
 import anyio
 import attrs
@@ -16,16 +17,21 @@ from httpx_sse import SSEError
 
 from ..aiohttp_transport import BackendClient
 from ..params import FIELDS, GenerationParams, backend_fields, place
+from .sse import SSEFrames, check_event_stream
 
 __all__ = [
     "drain",
     "DRAIN_SECONDS",
+    "Answer",
     "Backend",
     "BackendError",
+    "Decoding",
     "Finish",
+    "Frames",
     "Piece",
     "Usage",
     "clean_text",
+    "cut_logprobs",
     "encode_json",
     "finite",
     "loads_object",
@@ -36,6 +42,8 @@ __all__ = [
 #: How long the rest of a finished backend stream is read, so the connection can be
 #: reused; a backend that keeps it open longer is cut off (the answer is complete).
 DRAIN_SECONDS = 1.0
+
+_T = TypeVar("_T")
 
 _SURROGATE = re.compile("[\ud800-\udfff]")
 
@@ -70,6 +78,15 @@ class Finish:
     reason: str
     usage: Usage | None = None
     stop_reason: str | int | None = None
+
+
+@attrs.frozen
+class Answer:
+    """The backend's whole answer: its text, token logprobs and how it finished."""
+
+    text: str
+    logprobs: list[dict[str, Any]]
+    finish: Finish
 
 
 def stop_reason_of(value: Any) -> str | int | None:
@@ -177,6 +194,102 @@ def usage_of(prompt_tokens: Any, completion_tokens: Any) -> Usage | None:
     return Usage(prompt or 0, completion or 0)
 
 
+def cut_logprobs(entries: Iterable[dict[str, Any]], top: int) -> list[dict[str, Any]]:
+    """``entries`` with each token's alternatives cut to the ``top`` the client asked for."""
+    return [
+        {**entry, "top_logprobs": entry["top_logprobs"][:top]}
+        if len(entry.get("top_logprobs", ())) > top
+        else entry
+        for entry in entries
+    ]
+
+
+def _byte_size(text: str) -> int:
+    return len(text) if text.isascii() else len(text.encode())
+
+
+def _cut(text: str, size: int) -> str:
+    """The first ``size`` bytes of ``text`` (a character they split is left out)."""
+    return text.encode()[:size].decode("utf-8", "ignore")
+
+
+@contextlib.contextmanager
+def _reading() -> Iterator[None]:
+    """Transport failures while reading a backend's answer as :class:`BackendError`."""
+    try:
+        yield
+    except httpx.TimeoutException:
+        raise BackendError("the backend stopped sending (timed out)", 504) from None
+    except SSEError:
+        raise BackendError("the backend did not answer with an event stream") from None
+    except httpx.HTTPError:
+        raise BackendError("the backend connection failed") from None
+
+
+class Frames(Protocol):
+    """A byte stream cut into the data of its events: :meth:`feed` the bytes as they
+    arrive, :meth:`end` at the stream's end."""
+
+    def feed(self, block: bytes) -> list[str]: ...
+
+    def end(self) -> list[str]: ...
+
+
+class Decoding(ABC):
+    """The events of one answer read in order: :meth:`step` adds what an event says to
+    the answer; ``reason`` is set once the backend said how it ended, ``complete`` once
+    nothing more is to come."""
+
+    def __init__(self) -> None:
+        self.reason: str | None = None
+        self.usage: Usage | None = None
+        self.stop: str | int | None = None
+        self.complete = False
+
+    @abstractmethod
+    def step(self, data: str, texts: list[str], logprobs: list[dict[str, Any]]) -> None:
+        """Read the event ``data``: a piece of the answer is one string appended to
+        ``texts`` (its token logprobs to ``logprobs``); :class:`BackendError` when the
+        event is malformed."""
+
+    def finish(self) -> Finish:
+        """How the answer ended; the stream ended early if the backend never said."""
+        if self.reason is None:
+            raise Backend.ended_early()
+        return Finish(self.reason, self.usage, self.stop)
+
+
+async def _within(next_item: Awaitable[_T]) -> _T | None:
+    """``next_item``, or ``None`` if it does not come within :data:`DRAIN_SECONDS` (the
+    answer is finished: the usage and end mark may follow, or nothing)."""
+    with anyio.move_on_after(DRAIN_SECONDS):
+        return await next_item
+    return None
+
+
+def _block_reader(response: httpx.Response) -> Callable[[], Awaitable[bytes]]:
+    """What has arrived of ``response``'s body, one block per call (``b""`` at its end):
+    straight from the backend client's connection where the body is not compressed,
+    else through httpx's decoding."""
+    read_block = getattr(response.stream, "read_block", None)
+    if read_block is not None and "content-encoding" not in response.headers:
+        return cast("Callable[[], Awaitable[bytes]]", read_block)
+    blocks = response.aiter_bytes()
+
+    async def next_block() -> bytes:
+        async for block in blocks:
+            if block:
+                return block
+        return b""
+
+    return next_block
+
+
+async def _rest(read: Callable[[], Awaitable[bytes]]) -> AsyncIterator[bytes]:
+    while block := await read():
+        yield block
+
+
 async def drain(events: AsyncIterator[Any]) -> None:
     """Read what is left of a finished stream for at most :data:`DRAIN_SECONDS`."""
 
@@ -213,9 +326,55 @@ class Backend(ABC):
         options under this backend's names (:func:`~..params.backend_fields`)."""
 
     @abstractmethod
-    def events(self, response: httpx.Response) -> AsyncIterator[Piece | Finish]:
-        """The pieces of text, then one :class:`Finish`; a :class:`BackendError` when the
-        stream is malformed; a stream that ends without finishing raises too."""
+    def decoding(self) -> Decoding:
+        """A reader of one answer's events."""
+
+    def frames(self) -> Frames:
+        """A splitter of the response body into events (Server-Sent Events by default)."""
+        return SSEFrames()
+
+    def check(self, response: httpx.Response) -> None:
+        """:class:`~httpx_sse.SSEError` when ``response`` is not the kind of stream
+        :meth:`frames` reads."""
+        check_event_stream(response)
+
+    async def _data(self, response: httpx.Response) -> AsyncIterator[str]:
+        self.check(response)
+        frames = self.frames()
+        async for block in response.aiter_bytes():
+            for data in frames.feed(block):
+                yield data
+        for data in frames.end():
+            yield data
+
+    async def events(self, response: httpx.Response) -> AsyncIterator[Piece | Finish]:
+        """The pieces of text, one per event that holds one, then one :class:`Finish`; a
+        :class:`BackendError` when the stream is malformed; a stream that ends without
+        finishing raises too. Once finished, the backend's next event is awaited for at
+        most :data:`DRAIN_SECONDS` (the usage and end mark may follow)."""
+        decoding = self.decoding()
+        events = self._data(response)
+        texts: list[str] = []
+        logprobs: list[dict[str, Any]] = []
+        while not decoding.complete:
+            data: str | None
+            try:
+                if decoding.reason is None:
+                    data = await events.__anext__()
+                else:
+                    data = await _within(events.__anext__())
+            except StopAsyncIteration:
+                break
+            if data is None:
+                break
+            decoding.step(data, texts, logprobs)
+            if texts:
+                yield Piece("".join(texts), tuple(logprobs))
+                texts.clear()
+                logprobs.clear()
+        yield decoding.finish()
+        if decoding.complete:
+            await drain(events)
 
     async def token_limit(self, client: httpx.AsyncClient, prompt: str, model: str) -> int | None:
         """The token limit to send when the request sets none (``None``: send none)."""
@@ -289,23 +448,86 @@ class Backend(ABC):
         """:meth:`events`, with transport failures turned into :class:`BackendError`; past
         ``max_bytes`` of text the answer ends there (``finish_reason`` ``length``)."""
         left = max_bytes if max_bytes is not None else -1
-        try:
+        with _reading():
             async for event in self.events(response):
                 if left >= 0 and isinstance(event, Piece):
-                    size = len(event.text) if event.text.isascii() else len(event.text.encode())
+                    size = _byte_size(event.text)
                     if size > left:
-                        cut = event.text.encode()[:left].decode("utf-8", "ignore")
-                        yield Piece(cut, event.logprobs)
+                        yield Piece(_cut(event.text, left), event.logprobs)
                         yield Finish("length", None)
                         return
                     left -= size
                 yield event
-        except httpx.TimeoutException:
-            raise BackendError("the backend stopped sending (timed out)", 504) from None
-        except SSEError:
-            raise BackendError("the backend did not answer with an event stream") from None
-        except httpx.HTTPError:
-            raise BackendError("the backend connection failed") from None
+
+    async def read(
+        self, response: httpx.Response, max_bytes: int | None = None, top: int | None = None
+    ) -> Answer:
+        """The whole answer of :meth:`stream` (the same text, logprobs and finish), read
+        in blocks as they arrive, each block's events decoded in one loop; ``top``: the
+        client asked for logprobs with that many alternatives (text without logprobs is
+        a :class:`BackendError`)."""
+        with _reading():
+            return await self._read(response, max_bytes, top)
+
+    async def _read(
+        self, response: httpx.Response, max_bytes: int | None, top: int | None
+    ) -> Answer:
+        self.check(response)
+        decoding = self.decoding()
+        frames = self.frames()
+        read = _block_reader(response)
+        texts: list[str] = []
+        logprobs: list[dict[str, Any]] = []
+        left = max_bytes if max_bytes is not None else -1
+        checked = left >= 0 or top is not None  # each piece is looked at
+        ended = False
+        while not ended:
+            if decoding.reason is None:
+                block = await read()
+            else:
+                finished = await _within(read())
+                if finished is None:
+                    break
+                block = finished
+            if block:
+                batch = frames.feed(block)
+            else:
+                batch, ended = frames.end(), True
+            for data in batch:
+                if not checked:
+                    decoding.step(data, texts, logprobs)
+                else:
+                    count, entries = len(texts), len(logprobs)
+                    decoding.step(data, texts, logprobs)
+                    if len(texts) > count:
+                        text = texts[count] = "".join(texts[count:])
+                        del texts[count + 1 :]
+                        limited = left >= 0 and _byte_size(text) > left
+                        if limited:
+                            text = texts[count] = _cut(text, left)
+                        elif left >= 0:
+                            left -= _byte_size(text)
+                        if top is not None and text and len(logprobs) == entries:
+                            raise self.no_logprobs()
+                        if limited:
+                            finish = Finish("length", None)
+                            return Answer("".join(texts), self._top(logprobs, top), finish)
+                if decoding.complete:
+                    break
+            if decoding.complete:
+                break
+        finish = decoding.finish()
+        if decoding.complete:
+            await drain(_rest(read))
+        return Answer("".join(texts), self._top(logprobs, top), finish)
+
+    @staticmethod
+    def _top(logprobs: list[dict[str, Any]], top: int | None) -> list[dict[str, Any]]:
+        return logprobs if top is None else cut_logprobs(logprobs, top)
+
+    @staticmethod
+    def no_logprobs() -> BackendError:
+        return BackendError("the backend sent no logprobs with the answer's tokens")
 
     @staticmethod
     def ended_early() -> BackendError:

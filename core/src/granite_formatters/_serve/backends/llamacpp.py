@@ -2,23 +2,10 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
 from typing import Any
 
-import httpx
-
-from .base import (
-    Backend,
-    Finish,
-    Piece,
-    clean_text,
-    drain,
-    loads_object,
-    stop_reason_of,
-    usage_of,
-)
+from .base import Backend, Decoding, clean_text, loads_object, stop_reason_of, usage_of
 from .logprobs import chat_entries
-from .sse import sse_data
 
 __all__ = ["LlamaCppBackend"]
 
@@ -44,23 +31,27 @@ class LlamaCppBackend(Backend):
     def body(self, prompt: str, model: str, fields: dict[str, Any]) -> dict[str, Any]:
         return {"prompt": prompt, "stream": True, **fields}
 
-    async def events(self, response: httpx.Response) -> AsyncIterator[Piece | Finish]:
-        events = sse_data(response)
-        async for data in events:
-            if not data:
-                continue
-            chunk = loads_object(data, "a /completion stream event")
-            text = chunk.get("content")
-            logprobs = chat_entries(chunk.get("completion_probabilities"))
-            if chunk.get("stop") is True and not text:  # (not the whole answer's again)
-                logprobs = ()
-            if isinstance(text, str) and (text or logprobs):
-                yield Piece(clean_text(text), logprobs)
-            if chunk.get("stop") is True:
-                limited = chunk.get("stop_type") == "limit" or chunk.get("stopped_limit") is True
-                usage = usage_of(chunk.get("tokens_evaluated"), chunk.get("tokens_predicted"))
-                word = None if limited else stop_reason_of(chunk.get("stopping_word"))
-                yield Finish("length" if limited else "stop", usage, word)
-                await drain(events)
-                return
-        raise self.ended_early()
+    def decoding(self) -> Decoding:
+        return _CompletionEvents()
+
+
+class _CompletionEvents(Decoding):
+    """``/completion`` events: ``content`` pieces, the last one with ``stop``."""
+
+    def step(self, data: str, texts: list[str], logprobs: list[dict[str, Any]]) -> None:
+        if not data:
+            return
+        chunk = loads_object(data, "a /completion stream event")
+        text = chunk.get("content")
+        stop = chunk.get("stop") is True
+        # (the last event's probabilities are the whole answer's again)
+        entries = () if stop and not text else chat_entries(chunk.get("completion_probabilities"))
+        if isinstance(text, str) and (text or entries):
+            texts.append(clean_text(text))
+            logprobs.extend(entries)
+        if stop:
+            limited = chunk.get("stop_type") == "limit" or chunk.get("stopped_limit") is True
+            self.reason = "length" if limited else "stop"
+            self.usage = usage_of(chunk.get("tokens_evaluated"), chunk.get("tokens_predicted"))
+            self.stop = None if limited else stop_reason_of(chunk.get("stopping_word"))
+            self.complete = True

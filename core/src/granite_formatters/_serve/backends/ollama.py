@@ -2,29 +2,36 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
 from typing import Any
 
 import httpx
 
-from .base import Backend, Finish, Piece, clean_text, drain, loads_object, usage_of
+from .base import Backend, Decoding, Frames, clean_text, loads_object, usage_of
 
 __all__ = ["OllamaBackend"]
 
 
-async def _ndjson_lines(response: httpx.Response) -> AsyncIterator[str]:
-    """The stream's lines, split at ``\n`` only (JSON text may hold U+0085 or U+2028 raw,
+class _Lines:
+    """A body's lines, split at ``\n`` only (JSON text may hold U+0085 or U+2028 raw,
     which ``str.splitlines`` and so ``httpx``'s ``aiter_lines`` would split at)."""
-    pending: list[bytes] = []
-    async for data in response.aiter_bytes():
-        *ends, rest = data.split(b"\n")
+
+    def __init__(self) -> None:
+        self._pending: list[bytes] = []
+
+    def feed(self, block: bytes) -> list[str]:
+        *ends, rest = block.split(b"\n")
+        lines = []
         for end in ends:
-            pending.append(end)
-            yield b"".join(pending).decode("utf-8", "replace")
-            pending = []
-        pending.append(rest)
-    if any(pending):
-        yield b"".join(pending).decode("utf-8", "replace")
+            self._pending.append(end)
+            lines.append(b"".join(self._pending).decode("utf-8", "replace"))
+            self._pending = []
+        self._pending.append(rest)
+        return lines
+
+    def end(self) -> list[str]:
+        rest = b"".join(self._pending)
+        self._pending = []
+        return [rest.decode("utf-8", "replace")] if rest else []
 
 
 class OllamaBackend(Backend):
@@ -41,18 +48,27 @@ class OllamaBackend(Backend):
     def body(self, prompt: str, model: str, fields: dict[str, Any]) -> dict[str, Any]:
         return {"model": model, "prompt": prompt, "raw": True, "stream": True, **fields}
 
-    async def events(self, response: httpx.Response) -> AsyncIterator[Piece | Finish]:
-        lines = _ndjson_lines(response)
-        async for line in lines:
-            if not line.strip():
-                continue
-            chunk = loads_object(line, "an /api/generate stream line")
-            text = chunk.get("response")
-            if isinstance(text, str) and text:
-                yield Piece(clean_text(text))
-            if chunk.get("done") is True:
-                usage = usage_of(chunk.get("prompt_eval_count"), chunk.get("eval_count"))
-                yield Finish("length" if chunk.get("done_reason") == "length" else "stop", usage)
-                await drain(lines)
-                return
-        raise self.ended_early()
+    def frames(self) -> Frames:
+        return _Lines()
+
+    def check(self, response: httpx.Response) -> None:
+        """Any stream is read as lines (Ollama names it ``application/x-ndjson``)."""
+
+    def decoding(self) -> Decoding:
+        return _GenerateLines()
+
+
+class _GenerateLines(Decoding):
+    """``/api/generate`` lines: ``response`` pieces, the last one with ``done``."""
+
+    def step(self, data: str, texts: list[str], logprobs: list[dict[str, Any]]) -> None:
+        if not data.strip():
+            return
+        chunk = loads_object(data, "an /api/generate stream line")
+        text = chunk.get("response")
+        if isinstance(text, str) and text:
+            texts.append(clean_text(text))
+        if chunk.get("done") is True:
+            self.usage = usage_of(chunk.get("prompt_eval_count"), chunk.get("eval_count"))
+            self.reason = "length" if chunk.get("done_reason") == "length" else "stop"
+            self.complete = True

@@ -3,28 +3,22 @@
 from __future__ import annotations
 
 import math
-from collections.abc import AsyncIterator
 from typing import Any
 
-import anyio
 import httpx
 
 from .base import (
-    DRAIN_SECONDS,
     Backend,
     BackendError,
-    Finish,
-    Piece,
+    Decoding,
     Usage,
     clean_text,
-    drain,
     encode_json,
     loads_object,
     stop_reason_of,
     usage_of,
 )
 from .logprobs import choice_logprobs
-from .sse import sse_data
 
 __all__ = ["ADDED_TOKENS", "OpenAIBackend", "prompt_token_bound"]
 
@@ -159,44 +153,33 @@ class OpenAIBackend(Backend):
         if size:
             self._tokens_per_byte = max(self._tokens_per_byte, usage.prompt_tokens / size)
 
-    async def events(self, response: httpx.Response) -> AsyncIterator[Piece | Finish]:
-        reason: str | None = None
-        stop: str | int | None = None
-        usage: Usage | None = None
-        events = sse_data(response)
-        while True:
-            data = None
-            try:
-                if reason is None:
-                    data = await events.__anext__()
-                else:  # finished: wait briefly for the usage chunk and [DONE]
-                    with anyio.move_on_after(DRAIN_SECONDS):
-                        data = await events.__anext__()
-            except StopAsyncIteration:
-                break
-            if data is None:
-                break
-            if data == "[DONE]":
-                yield Finish("length" if reason == "length" else "stop", usage, stop)
-                await drain(events)
-                return
-            if not data:
+    def decoding(self) -> Decoding:
+        return _CompletionsEvents()
+
+
+class _CompletionsEvents(Decoding):
+    """``/v1/completions`` chunks: the finish reason, then the usage chunk and ``[DONE]``
+    (a stream with the finish reason and without ``[DONE]`` is whole too)."""
+
+    def step(self, data: str, texts: list[str], logprobs: list[dict[str, Any]]) -> None:
+        if data == "[DONE]":
+            self.reason = self.reason or "stop"
+            self.complete = True
+            return
+        if not data:
+            return
+        chunk = loads_object(data, "a completions stream event")
+        u = chunk.get("usage")
+        if isinstance(u, dict):
+            self.usage = usage_of(u.get("prompt_tokens"), u.get("completion_tokens"))
+        for choice in chunk.get("choices") or ():
+            if not isinstance(choice, dict):
                 continue
-            chunk = loads_object(data, "a completions stream event")
-            if isinstance(chunk.get("usage"), dict):
-                u = chunk["usage"]
-                usage = usage_of(u.get("prompt_tokens"), u.get("completion_tokens"))
-            for choice in chunk.get("choices") or []:
-                if not isinstance(choice, dict):
-                    continue
-                text = choice.get("text")
-                logprobs = choice_logprobs(choice.get("logprobs"))
-                if isinstance(text, str) and (text or logprobs):
-                    yield Piece(clean_text(text), logprobs)
-                if choice.get("finish_reason"):
-                    reason = str(choice["finish_reason"])
-                    stop = stop_reason_of(choice.get("stop_reason"))
-        if reason is None:
-            raise self.ended_early()
-        # finish_reason came, [DONE] did not: the answer is whole.
-        yield Finish("length" if reason == "length" else "stop", usage, stop)
+            text = choice.get("text")
+            entries = choice_logprobs(choice.get("logprobs"))
+            if isinstance(text, str) and (text or entries):
+                texts.append(clean_text(text))
+                logprobs.extend(entries)
+            if choice.get("finish_reason"):
+                self.reason = "length" if choice["finish_reason"] == "length" else "stop"
+                self.stop = stop_reason_of(choice.get("stop_reason"))

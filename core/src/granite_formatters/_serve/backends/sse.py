@@ -16,7 +16,7 @@ from collections.abc import AsyncIterator, Iterable, Iterator
 import httpx
 from httpx_sse import SSEError
 
-__all__ = ["SSEReader", "sse_data"]
+__all__ = ["SSEFrames", "SSEReader", "check_event_stream", "sse_data"]
 
 
 class SSEReader:
@@ -65,16 +65,35 @@ class SSEReader:
                     data.append(value[1:] if value[:1] == " " else value)
 
 
-async def sse_data(response: httpx.Response) -> AsyncIterator[str]:
-    """The data of each event of ``response``; :class:`~httpx_sse.SSEError` when it is not
-    an event stream."""
+class SSEFrames:
+    """The data of a byte stream's events: :meth:`feed` the bytes as they arrive (a
+    character or an event may be split across blocks), :meth:`end` at the stream's end."""
+
+    def __init__(self) -> None:
+        self._reader = SSEReader()
+        self._decoder = codecs.getincrementaldecoder("utf-8")("replace")
+
+    def feed(self, block: bytes) -> list[str]:
+        return self._reader.feed(self._decoder.decode(block))
+
+    def end(self) -> list[str]:
+        return self._reader.feed(self._decoder.decode(b"", True))
+
+
+def check_event_stream(response: httpx.Response) -> None:
+    """:class:`~httpx_sse.SSEError` unless ``response`` is an event stream."""
     content_type = response.headers.get("content-type", "").partition(";")[0]
     if "text/event-stream" not in content_type:
         raise SSEError(f"expected an event stream, got Content-Type {content_type[:100]!r}")
-    reader = SSEReader()
-    decoder = codecs.getincrementaldecoder("utf-8")("replace")
-    async for chunk in response.aiter_bytes():
-        for data in reader.feed(decoder.decode(chunk)):
+
+
+async def sse_data(response: httpx.Response) -> AsyncIterator[str]:
+    """The data of each event of ``response``; :class:`~httpx_sse.SSEError` when it is not
+    an event stream."""
+    check_event_stream(response)
+    frames = SSEFrames()
+    async for block in response.aiter_bytes():
+        for data in frames.feed(block):
             yield data
-    for data in reader.feed(decoder.decode(b"", True)):
+    for data in frames.end():
         yield data
