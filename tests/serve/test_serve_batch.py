@@ -263,7 +263,16 @@ def test_interrupt_leaves_whole_lines_and_rerun_completes(fake: Any, tmp_path: P
     out = tmp_path / "out.jsonl"
     command = [sys.executable, "-m", "granite_formatters", "batch", str(source),
                "--backend", thread.url + "/v1", "-o", str(out), "--concurrency", "1"]  # fmt: skip
-    process = subprocess.Popen(command, stderr=subprocess.PIPE, text=True, env=os.environ)
+    # Ctrl-C's default action in the child, even when this test runs where SIGINT is
+    # ignored (a shell's background job inherits SIG_IGN, and Python then installs no
+    # KeyboardInterrupt handler): the command is tested as a terminal runs it.
+    process = subprocess.Popen(
+        command,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=os.environ,
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+    )
     deadline = time.monotonic() + 30
     while time.monotonic() < deadline and (not out.exists() or out.read_text().count("\n") < 2):
         time.sleep(0.05)

@@ -16,7 +16,8 @@ from typing import Any
 
 import pytest
 
-ray = pytest.importorskip("ray", reason="needs ray[data] (the 'ray' tox env)")
+pytest.importorskip("ray.data", reason="needs ray[data] (the 'ray' tox env)")
+ray = pytest.importorskip("ray")
 pytest.importorskip("httpx", reason='needs the serve extra: pip install "./core[ray]"')
 if importlib.util.find_spec("granite_formatters_granite33") is None:
     pytest.skip("needs the Granite 3.3 plugin", allow_module_level=True)
