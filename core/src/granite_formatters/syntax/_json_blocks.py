@@ -15,9 +15,8 @@ from typing import TYPE_CHECKING, Any
 import attrs
 
 from .._errors import quote
-from .._jsonscan import JsonScanner
 from .._toolcalljson import NUMBERS_KEPT, call_arguments, decode_json, repaired_call
-from ._protocols import ToolCallDefaults
+from ._json_body import JsonBody
 
 if TYPE_CHECKING:
     from .._types import ToolCall
@@ -88,7 +87,7 @@ def decode_json_block(
 
 
 @attrs.frozen
-class JsonBlocks(ToolCallDefaults):
+class JsonBlocks(JsonBody):
     """The JSON block tool-call syntax (implements
     :class:`~granite_formatters.syntax.ToolCallSyntax`)."""
 
@@ -97,12 +96,6 @@ class JsonBlocks(ToolCallDefaults):
 
     def body_start(self, char: str) -> str | None:
         return None if char in "{[" else "is not followed by a JSON object"
-
-    def reader(self) -> JsonScanner:
-        return JsonScanner()
-
-    def reader_note(self, error: str) -> str:
-        return f"holds JSON {error}"
 
     def not_closed_note(self) -> str:
         return f"is not closed by {self.close} after its JSON"

@@ -18,9 +18,8 @@ import attrs
 
 from .. import _jsonscan as jsonscan
 from .._errors import InvalidRequestError, quote
-from .._jsonscan import JsonScanner
 from .._toolcalljson import NUMBERS_KEPT, call_arguments, decode_json, repaired_call
-from ._protocols import ToolCallDefaults
+from ._json_body import JsonBody
 
 if TYPE_CHECKING:
     from .._types import ToolCall
@@ -158,7 +157,7 @@ def _history_arguments(arguments: Any, field: str) -> Any:
 
 
 @attrs.frozen
-class JsonList(ToolCallDefaults):
+class JsonList(JsonBody):
     """The JSON-list tool-call syntax (implements
     :class:`~granite_formatters.syntax.ToolCallSyntax`).
 
@@ -173,12 +172,6 @@ class JsonList(ToolCallDefaults):
 
     def body_start(self, char: str) -> str | None:
         return None if char in "[{" else "is not followed by JSON"
-
-    def reader(self) -> JsonScanner:
-        return JsonScanner()
-
-    def reader_note(self, error: str) -> str:
-        return f"holds JSON {error}"
 
     def not_closed_note(self) -> str:
         return "is not a whole JSON value"  # (unused: no close marker to miss)
