@@ -17,13 +17,12 @@ from .._serve.exchange import (
     SPECIAL_TOKENS_DROPPED,
     Prepared,
     Refusal,
-    answer_events,
-    collect,
     completion_body,
     dropped_tokens_text,
     open_answer,
     parse_answer,
     prepare,
+    read_answer,
     text_stop,
 )
 from .._serve.public import backend_text
@@ -136,8 +135,9 @@ class _Run:
     async def _generate(self, prepared: Prepared) -> dict[str, Any]:
         response = await open_answer(self.client, self.backend, prepared)
         try:
-            events = answer_events(self.backend, response, prepared, self.options.max_output_bytes)
-            answer = await collect(events)
+            answer = await read_answer(
+                self.backend, response, prepared, self.options.max_output_bytes
+            )
         finally:
             await response.aclose()
         self.backend.observe(prepared.prompt, answer.finish.usage)
