@@ -15,7 +15,7 @@ from granite_formatters._errors import PluginLoadError, PluginWarning
 from granite_formatters._moved import MOVED, moved_hint
 from granite_formatters._plugins import ENV_LOAD, ENV_STRICT, PluginHost
 
-from support.public_api import CORE
+from support.public_api import CORE, FACE_EXTRAS
 from support.toy_plugins import MakeDist
 
 OLD_GRANITE3_PLUGIN = """
@@ -97,9 +97,7 @@ def test_a_release_string_naming_an_old_path_names_the_public_module(
 
 @pytest.mark.parametrize("old", sorted(MOVED))
 def test_every_moved_module_is_gone_and_its_fate_names_public_modules(old: str) -> None:
-    extra = {"granite_formatters.serve": "serve", "granite_formatters.batch": "ray"}.get(
-        old.rsplit(".", 1)[0]
-    )
+    extra = FACE_EXTRAS.get(old.rsplit(".", 1)[0])
     if extra and importlib.util.find_spec("starlette") is None:
         # Without the serve extra (the core-only cells) the public face that was the
         # old module's package is what fails, naming the extra to install.

@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from support.public_api import CORE, PLUGINS, PUBLIC_API
+from support.public_api import CORE, FACE_EXTRAS, PLUGINS, PUBLIC_API
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -143,7 +143,7 @@ def test_each_module_publishes_exactly_its_listed_names(name: str) -> None:
     assert listed <= defined | imported, (
         f"{name} lists names it neither defines nor imports: {sorted(listed - defined - imported)}"
     )
-    extra = {"granite_formatters.serve": "serve", "granite_formatters.batch": "ray"}.get(name)
+    extra = FACE_EXTRAS.get(name)
     if extra and importlib.util.find_spec("starlette") is None:
         # Without the serve extra (the core-only tox cells) it names its extra instead.
         with pytest.raises(ImportError, match=f"needs the optional '{extra}' extra"):

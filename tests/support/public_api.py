@@ -192,5 +192,12 @@ EXAMPLE: dict[str, tuple[str, ...]] = {
     "granite_formatters_granite31.releases": ("GRANITE31",),
 }
 
+#: The public faces that need an optional extra (without the serve extra, which both
+#: build on, importing them is an ImportError naming the extra to install).
+FACE_EXTRAS: dict[str, str] = {
+    "granite_formatters.serve": "serve",
+    "granite_formatters.batch": "ray",
+}
+
 #: Every public module, whichever distribution holds it.
 PUBLIC_API: dict[str, tuple[str, ...]] = {**CORE, **PLUGINS, **EXAMPLE}
