@@ -16,10 +16,12 @@ one connection kept alive per server) then times, in rounds, each tree in turn (
 order rotates every round, so a slow spell of a shared host falls on all of them):
 
 * per request: a short answer (about 30 events) fetched from the backend directly (the
-  streaming ``/v1/completions`` request the proxy itself makes, read to the end) against
-  the same answer through the proxy's ``/v1/chat/completions``, non-streaming and
-  streaming, with ``max_tokens`` and without it (the proxy then works out what is left of
-  the model's context);
+  ``/v1/completions`` request the proxy itself makes: streamed and read to the end, for
+  the streaming rows; not streamed, one JSON body, for the non-streaming rows, which is
+  what a client that does not stream would ask the backend for) against the same answer
+  through the proxy's ``/v1/chat/completions``, non-streaming and streaming, with
+  ``max_tokens`` and without it (the proxy then works out what is left of the model's
+  context);
 * per streamed chunk: a long answer (``--chunks`` events of 4 characters, with reasoning)
   streamed from the backend directly against streamed through the proxy, read to
   ``[DONE]``; the overhead per chunk is the difference divided by the number of events.
@@ -322,8 +324,8 @@ def measure(args: argparse.Namespace, trees: dict[str, str]) -> int:
         backend_url = f"http://127.0.0.1:{backend_port}/v1/completions"
         clients = {label: httpx.Client(timeout=60) for label in [*proxies, "direct"]}
 
-        def direct(prompt: str) -> None:
-            body = {"model": MODEL, "prompt": prompt, "stream": True, "max_tokens": limit}
+        def direct(prompt: str, stream: bool = True) -> None:
+            body = {"model": MODEL, "prompt": prompt, "stream": stream, "max_tokens": limit}
             with clients["direct"].stream("POST", backend_url, json=body) as response:
                 for _ in response.iter_lines():
                     pass
@@ -351,6 +353,8 @@ def measure(args: argparse.Namespace, trees: dict[str, str]) -> int:
             rounds = 0
         for number in range(rounds):
             samples.time("direct short", lambda: direct(short_prompt), short_repeats)
+            whole = functools.partial(direct, short_prompt, False)
+            samples.time("direct short whole", whole, short_repeats)
             samples.time("direct long", lambda: direct(long_prompt), long_repeats)
             shift = number % len(labels)
             for label in labels[shift:] + labels[:shift]:
@@ -417,11 +421,16 @@ def report(
     samples: Samples, labels: list[str], events_short: int, events_long: int, rounds: int
 ) -> None:
     ms = 1000.0
-    d_short, d_long = samples.median("direct short"), samples.median("direct long")
-    f_short, f_long = samples.fastest("direct short"), samples.fastest("direct long")
+    d_long, f_long = samples.median("direct long"), samples.fastest("direct long")
+    #: The direct request each kind of client would make: streamed, or the whole answer.
+    direct_short = {
+        stream: (samples.median(row), samples.fastest(row))
+        for stream, row in ((True, "direct short"), (False, "direct short whole"))
+    }
     print(f"## granite-format serve overhead (loopback, fake backend, {MODEL})\n")
-    print(f"Backend directly: short answer ({events_short} events) {d_short * ms:.2f} ms; "
-          f"long stream ({events_long} events) {d_long * ms:.2f} ms, "
+    print(f"Backend directly: short answer ({events_short} events) "
+          f"{direct_short[True][0] * ms:.2f} ms streamed, {direct_short[False][0] * ms:.2f} ms "
+          f"not streamed (one body); long stream ({events_long} events) {d_long * ms:.2f} ms, "
           f"{d_long / events_long * 1e6:.1f} µs per chunk.\n")  # fmt: skip
     print("| proxy | measurement | through the proxy | added | added (fastest) | proxy CPU |")
     print("|---|---|---:|---:|---:|---:|")
@@ -430,6 +439,7 @@ def report(
             for limited in (True, False):
                 row = f"{label} short {stream} {limited}"
                 wall, cpu = samples.median(row), samples.cpu_mean(row)
+                d_short, f_short = direct_short[stream]
                 fastest = samples.fastest(row) - f_short
                 what = (
                     f"short answer, {'streaming' if stream else 'non-streaming'}, "

@@ -80,7 +80,8 @@ class Script:
     ``fault``: ``status500``, ``garbage``, ``garbage_first``, ``truncate``, ``hang_headers``,
     ``hang_body``, ``nan_logprobs``, ``no_usage``, ``no_done`` (finish_reason, no
     ``[DONE]``), ``done_then_open`` and ``finish_then_open`` (the connection held open 8 s
-    after the answer), ``endless`` (the first piece again and again, until cancelled),
+    after the answer), ``endless`` (the first piece again and again, until cancelled; not
+    streamed: up to the token limit),
     ``slow`` (many small events, with pauses: for the disconnect test), ``no_logprobs``
     (logprobs asked for, none sent).
     ``fault_times``: the fault hits only the first that many requests for the prompt
@@ -278,6 +279,71 @@ def wire_events(
     return out
 
 
+def whole_body(
+    kind: str,
+    model: str,
+    pieces: list[str],
+    finish: str,
+    logprobs: bool = False,
+    prompt_tokens: int = 321,
+    logprob: float = -0.25,
+    stop: str | None = None,
+    flavour: str = "vllm",
+    n_probs: int = 0,
+) -> dict[str, Any]:
+    """The answer to a request not streamed, in ``kind``'s real format (one JSON body,
+    sent once the answer is complete; the arguments are :func:`wire_events`'): vLLM's
+    ``/v1/completions`` (logprobs in the legacy shape, ``stop_reason``), llama.cpp's
+    (logprobs in the chat shape, no ``stop_reason``, a ``system_fingerprint``), its native
+    ``/completion`` (the last event of a stream with the whole ``content``, its ``tokens``
+    and, with ``n_probs``, every token's ``completion_probabilities``) and Ollama's
+    ``/api/generate`` (the last line with the whole ``response``)."""
+    text, n, p = "".join(pieces), len(pieces), prompt_tokens
+    usage = {"prompt_tokens": p, "total_tokens": p + n, "completion_tokens": n}
+    if kind == "openai" and flavour == "vllm":
+        lp: dict[str, Any] | None = None
+        if logprobs:
+            each = [fake_logprobs(piece, logprob) for piece in pieces]
+            offsets = list(itertools.accumulate((len(piece) for piece in pieces), initial=0))
+            lp = {"text_offset": offsets[:-1],
+                  "token_logprobs": [e["token_logprobs"][0] for e in each],
+                  "tokens": list(pieces), "top_logprobs": [e["top_logprobs"][0] for e in each]}  # fmt: skip
+        return {"id": "cmpl-fake", "object": "text_completion", "created": 1764547200, "model": model,
+                "choices": [{"index": 0, "text": text, "logprobs": lp, "finish_reason": finish,
+                             "stop_reason": stop, "prompt_logprobs": None}],
+                "usage": usage}  # fmt: skip
+    entries = []
+    if logprobs or n_probs > 0:
+        for i, piece in enumerate(pieces):
+            entry = llamacpp_probs(piece, logprob, max(n_probs, 1), 1000 + i)
+            entry["top_logprobs"] = entry["top_logprobs"][:n_probs]
+            entries.append(entry)
+    if kind == "openai":  # llama.cpp's /v1/completions
+        chat = [{k: v for k, v in e.items() if k != "id"} for e in entries]
+        for entry in chat:
+            entry["top_logprobs"] = [{k: v for k, v in t.items() if k != "id"} for t in entry["top_logprobs"]]  # fmt: skip
+        return {"choices": [{"text": text, "index": 0,
+                             "logprobs": {"content": chat} if logprobs and pieces else None,
+                             "finish_reason": finish}],
+                "created": 1764547200, "model": model, "system_fingerprint": "b1-0c1e570",
+                "object": "text_completion", "usage": usage, "id": "chatcmpl-fake"}  # fmt: skip
+    if kind == "llamacpp":
+        body = {"index": 0, "content": text, "tokens": [1000 + i for i in range(n)], "id_slot": 0,
+                "stop": True, "model": model, "tokens_predicted": n, "tokens_evaluated": p,
+                "generation_settings": {}, "prompt": "", "has_new_line": "\n" in text,
+                "truncated": False,
+                "stop_type": "limit" if finish == "length" else "word" if stop else "eos",
+                "stopping_word": stop or "", "tokens_cached": p + n - 1,
+                "timings": {"prompt_n": p, "predicted_n": n}}  # fmt: skip
+        if n_probs > 0 and pieces:
+            body["completion_probabilities"] = entries
+        return body
+    return {"model": model, "created_at": "2026-12-01T08:00:01.000000Z", "response": text,
+            "done": True, "done_reason": finish, "context": [1, 2, 3], "total_duration": 1000000,
+            "load_duration": 1000, "prompt_eval_count": p, "prompt_eval_duration": 1000,
+            "eval_count": n, "eval_duration": 100000}  # fmt: skip
+
+
 #: vLLM's ``CompletionRequest.max_tokens`` default (also what an explicit ``null`` becomes).
 VLLM_DEFAULT_MAX_TOKENS = 16
 
@@ -458,8 +524,6 @@ class FakeBackend:
             finish = script.finish if stop is None else "stop"
             if len(pieces) > limit:
                 pieces, finish, stop = pieces[:limit], "length", None
-            if kind == "openai" and not body.get("stream"):
-                return self._whole(model, "".join(pieces), finish, stop, prompt_tokens, len(pieces))
             complete = script.fault not in ("truncate", "garbage")
             if script.fault in ("truncate", "garbage"):
                 pieces = pieces[: max(1, len(pieces) // 2)]
@@ -471,6 +535,13 @@ class FakeBackend:
                 logprobs = n_probs > 0
             if script.fault == "no_logprobs":  # (a server that ignores the request for them)
                 logprobs, n_probs = False, 0
+            # (vLLM and llama.cpp stream only when asked to, Ollama unless told not to)
+            if not body.get("stream", kind == "ollama"):
+                if script.fault == "endless":  # (generated up to the token limit)
+                    pieces, finish, stop = pieces[:1] * limit, "length", None
+                args = (kind, model, pieces, finish, logprobs, prompt_tokens,
+                        float("nan") if nan else -0.25, stop, self.flavour, n_probs)  # fmt: skip
+                return await self._whole(request, script, whole_body(*args))
             events = wire_events(
                 kind, model, pieces, finish, complete, logprobs, prompt_tokens,
                 float("nan") if nan else -0.25, stop, self.flavour, n_probs,
@@ -490,19 +561,36 @@ class FakeBackend:
 
         return handle
 
-    def _whole(
-        self, model: str, text: str, finish: str, stop: str | None, prompt: int, tokens: int
-    ) -> Response:
-        """vLLM's answer to a request that is not streamed: one JSON body."""
-        with self.lock:
-            self.finished += 1
-        return JSONResponse(
-            {"id": "cmpl-fake", "object": "text_completion", "created": 1764547200, "model": model,
-             "choices": [{"index": 0, "text": text, "logprobs": None, "finish_reason": finish,
-                          "stop_reason": stop, "prompt_logprobs": None}],
-             "usage": {"prompt_tokens": prompt, "total_tokens": prompt + tokens,
-                       "completion_tokens": tokens}}
-        )  # fmt: skip
+    async def _whole(self, request: Request, script: Script, answer: dict[str, Any]) -> Response:
+        """The answer to a request not streamed: nothing until it is complete (a client
+        that goes away meanwhile cancels it, as the real servers notice), then one JSON
+        body. Faults: ``slow`` (a pause per character), ``hang_body`` (8 s), ``no_usage``, ``garbage`` and ``garbage_first`` (malformed
+        JSON), ``truncate`` (the connection lost halfway through the body)."""
+        pauses: Iterable[float] = ()
+        if script.fault == "slow":
+            pauses = [0.02] * len(script.output)
+        elif script.fault == "hang_body":
+            pauses = [0.02] * 400
+        for pause in pauses:
+            await asyncio.sleep(pause)
+            if await request.is_disconnected():
+                with self.lock:
+                    self.cancelled += 1
+                return Response(status_code=499)
+        if script.fault == "no_usage":
+            answer.pop("usage", None)
+        data = _json(answer).encode()
+        if script.fault in ("garbage", "garbage_first"):
+            data = b'{"choices": [oops'
+        if script.fault == "truncate":
+            data = data[: len(data) // 2]
+            return StreamingResponse(_cut_off(data), media_type="application/json")
+        if script.write is None:
+            with self.lock:
+                self.finished += 1
+            return Response(data, media_type="application/json")
+        # The body in several network writes, the same as a stream's.
+        return StreamingResponse(self._send([data], script), media_type="application/json")
 
     async def _send(self, events: list[bytes], script: Script) -> AsyncIterator[bytes]:
         done = False
@@ -536,3 +624,10 @@ class FakeBackend:
                     self.finished += 1
                 else:
                     self.cancelled += 1
+
+
+async def _cut_off(data: bytes) -> AsyncIterator[bytes]:
+    """``data``, then the connection lost (a server that died while sending)."""
+    yield data
+    await asyncio.sleep(0)
+    raise ConnectionResetError("the fake backend died while sending the answer")

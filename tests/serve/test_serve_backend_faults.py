@@ -161,15 +161,21 @@ def test_garbage_before_anything_was_sent_is_a_502(
 
 
 @pytest.mark.parametrize("kind", KINDS)
-@pytest.mark.parametrize("stream", [False, True])
+@pytest.mark.parametrize(
+    ("stream", "stream_backend"), [(False, False), (False, True), (True, False)]
+)
 def test_endless_output_is_bounded(
-    proxy_factory: Any, fake_backend: Any, kind: str, stream: bool
+    proxy_factory: Any, fake_backend: Any, kind: str, stream: bool, stream_backend: bool
 ) -> None:
+    """Past ``--max-output-bytes`` the answer ends (``length``): a streamed backend
+    request is ended there; one asked for whole stops at its token limit, and its text is
+    cut."""
     fake, _ = fake_backend
-    proxy = proxy_factory(kind, max_output_bytes=3000)
+    proxy = proxy_factory(kind, max_output_bytes=3000, stream_backend=stream_backend)
     with fake.lock:
         cancelled = fake.cancelled
-    got = ask(proxy, fake, f"endless {kind}", Script("word " * 50, fault="endless"), stream)
+    tag = f"endless {kind} {stream_backend}"
+    got = ask(proxy, fake, tag, Script("word " * 50, fault="endless"), stream)
     if stream:
         text, finish = streamed_text(got)
     else:
@@ -177,7 +183,11 @@ def test_endless_output_is_bounded(
         text = got.json()["choices"][0]["message"]["content"]
         finish = got.json()["choices"][0]["finish_reason"]
     assert finish == "length" and 2900 < len(text.encode()) <= 3000
-    assert fake.cancelled_since(cancelled) == 1  # the backend request was ended
+    prompt = get_formatter(MODEL).format({"messages": [{"role": "user", "content": tag}]})
+    streamed = stream or stream_backend
+    assert fake.last_request(prompt)["stream"] is streamed
+    if streamed:
+        assert fake.cancelled_since(cancelled) == 1  # the backend request was ended
 
 
 @pytest.mark.parametrize("kind", KINDS)
@@ -187,10 +197,8 @@ def test_a_non_streaming_client_that_leaves_cancels_the_backend_request(
     fake, _ = fake_backend
     proxy = proxy_factory(kind)
     messages = [{"role": "user", "content": f"slow, then nobody listens ({kind})"}]
-    fake.script(
-        get_formatter(MODEL).format({"messages": messages}),
-        Script("word " * 2000, cut="pieces", fault="slow"),
-    )
+    prompt = get_formatter(MODEL).format({"messages": messages})
+    fake.script(prompt, Script("word " * 2000, cut="pieces", fault="slow"))
     with fake.lock:
         cancelled = fake.cancelled
     body = json.dumps({"model": MODEL, "messages": messages}).encode()
@@ -201,8 +209,8 @@ def test_a_non_streaming_client_that_leaves_cancels_the_backend_request(
         )
         deadline = time.monotonic() + 10
         while time.monotonic() < deadline and not any(
-            b.get("prompt") for _k, b in fake.requests[-1:]
-        ):
+            b.get("prompt") == prompt for _k, b in fake.requests
+        ):  # (the backend has this request: the client leaves while it generates)
             time.sleep(0.02)
     assert fake.cancelled_since(cancelled) == 1
 

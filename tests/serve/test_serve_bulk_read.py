@@ -1,6 +1,7 @@
 """A non-streaming client's answer read in bulk (``read_answer``) against the same backend
 stream read event by event (``collect`` of ``answer_events``): equal for every backend
-type and any cut of the backend's bytes, also when the stream fails."""
+type and any cut of the backend's bytes, also when the stream fails; and the answer asked
+for whole (one JSON body) against the same answer streamed."""
 
 from __future__ import annotations
 
@@ -16,6 +17,7 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from granite_formatters._serve.backends import Backend, BackendError, make_backend
+from granite_formatters._serve.backends.base import encode_json, whole_body_limit
 from granite_formatters._serve.exchange import (
     Answer,
     Prepared,
@@ -26,7 +28,7 @@ from granite_formatters._serve.exchange import (
 )
 
 from .conftest import KINDS
-from .servers import wire_events
+from .servers import whole_body, wire_events
 from .test_serve_backend_client import RawServer, chunked, client
 from .test_serve_backends import TEXT, split
 
@@ -63,12 +65,20 @@ Outcome = tuple[str, Any, Any]
 
 
 def outcome(
-    kind: str, parts: list[bytes], lost: bool, top: int | None, max_bytes: int | None, bulk: bool
+    kind: str,
+    parts: list[bytes],
+    lost: bool,
+    top: int | None,
+    max_bytes: int | None,
+    bulk: bool,
+    whole: bool = False,
 ) -> Outcome:
     backend, request = prepared(kind, top)
 
     def handler(_: httpx.Request) -> httpx.Response:
         media = "application/x-ndjson" if kind == "ollama" else "text/event-stream"
+        if whole:
+            media = "application/json"
         return httpx.Response(200, stream=Body(parts, lost), headers={"content-type": media})
 
     async def go() -> Answer:
@@ -78,7 +88,7 @@ def outcome(
             )
             try:
                 if bulk:
-                    return await read_answer(backend, response, request, max_bytes)
+                    return await read_answer(backend, response, request, max_bytes, whole)
                 return await collect(answer_events(backend, response, request, max_bytes))
             finally:
                 await response.aclose()
@@ -153,6 +163,77 @@ def test_bulk_equals_streamed_with_logprobs(
 ) -> None:
     data = wire(kind, pieces, "stop", True, probs)
     check(kind, data, cuts, "", top, max_bytes)
+
+
+#: The servers behind each backend type: (type, ``/v1/completions`` flavour).
+SERVERS = [("openai", "vllm"), ("openai", "llamacpp"), ("llamacpp", "vllm"), ("ollama", "vllm")]
+
+
+@pytest.mark.parametrize(("kind", "flavour"), SERVERS)
+@given(
+    pieces=st.lists(TEXT, max_size=8),
+    cuts=st.lists(st.integers(0, 10_000), max_size=12),
+    length=st.booleans(),
+    stop=st.none() | st.sampled_from(["END", "\n\n"]),
+    probs=st.booleans(),
+    top=st.none() | st.integers(0, 3),
+    max_bytes=st.none() | st.integers(0, 80),
+    lost=st.booleans(),
+)
+@example(pieces=["Zür", "ich"], cuts=[], length=False, stop=None, probs=True, top=1,
+         max_bytes=2, lost=False)  # fmt: skip
+@example(pieces=["a", "b", "c"], cuts=[], length=False, stop=None, probs=True, top=0,
+         max_bytes=1, lost=False)  # fmt: skip
+def test_whole_equals_streamed(
+    kind: str,
+    flavour: str,
+    pieces: list[str],
+    cuts: list[int],
+    length: bool,
+    stop: str | None,
+    probs: bool,
+    top: int | None,
+    max_bytes: int | None,
+    lost: bool,
+) -> None:
+    """The answer asked for whole (one JSON body in the backend's real shape, in any
+    reads) is the one the same answer streamed gives: text, logprobs in each shape, the
+    finish (``length``, the matched stop string, the usage), ``--max-output-bytes``, text
+    without the logprobs asked for; a body cut by a lost connection is an error."""
+    if kind == "ollama" or (kind == "openai" and flavour == "llamacpp"):
+        stop = None  # (Ollama never says; llama.cpp's /v1/completions neither)
+    finish = "stop" if stop is not None or not length else "length"
+    n_probs = 3 if probs and kind != "openai" else 0
+    if kind == "openai" and flavour == "llamacpp":
+        n_probs = 2 if probs else 0
+    streamed_wire = wire_events(
+        kind, "m", pieces, finish, True, probs, stop=stop, flavour=flavour, n_probs=n_probs
+    )
+    events = b"".join(streamed_wire)
+    body = encode_json(
+        whole_body(kind, "m", pieces, finish, probs, stop=stop, flavour=flavour, n_probs=n_probs)
+    )
+    if top is not None and kind == "ollama":
+        top = None  # (no logprobs from Ollama: a 400 before any request)
+    streamed = outcome(kind, split(events, cuts), False, top, max_bytes, bulk=False)
+    got = outcome(kind, split(body, cuts), lost, top, max_bytes, bulk=True, whole=True)
+    if lost:
+        assert got == ("error", "the backend connection failed", 502)
+    else:
+        assert got == streamed
+
+
+def test_a_whole_body_over_its_limit_is_an_error() -> None:
+    """An answer asked for whole is read up to a bound from ``--max-output-bytes`` (JSON
+    may escape a byte of text as six): a larger body is a 502, never held in memory."""
+    pieces = ["\x01" * 1000] * 200  # (each escaped as \u0001: six bytes of JSON)
+    body = encode_json(whole_body("openai", "m", pieces, "stop"))
+    limit = whole_body_limit(1000, False)
+    assert 200_000 < limit < len(body)
+    got = outcome("openai", [body], False, None, 200_000, bulk=True, whole=True)
+    assert got[0] == "answer" and got[1].text == "".join(pieces)
+    got = outcome("openai", [body], False, None, 1000, bulk=True, whole=True)
+    assert got == ("error", f"the backend's answer is over {limit} bytes", 502)
 
 
 def test_an_event_split_across_reads() -> None:

@@ -225,6 +225,9 @@ def test_options() -> None:
     assert (config.host, config.port, config.backend_type) == ("127.0.0.1", 8000, "ollama")
     assert dict(config.models) == {"a": "a", "b": "c"}
     assert config.api_key is None
+    assert config.stream_backend is False
+    args = build_parser().parse_args(["--backend", "http://h:1", "--stream-backend"])
+    assert config_from_args(args).stream_backend is True
     with pytest.raises(ValueError, match="NAME=BACKEND_NAME"):
         parse_model_map(["=x"])
 

@@ -54,11 +54,11 @@ def test_sampling_parameters_reach_the_backend_under_its_names(
     )
     sent = fake.last_request(prompt)
     assert sent["prompt"] == prompt
+    # (a client that does not stream: the answer is asked for whole, in one body)
     if kind == "openai":
         assert {k: v for k, v in sent.items() if k not in ("prompt",)} == {
             "model": MODEL,
-            "stream": True,
-            "stream_options": {"include_usage": True},
+            "stream": False,
             "skip_special_tokens": False,
             "spaces_between_special_tokens": False,
             "stop": [*RELEASE_STOP, "\n\n", "END"],
@@ -69,7 +69,7 @@ def test_sampling_parameters_reach_the_backend_under_its_names(
         }
     elif kind == "llamacpp":
         assert {k: v for k, v in sent.items() if k != "prompt"} == {
-            "stream": True,
+            "stream": False,
             "preserved_tokens": PRESERVED,
             "stop": [*RELEASE_STOP, "\n\n", "END"],
             "temperature": 0.25,
@@ -81,7 +81,7 @@ def test_sampling_parameters_reach_the_backend_under_its_names(
         assert {k: v for k, v in sent.items() if k != "prompt"} == {
             "model": MODEL,
             "raw": True,
-            "stream": True,
+            "stream": False,
             "options": {
                 "stop": [*RELEASE_STOP, "\n\n", "END"],
                 "temperature": 0.25,

@@ -68,7 +68,14 @@ def add_serve_arguments(parser: argparse.ArgumentParser) -> None:
     )  # fmt: skip
     parser.add_argument(
         "--timeout", type=float, default=300.0,
-        help="seconds to wait for the backend's next bytes (default 300)",
+        help="seconds to wait for the backend's next bytes (default 300); a non-streaming "
+        "client's answer comes from the backend in one body, which must come within it "
+        "(see --stream-backend)",
+    )  # fmt: skip
+    parser.add_argument(
+        "--stream-backend", action="store_true",
+        help="ask the backend to stream also for clients that do not stream, so --timeout "
+        "is the longest silence of the backend, never the time of a whole answer",
     )  # fmt: skip
     parser.add_argument(
         "--log-level", default="info", choices=["debug", "info", "warning", "error"],

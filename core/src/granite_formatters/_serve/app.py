@@ -28,6 +28,7 @@ from .auth import BodyTooLarge, authorized, read_body
 from .backends import Backend, BackendError, Finish, Piece, make_backend
 from .exchange import (
     SPECIAL_TOKENS_DROPPED,
+    Answer,
     Prepared,
     Refusal,
     answer_events,
@@ -170,6 +171,8 @@ class _Server:
             prepared = await self._prepare(request, log)
             log.model = prepared.params.model
             log.stream = bool(prepared.params.stream)
+            if not prepared.params.stream:
+                return await self._complete(request, prepared, log)
             response = await open_answer(self.client, self.backend, prepared)
         except Refusal as refused:
             log.status, log.error = refused.status, refused.param
@@ -179,8 +182,6 @@ class _Server:
             text = self._backend_failure(exc, log)
             log.emit()
             return error_response(exc.status, text, exc.param)
-        if not prepared.params.stream:
-            return await self._complete(request, prepared, response, log)
         events = answer_events(self.backend, response, prepared, self.config.max_output_bytes)
         try:  # the first event before the first byte: a failure is still a 502/504
             first = await events.__anext__()
@@ -235,16 +236,20 @@ class _Server:
             LOGGER.info("prompt model=%s %s", loggable(log.model), _dumps(prepared.prompt))
         return prepared
 
-    async def _complete(
-        self,
-        request: Request,
-        prepared: Prepared,
-        response: httpx.Response,
-        log: RequestLog,
-    ) -> Response:
+    async def _answer(self, prepared: Prepared) -> Answer:
+        """The whole answer from the backend: one JSON body, or (``--stream-backend``) its
+        stream read in bulk."""
+        whole = not self.config.stream_backend
+        response = await open_answer(self.client, self.backend, prepared, stream=not whole)
+        try:
+            max_bytes = self.config.max_output_bytes
+            return await read_answer(self.backend, response, prepared, max_bytes, whole)
+        finally:
+            await response.aclose()
+
+    async def _complete(self, request: Request, prepared: Prepared, log: RequestLog) -> Response:
         """The whole answer; a client that disconnects first cancels the backend request."""
-        answer_read = read_answer(self.backend, response, prepared, self.config.max_output_bytes)
-        reading = asyncio.ensure_future(answer_read)
+        reading = asyncio.ensure_future(self._answer(prepared))
         gone = asyncio.ensure_future(_disconnected(request))
         try:
             await asyncio.wait((reading, gone), return_when=asyncio.FIRST_COMPLETED)
@@ -254,10 +259,9 @@ class _Server:
                 return Response(status_code=499)
             answer = reading.result()
         except BackendError as exc:
-            return error_response(exc.status, self._backend_failure(exc, log))
+            return error_response(exc.status, self._backend_failure(exc, log), exc.param)
         finally:
             gone.cancel()
-            await response.aclose()
             if log.status != 200:
                 log.emit()
         self.backend.observe(prepared.prompt, answer.finish.usage)

@@ -135,9 +135,10 @@ def prepare(
 
 
 async def open_answer(
-    client: httpx.AsyncClient, backend: Backend, prepared: Prepared
+    client: httpx.AsyncClient, backend: Backend, prepared: Prepared, stream: bool = True
 ) -> httpx.Response:
-    """Send ``prepared`` to the backend; the caller must ``aclose()`` the response."""
+    """Send ``prepared`` to the backend, asking for a stream of events or (``stream``
+    false) the whole answer in one body; the caller must ``aclose()`` the response."""
     return await backend.open(
         client,
         prepared.prompt,
@@ -146,6 +147,7 @@ async def open_answer(
         prepared.request,
         tuple(getattr(prepared.formatter, "stop_strings", ())),
         prepared.preserve,
+        stream,
     )
 
 
@@ -174,13 +176,18 @@ async def _with_logprobs(
 
 
 async def read_answer(
-    backend: Backend, response: httpx.Response, prepared: Prepared, max_bytes: int | None
+    backend: Backend,
+    response: httpx.Response,
+    prepared: Prepared,
+    max_bytes: int | None,
+    whole: bool = False,
 ) -> Answer:
     """The whole answer for ``prepared``: what :func:`collect` makes of
-    :func:`answer_events`, read in bulk (``Backend.read``)."""
+    :func:`answer_events`, read in bulk (``Backend.read``); ``whole``: ``response``
+    answers a request sent with ``stream=False`` (one JSON body)."""
     params = prepared.params
     top = (params.top_logprobs or 0) if params.logprobs else None
-    return await backend.read(response, max_bytes, top)
+    return await backend.read(response, max_bytes, top, whole)
 
 
 async def collect(events: AsyncIterator[Piece | Finish]) -> Answer:

@@ -88,6 +88,11 @@ class ServeConfig:
     max_prompt_chars: int = DEFAULT_MAX_PROMPT_CHARS
     connect_timeout: float = 10.0
     read_timeout: float = 300.0
+    #: Ask the backend to stream also for a client that does not (then ``read_timeout``
+    #: is the longest silence of the backend for every request); otherwise such a
+    #: client's answer is asked for whole, in one body, which the backend sends once the
+    #: answer is complete, so ``read_timeout`` is the longest the whole answer may take.
+    stream_backend: bool = False
     log_prompts: bool = False
     allowed_hosts: tuple[str, ...] = attrs.field(default=(), converter=_as_names)
     cors_origins: tuple[str, ...] = attrs.field(default=(), converter=_as_names)
@@ -189,6 +194,7 @@ def config_from_args(args: argparse.Namespace, api_key_env: str | None = None) -
         max_body_bytes=args.max_body_bytes,
         max_prompt_chars=args.max_prompt_chars,
         read_timeout=args.timeout,
+        stream_backend=getattr(args, "stream_backend", False),
         log_prompts=args.log_prompts,
         allowed_hosts=args.allowed_hosts or (),
         cors_origins=args.cors_origin or (),

@@ -213,6 +213,33 @@ def _cut(text: str, size: int) -> str:
     return text.encode()[:size].decode("utf-8", "ignore")
 
 
+#: The largest whole-answer body read per byte of ``--max-output-bytes`` (JSON may
+#: escape a byte of text as six), and with logprobs (each token's entry and its
+#: alternatives), plus a megabyte for the rest of the body.
+_BODY_PER_TEXT_BYTE = 8
+_BODY_PER_TEXT_BYTE_WITH_LOGPROBS = 64
+_BODY_SLACK = 1 << 20
+
+
+def whole_body_limit(max_bytes: int | None, logprobs: bool) -> int:
+    """The most bytes of a whole-answer body read for an answer of at most ``max_bytes``
+    of text (a larger body is a :class:`BackendError`, never held in memory)."""
+    per_byte = _BODY_PER_TEXT_BYTE_WITH_LOGPROBS if logprobs else _BODY_PER_TEXT_BYTE
+    return (max_bytes if max_bytes is not None else 1 << 24) * per_byte + _BODY_SLACK
+
+
+def _entries_within(entries: list[dict[str, Any]], size: int) -> list[dict[str, Any]]:
+    """The token logprobs of the first ``size`` bytes of the answer (the token that
+    crosses the limit included, as the piece that crosses it is when streaming)."""
+    kept: list[dict[str, Any]] = []
+    for entry in entries:
+        if size < 0:
+            break
+        kept.append(entry)
+        size -= len(entry.get("bytes") or ())
+    return kept
+
+
 @contextlib.contextmanager
 def _reading() -> Iterator[None]:
     """Transport failures while reading a backend's answer as :class:`BackendError`."""
@@ -321,9 +348,12 @@ class Backend(ABC):
     kind: str
 
     @abstractmethod
-    def body(self, prompt: str, model: str, fields: dict[str, Any]) -> dict[str, Any]:
-        """The JSON body of a streaming generation request; ``fields`` are the request's
-        options under this backend's names (:func:`~..params.backend_fields`)."""
+    def body(
+        self, prompt: str, model: str, fields: dict[str, Any], stream: bool = True
+    ) -> dict[str, Any]:
+        """The JSON body of a generation request, streamed or answered whole (one JSON
+        body); ``fields`` are the request's options under this backend's names
+        (:func:`~..params.backend_fields`)."""
 
     @abstractmethod
     def decoding(self) -> Decoding:
@@ -392,16 +422,19 @@ class Backend(ABC):
         body: Mapping[str, Any],
         stops: tuple[str, ...] = (),
         preserve: tuple[str, ...] = (),
+        stream: bool = True,
     ) -> httpx.Response:
         """Send the request and check the status; the caller must ``aclose()`` the response.
-        ``preserve`` are the special tokens the answer may hold (to be sent as text)."""
+        ``preserve`` are the special tokens the answer may hold (to be sent as text);
+        ``stream``: ask for a stream of events, else for the whole answer in one body
+        (which the backend sends once the answer is complete)."""
         fields = backend_fields(self.kind, body, params, stops, preserve)
         if params.token_limit is None:
             limit = await self.token_limit(client, prompt, model)
             if limit is not None:
                 place(fields, FIELDS["max_tokens"].rule(self.kind).name, limit)
         try:
-            content = encode_json(self.body(prompt, model, fields))
+            content = encode_json(self.body(prompt, model, fields, stream))
         except ValueError:
             raise BackendError(
                 "the request holds a number JSON cannot carry (NaN or Infinity)", 400
@@ -460,14 +493,46 @@ class Backend(ABC):
                 yield event
 
     async def read(
-        self, response: httpx.Response, max_bytes: int | None = None, top: int | None = None
+        self,
+        response: httpx.Response,
+        max_bytes: int | None = None,
+        top: int | None = None,
+        whole: bool = False,
     ) -> Answer:
         """The whole answer of :meth:`stream` (the same text, logprobs and finish), read
         in blocks as they arrive, each block's events decoded in one loop; ``top``: the
         client asked for logprobs with that many alternatives (text without logprobs is
-        a :class:`BackendError`)."""
+        a :class:`BackendError`). ``whole``: the response is the answer in one JSON body
+        (the request was sent with ``stream=False``), read as one event."""
         with _reading():
+            if whole:
+                return await self._read_whole(response, max_bytes, top)
             return await self._read(response, max_bytes, top)
+
+    async def _read_whole(
+        self, response: httpx.Response, max_bytes: int | None, top: int | None
+    ) -> Answer:
+        read = _block_reader(response)
+        limit = whole_body_limit(max_bytes, top is not None)
+        blocks: list[bytes] = []
+        size = 0
+        while block := await read():
+            size += len(block)
+            if size > limit:
+                raise BackendError(f"the backend's answer is over {limit} bytes")
+            blocks.append(block)
+        decoding = self.decoding()
+        texts: list[str] = []
+        logprobs: list[dict[str, Any]] = []
+        decoding.step(b"".join(blocks).decode("utf-8", "replace"), texts, logprobs)
+        finish = decoding.finish()
+        text = "".join(texts)
+        if max_bytes is not None and _byte_size(text) > max_bytes:
+            text, finish = _cut(text, max_bytes), Finish("length", None)
+            logprobs = _entries_within(logprobs, max_bytes)
+        if top is not None and text and not logprobs:
+            raise self.no_logprobs()
+        return Answer(text, self._top(logprobs, top), finish)
 
     async def _read(
         self, response: httpx.Response, max_bytes: int | None, top: int | None

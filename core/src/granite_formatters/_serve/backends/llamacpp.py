@@ -28,20 +28,23 @@ class LlamaCppBackend(Backend):
         "with --special"
     )
 
-    def body(self, prompt: str, model: str, fields: dict[str, Any]) -> dict[str, Any]:
-        return {"prompt": prompt, "stream": True, **fields}
+    def body(
+        self, prompt: str, model: str, fields: dict[str, Any], stream: bool = True
+    ) -> dict[str, Any]:
+        return {"prompt": prompt, "stream": stream, **fields}
 
     def decoding(self) -> Decoding:
         return _CompletionEvents()
 
 
 class _CompletionEvents(Decoding):
-    """``/completion`` events: ``content`` pieces, the last one with ``stop``."""
+    """``/completion`` events: ``content`` pieces, the last one with ``stop`` (an answer
+    not streamed is that last one, with the whole ``content`` and its probabilities)."""
 
     def step(self, data: str, texts: list[str], logprobs: list[dict[str, Any]]) -> None:
         if not data:
             return
-        chunk = loads_object(data, "a /completion stream event")
+        chunk = loads_object(data, "JSON (/completion)")
         text = chunk.get("content")
         stop = chunk.get("stop") is True
         # (the last event's probabilities are the whole answer's again)

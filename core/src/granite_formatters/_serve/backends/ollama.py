@@ -45,8 +45,10 @@ class OllamaBackend(Backend):
     )
     path = "/api/generate"
 
-    def body(self, prompt: str, model: str, fields: dict[str, Any]) -> dict[str, Any]:
-        return {"model": model, "prompt": prompt, "raw": True, "stream": True, **fields}
+    def body(
+        self, prompt: str, model: str, fields: dict[str, Any], stream: bool = True
+    ) -> dict[str, Any]:
+        return {"model": model, "prompt": prompt, "raw": True, "stream": stream, **fields}
 
     def frames(self) -> Frames:
         return _Lines()
@@ -59,12 +61,13 @@ class OllamaBackend(Backend):
 
 
 class _GenerateLines(Decoding):
-    """``/api/generate`` lines: ``response`` pieces, the last one with ``done``."""
+    """``/api/generate`` lines: ``response`` pieces, the last one with ``done`` (an answer
+    not streamed is that last one, with the whole ``response``)."""
 
     def step(self, data: str, texts: list[str], logprobs: list[dict[str, Any]]) -> None:
         if not data.strip():
             return
-        chunk = loads_object(data, "an /api/generate stream line")
+        chunk = loads_object(data, "JSON (/api/generate)")
         text = chunk.get("response")
         if isinstance(text, str) and text:
             texts.append(clean_text(text))

@@ -66,17 +66,17 @@ class OpenAIBackend(Backend):
         self._can_tokenize = True
         self._tokens_per_byte = 0.0
 
-    def body(self, prompt: str, model: str, fields: dict[str, Any]) -> dict[str, Any]:
-        return {
-            "model": model,
-            "prompt": prompt,
-            "stream": True,
-            "stream_options": {"include_usage": True},
-            # The Granite tool-call and citation markers are special tokens: keep them.
-            "skip_special_tokens": False,
-            "spaces_between_special_tokens": False,
-            **fields,
-        }
+    def body(
+        self, prompt: str, model: str, fields: dict[str, Any], stream: bool = True
+    ) -> dict[str, Any]:
+        body: dict[str, Any] = {"model": model, "prompt": prompt, "stream": stream}
+        if stream:  # (vLLM refuses stream_options on a request not streamed)
+            body["stream_options"] = {"include_usage": True}
+        # The Granite tool-call and citation markers are special tokens: keep them.
+        body["skip_special_tokens"] = False
+        body["spaces_between_special_tokens"] = False
+        body.update(fields)
+        return body
 
     async def max_model_len(self, client: httpx.AsyncClient, model: str) -> int | None:
         """The model's context length as ``/v1/models`` lists it (learned once per model)."""
@@ -159,7 +159,8 @@ class OpenAIBackend(Backend):
 
 class _CompletionsEvents(Decoding):
     """``/v1/completions`` chunks: the finish reason, then the usage chunk and ``[DONE]``
-    (a stream with the finish reason and without ``[DONE]`` is whole too)."""
+    (a stream with the finish reason and without ``[DONE]`` is whole too); an answer not
+    streamed is one chunk with all of them."""
 
     def step(self, data: str, texts: list[str], logprobs: list[dict[str, Any]]) -> None:
         if data == "[DONE]":
@@ -168,7 +169,7 @@ class _CompletionsEvents(Decoding):
             return
         if not data:
             return
-        chunk = loads_object(data, "a completions stream event")
+        chunk = loads_object(data, "JSON (/v1/completions)")
         u = chunk.get("usage")
         if isinstance(u, dict):
             self.usage = usage_of(u.get("prompt_tokens"), u.get("completion_tokens"))
