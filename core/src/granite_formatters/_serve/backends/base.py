@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import functools
 import json
 import math
 import re
@@ -136,13 +137,21 @@ class BackendError(Exception):
 _JSON_HEADERS = {"content-type": "application/json"}
 
 
-def _send_stream(
-    client: httpx.AsyncClient,
-) -> Callable[[httpx.Request], Awaitable[httpx.Response]]:
-    async def send(request: httpx.Request) -> httpx.Response:
-        return await client.send(request, stream=True)
-
-    return send
+def _sender(
+    client: httpx.AsyncClient, url: str, content: bytes
+) -> Callable[[], Awaitable[httpx.Response]]:
+    """What sends the generation request (its response streamed): straight to serve's
+    backend client's transport, or through any other httpx client."""
+    if isinstance(client, BackendClient):
+        return functools.partial(client.post_json, url, content)
+    request = httpx.Request(
+        "POST",
+        url,
+        content=content,
+        headers=_JSON_HEADERS,
+        extensions={"timeout": client.timeout.as_dict()},
+    )
+    return functools.partial(client.send, request, stream=True)
 
 
 def clean_text(text: str) -> str:
@@ -439,20 +448,13 @@ class Backend(ABC):
             raise BackendError(
                 "the request holds a number JSON cannot carry (NaN or Infinity)", 400
             ) from None
-        request = httpx.Request(
-            "POST",
-            self.url,
-            content=content,
-            headers=_JSON_HEADERS,
-            extensions={"timeout": client.timeout.as_dict()},
-        )
-        send = client.open_stream if isinstance(client, BackendClient) else _send_stream(client)
+        send = _sender(client, self.url, content)
         try:
             try:
-                response = await send(request)
+                response = await send()
             except (httpx.ReadError, httpx.WriteError, httpx.RemoteProtocolError):
                 # A kept-alive connection the backend had already closed: once more, anew.
-                response = await send(request)
+                response = await send()
         except httpx.TimeoutException:
             raise BackendError("the backend did not answer in time", 504) from None
         except httpx.HTTPError:
