@@ -71,3 +71,21 @@ def test_the_timeout_bounds_a_whole_answer_and_the_silence_of_a_stream(
     streamed = _ask(streamed_proxy, fake, f"slow, streamed ({kind})", script, False)
     assert streamed.status_code == 200, streamed.text
     assert streamed.json()["choices"][0]["message"]["content"] == text
+
+
+def test_a_models_formatter_is_looked_up_once() -> None:
+    """``prepare`` looks each served name's formatter (and the special tokens its answer
+    may hold) up once; a name no plugin serves is refused each time and never kept, and
+    the table stays bounded."""
+    from granite_formatters import UnknownModelError
+    from granite_formatters._serve import exchange
+
+    first = exchange._formatter(MODEL)
+    assert exchange._formatter(MODEL) is first
+    assert first[0].release is get_formatter(MODEL).release
+    assert "<|start_of_cite|>" in first[1] and "<|end_of_text|>" not in first[1]
+    for _ in range(2):
+        with pytest.raises(UnknownModelError):
+            exchange._formatter("no-such-model-xyz")
+    assert "no-such-model-xyz" not in exchange._FORMATTERS
+    assert len(exchange._FORMATTERS) <= exchange._MAX_FORMATTERS

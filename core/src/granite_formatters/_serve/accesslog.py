@@ -131,6 +131,8 @@ class RequestLog:
         if self._done:
             return
         self._done = True
+        if not LOGGER.isEnabledFor(logging.INFO):
+            return
         usage = self.usage  # None: the backend did not count (or never answered): "-"
         LOGGER.info(
             "chat model=%s stream=%s status=%d latency_ms=%.1f prompt_tokens=%s "
