@@ -195,6 +195,16 @@ def llamacpp_probs(piece: str, value: float, n_probs: int, token_id: int) -> dic
     }  # fmt: skip
 
 
+def llamacpp_v1_probs(piece: str, value: float, n_probs: int, token_id: int) -> dict[str, Any]:
+    """llama.cpp's ``/v1/completions`` entry of ``logprobs.content`` for one token: the
+    native one without ``id``s, ``n_probs`` alternatives (0: none)."""
+    entry = llamacpp_probs(piece, value, max(n_probs, 1), token_id)
+    del entry["id"]
+    tops = entry["top_logprobs"][:n_probs]
+    entry["top_logprobs"] = [{k: v for k, v in t.items() if k != "id"} for t in tops]
+    return entry
+
+
 def stopped(kind: str, body: dict[str, Any], text: str) -> tuple[str, str | None]:
     """``text`` cut where the first of the request's stop strings begins, and that string,
     as the real backends stop (the stop string itself is not sent: vLLM's
@@ -235,12 +245,7 @@ def wire_events(
         for i, piece in enumerate(pieces):
             lp: dict[str, Any] | None = fake_logprobs(piece, logprob) if logprobs else None
             if logprobs and flavour == "llamacpp":
-                entry = llamacpp_probs(piece, logprob, max(n_probs, 1), 1000 + i)
-                entry.pop("id")
-                entry["top_logprobs"] = [
-                    {k: v for k, v in t.items() if k != "id"} for t in entry["top_logprobs"]
-                ][:n_probs]
-                lp = {"content": [entry]}
+                lp = {"content": [llamacpp_v1_probs(piece, logprob, n_probs, 1000 + i)]}
             out.append(_sse({"id": "cmpl-fake", "object": "text_completion", "created": 1764547200, "model": model,
                              "choices": [{"index": 0, "text": piece, "logprobs": lp, "finish_reason": None, "stop_reason": None}],
                              "usage": None}))  # fmt: skip
@@ -312,16 +317,8 @@ def whole_body(
                 "choices": [{"index": 0, "text": text, "logprobs": lp, "finish_reason": finish,
                              "stop_reason": stop, "prompt_logprobs": None}],
                 "usage": usage}  # fmt: skip
-    entries = []
-    if logprobs or n_probs > 0:
-        for i, piece in enumerate(pieces):
-            entry = llamacpp_probs(piece, logprob, max(n_probs, 1), 1000 + i)
-            entry["top_logprobs"] = entry["top_logprobs"][:n_probs]
-            entries.append(entry)
     if kind == "openai":  # llama.cpp's /v1/completions
-        chat = [{k: v for k, v in e.items() if k != "id"} for e in entries]
-        for entry in chat:
-            entry["top_logprobs"] = [{k: v for k, v in t.items() if k != "id"} for t in entry["top_logprobs"]]  # fmt: skip
+        chat = [llamacpp_v1_probs(piece, logprob, n_probs, 1000 + i) for i, piece in enumerate(pieces)] if logprobs else []  # fmt: skip
         return {"choices": [{"text": text, "index": 0,
                              "logprobs": {"content": chat} if logprobs and pieces else None,
                              "finish_reason": finish}],
@@ -336,7 +333,9 @@ def whole_body(
                 "stopping_word": stop or "", "tokens_cached": p + n - 1,
                 "timings": {"prompt_n": p, "predicted_n": n}}  # fmt: skip
         if n_probs > 0 and pieces:
-            body["completion_probabilities"] = entries
+            body["completion_probabilities"] = [
+                llamacpp_probs(piece, logprob, n_probs, 1000 + i) for i, piece in enumerate(pieces)
+            ]
         return body
     return {"model": model, "created_at": "2026-12-01T08:00:01.000000Z", "response": text,
             "done": True, "done_reason": finish, "context": [1, 2, 3], "total_duration": 1000000,

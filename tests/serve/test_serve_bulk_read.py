@@ -184,6 +184,9 @@ SERVERS = [("openai", "vllm"), ("openai", "llamacpp"), ("llamacpp", "vllm"), ("o
          max_bytes=2, lost=False)  # fmt: skip
 @example(pieces=["a", "b", "c"], cuts=[], length=False, stop=None, probs=True, top=0,
          max_bytes=1, lost=False)  # fmt: skip
+# (a token that prints nothing, llama.cpp's probabilities still sent for it)
+@example(pieces=[""], cuts=[], length=False, stop=None, probs=True, top=None,
+         max_bytes=None, lost=False)  # fmt: skip
 def test_whole_equals_streamed(
     kind: str,
     flavour: str,

@@ -41,14 +41,20 @@ class _CompletionEvents(Decoding):
     """``/completion`` events: ``content`` pieces, the last one with ``stop`` (an answer
     not streamed is that last one, with the whole ``content`` and its probabilities)."""
 
+    def __init__(self) -> None:
+        super().__init__()
+        self._first = True
+
     def step(self, data: str, texts: list[str], logprobs: list[dict[str, Any]]) -> None:
         if not data:
             return
         chunk = loads_object(data, "JSON (/completion)")
         text = chunk.get("content")
         stop = chunk.get("stop") is True
-        # (the last event's probabilities are the whole answer's again)
-        entries = () if stop and not text else chat_entries(chunk.get("completion_probabilities"))
+        # (after other events, the last one's probabilities are the whole answer's again)
+        again = stop and not text and not self._first
+        self._first = False
+        entries = () if again else chat_entries(chunk.get("completion_probabilities"))
         if isinstance(text, str) and (text or entries):
             texts.append(clean_text(text))
             logprobs.extend(entries)
