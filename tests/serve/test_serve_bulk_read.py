@@ -72,7 +72,10 @@ def outcome(
     max_bytes: int | None,
     bulk: bool,
     whole: bool = False,
+    streamed_whole: bool = False,
 ) -> Outcome:
+    """What serve makes of the backend's bytes ``parts``; ``whole``: an answer asked for
+    whole (``streamed_whole``: asked for whole, but the backend streams)."""
     backend, request = prepared(kind, top)
 
     def handler(_: httpx.Request) -> httpx.Response:
@@ -88,7 +91,8 @@ def outcome(
             )
             try:
                 if bulk:
-                    return await read_answer(backend, response, request, max_bytes, whole)
+                    as_whole = whole or streamed_whole
+                    return await read_answer(backend, response, request, max_bytes, as_whole)
                 return await collect(answer_events(backend, response, request, max_bytes))
             finally:
                 await response.aclose()
@@ -224,6 +228,16 @@ def test_whole_equals_streamed(
         assert got == ("error", "the backend connection failed", 502)
     else:
         assert got == streamed
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_a_backend_that_streams_when_asked_for_a_whole_answer(kind: str) -> None:
+    """A backend that ignores ``"stream": false`` and streams (its media type says so) is
+    read as a stream: the same answer."""
+    data = wire(kind, ["Hel", "lo é"], "stop", True, probs=False)
+    streamed = outcome(kind, [data], False, None, None, bulk=False)
+    assert streamed[0] == "answer" and streamed[1].text == "Hello é"
+    assert outcome(kind, [data], False, None, None, bulk=True, streamed_whole=True) == streamed
 
 
 def test_a_whole_body_over_its_limit_is_an_error() -> None:

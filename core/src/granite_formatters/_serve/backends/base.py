@@ -303,6 +303,16 @@ async def _within(next_item: Awaitable[_T]) -> _T | None:
     return None
 
 
+#: The media types of the backends' streams (Server-Sent Events, Ollama's lines).
+_STREAM_TYPES = ("text/event-stream", "application/x-ndjson")
+
+
+def _streamed(response: httpx.Response) -> bool:
+    """Whether ``response`` is a stream of events (by its media type)."""
+    media = response.headers.get("content-type", "").partition(";")[0].strip().lower()
+    return media in _STREAM_TYPES
+
+
 def _block_reader(response: httpx.Response) -> Callable[[], Awaitable[bytes]]:
     """What has arrived of ``response``'s body, one block per call (``b""`` at its end):
     straight from the backend client's connection where the body is not compressed,
@@ -504,10 +514,11 @@ class Backend(ABC):
         """The whole answer of :meth:`stream` (the same text, logprobs and finish), read
         in blocks as they arrive, each block's events decoded in one loop; ``top``: the
         client asked for logprobs with that many alternatives (text without logprobs is
-        a :class:`BackendError`). ``whole``: the response is the answer in one JSON body
-        (the request was sent with ``stream=False``), read as one event."""
+        a :class:`BackendError`). ``whole``: the request was sent with ``stream=False``,
+        so the answer is one JSON body, read as one event (a backend that streams anyway,
+        as its media type says, is read as a stream)."""
         with _reading():
-            if whole:
+            if whole and not _streamed(response):
                 return await self._read_whole(response, max_bytes, top)
             return await self._read(response, max_bytes, top)
 
