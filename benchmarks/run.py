@@ -127,6 +127,9 @@ TARGETS: dict[str, tuple[str, str, float]] = {
         1.0,
     ),
 }
+#: Thresholds of one release that differ from the target's (issue 43, item 4: Granite
+#: 4.2 streamed in 4-character chunks at most 2.5x its batch parse).
+RELEASE_THRESHOLDS: dict[tuple[str, str], float] = {("stream-4", "4.2"): 2.5}
 PICKLE_TARGET = "pickle"
 PICKLE_LABEL = "`pickle.loads(pickle.dumps(get_formatter(name)))` works: bundled models"
 
@@ -1250,6 +1253,7 @@ def _target(
     key: str, release: str, value: float | None, measured: str, note: str | None = None
 ) -> dict[str, Any]:
     label, kind, threshold = TARGETS.get(key, (PICKLE_LABEL, "min", 1.0))
+    threshold = RELEASE_THRESHOLDS.get((key, release), threshold)
     passed = None
     if value is not None:
         passed = value >= threshold if kind == "min" else value <= threshold

@@ -121,6 +121,19 @@ def test_every_target_row_is_present_for_every_installed_release(
     assert "#### Targets" in stdout
 
 
+def test_granite42_four_char_streaming_is_judged_against_its_own_threshold(
+    bench: ModuleType, quick: tuple[dict[str, Any], str]
+) -> None:
+    # (Issue 43: Granite 4.2 at 4-character chunks at most 2.5x its batch parse; the
+    # other releases keep the target's threshold.)
+    results, _ = quick
+    thresholds = {
+        row["release"]: row["threshold"] for row in results["targets"] if row["id"] == "stream-4"
+    }
+    expected = {r.version: 2.5 if r.version == "4.2" else 3.0 for r in INSTALLED}
+    assert thresholds == expected
+
+
 def test_measurable_targets_are_measured(
     bench: ModuleType, quick: tuple[dict[str, Any], str]
 ) -> None:

@@ -2,10 +2,20 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from granite_formatters._processors import Formatter
-from granite_formatters._streaming import BufferedStreamParser, ChunkText, Delta, ToolCallDelta
+from granite_formatters._streaming import (
+    BufferedStreamParser,
+    ChunkText,
+    Delta,
+    ToolCallDelta,
+    tool_call_delta,
+)
 from granite_formatters._types import AssistantMessage, ToolCall
 
 from support.toy_plugins import EchoOutput
@@ -102,3 +112,29 @@ def test_chunk_text_keeps_order_when_a_str_follows_a_cut_character() -> None:
     assert text_of("X") == "\ufffdX"  # the cut character ends before the str's text
     assert text_of(b"\xa9") == "\ufffd"  # a continuation byte alone
     assert text_of(None) == "" and text_of(b"\xc3\xa9") == "é" and text_of.end() == ""
+
+
+@given(
+    arguments=st.one_of(
+        st.none(),
+        st.dictionaries(
+            st.text(max_size=5),
+            st.recursive(
+                st.none() | st.booleans() | st.integers() | st.text(max_size=8),
+                lambda inner: (
+                    st.lists(inner, max_size=3)
+                    | st.dictionaries(st.text(max_size=3), inner, max_size=3)
+                ),
+                max_leaves=6,
+            ),
+            max_size=4,
+        ),
+    )
+)
+def test_a_tool_call_delta_carries_the_arguments_as_the_openai_form_writes_them(
+    arguments: dict[str, Any] | None,
+) -> None:
+    call = ToolCall(id="call_0", name="f", arguments=arguments)
+    assert tool_call_delta(3, call) == ToolCallDelta(
+        index=3, id="call_0", name="f", arguments=call.to_openai()["function"]["arguments"]
+    )

@@ -32,6 +32,7 @@ from typing import Any
 
 import attrs
 
+from ._jsonwriter import tojson
 from ._types import AssistantMessage, ToolCall
 
 __all__ = [
@@ -196,10 +197,10 @@ def _build_reasoning(text: str) -> Delta:
 
 
 def tool_call_delta(index: int, call: ToolCall) -> ToolCallDelta:
-    """The stream form of a complete tool call (id, name and the whole argument text)."""
-    return ToolCallDelta(
-        index=index, id=call.id, name=call.name, arguments=call.to_openai()["function"]["arguments"]
-    )
+    """The stream form of a complete tool call (id, name and the whole argument text,
+    as :meth:`ToolCall.to_openai` writes it)."""
+    arguments = call.arguments
+    return ToolCallDelta(index, call.id, call.name, tojson({} if arguments is None else arguments))
 
 
 def finish_deltas(
