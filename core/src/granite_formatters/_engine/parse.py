@@ -24,11 +24,9 @@ from typing import TYPE_CHECKING, Any
 
 import attrs
 
-from .._errors import InvalidRequestError
-from .._processors import OutputProcessor
 from .._streaming import ChunkText, Delta, StreamParser, content_delta, finish_deltas
 from .._toolcalljson import text_safe
-from .._types import AssistantMessage, ToolCall, coerce_request
+from .._types import AssistantMessage, ToolCall
 from ..syntax._call_stage import BARE_NEXT as _BARE_NEXT
 from ..syntax._call_stage import BODY as _JSON
 from ..syntax._call_stage import CLOSE as _CLOSE
@@ -51,7 +49,7 @@ if TYPE_CHECKING:
     from ..release import Release
     from ..syntax._citations.reader import CitationReader
 
-__all__ = ["ReleaseOutputProcessor", "ReleaseStreamParser"]
+__all__ = ["ReleaseStreamParser"]
 
 # Whitespace between a block's body and its close marker (the lanes').
 _WHITESPACE = " \t\r\n"
@@ -125,23 +123,15 @@ class ReleaseStreamParser(MarkedStage, ReasoningStage, CallStage, ContentOutput,
         self._facts: PromptFacts | None = None
         read = release.reasoning is not None or (syntax is not None and syntax.bare_body)
         facts = self._prompt_facts() if read else None
-        cite = release.citations
-        if cite is not None:
-            # (The citation stages read the request's documents and controls: it is
-            # validated as the citation syntax's request type, and the message is of
-            # its message type.)
-            self._message_type = cite.message_type()
-            if request is not None:
-                try:
-                    request = coerce_request(request, cite.request_type())
-                except InvalidRequestError:
-                    request = None  # (a parser never raises: read without the request)
         self._content_setup()
         self._call_setup(release, facts)
-        # The citation stages (see CitationReader): the content goes through them.
+        # The citation stages (see CitationReader): the content goes through them, and
+        # the message is of their syntax's message type.
+        cite = release.citations
         self._cite: CitationReader | None = None
         if cite is not None:
-            self._cite = cite.reader(Trimmed(self), self._notes, request)  # type: ignore[arg-type]
+            self._message_type = cite.message_type()
+            self._cite = cite.reader(Trimmed(self), self._notes, request)
         self._marked_setup(release, facts, self._bare == _BARE_NEXT)
         self._reasoning_setup(release, facts, self._m_state == _M_OFF)
         #: Whether feed's fast lanes are open (after the reasoning phase, until the
@@ -563,35 +553,3 @@ class ReleaseStreamParser(MarkedStage, ReasoningStage, CallStage, ContentOutput,
             self._cite.write(text)
         else:
             self._trim(text)
-
-
-class ReleaseOutputProcessor(OutputProcessor):
-    """Parses the output of one :class:`~granite_formatters.Release`."""
-
-    def __init__(self, release: Release) -> None:
-        self.release = release
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, ReleaseOutputProcessor):
-            return NotImplemented
-        return self.release == other.release
-
-    def __hash__(self) -> int:
-        return hash(self.release.name)
-
-    def transform(
-        self,
-        model_output: str,
-        chat_completion: RequestLike | None = None,
-        *,
-        stop_reason: str | None = None,
-    ) -> AssistantMessage:
-        parser = ReleaseStreamParser(self.release, chat_completion, deltas=False)
-        parser.feed(model_output)  # (UTF-8 bytes are decoded, as in a stream)
-        parser.close(stop_reason=stop_reason)
-        message = parser.message
-        assert message is not None
-        return message
-
-    def stream_parser(self, chat_completion: RequestLike | None = None) -> StreamParser:
-        return ReleaseStreamParser(self.release, chat_completion)
