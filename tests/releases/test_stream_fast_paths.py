@@ -261,7 +261,8 @@ def test_a_parser_without_deltas_builds_the_same_message(
 ) -> None:
     # A batch parse asks the engine's parser for no deltas: it returns none, from every
     # feed and from close, and builds the message the stream of deltas builds.
-    from granite_formatters._engine.parse import ReleaseOutputProcessor, ReleaseStreamParser
+    from granite_formatters._engine.parse import ReleaseStreamParser
+    from granite_formatters._engine.processor import ReleaseOutputProcessor
 
     processor = get_formatter(release.model).output_processor
     assert isinstance(processor, ReleaseOutputProcessor)

@@ -207,6 +207,6 @@ class Release(metaclass=_ReleaseType):
             from .granite3._output_processor import CitedOutputProcessor
 
             return CitedOutputProcessor(self)
-        from ._engine.parse import ReleaseOutputProcessor
+        from ._engine.processor import ReleaseOutputProcessor
 
         return ReleaseOutputProcessor(self)

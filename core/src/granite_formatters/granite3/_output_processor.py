@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from .._engine.parse import ReleaseOutputProcessor
+from .._engine.processor import ReleaseOutputProcessor
 from ._types import Granite3AssistantMessage
 
 if TYPE_CHECKING:

@@ -42,14 +42,15 @@ class CitationFormat:
     section_close: str = ""
     documents_by_position: bool = True
 
-    def reader(
-        self, content: TextSink, notes: list[str], request: Granite3ChatCompletion | None
-    ) -> CitationReader | None:
-        """The citation stages of one parse for ``request`` (``None`` when it reads no
-        citations: a request without documents or the citation controls): the answer
-        text written to it goes on to ``content`` with the tags removed."""
-        from .reader import CitationReader, reads_citations
+    def reader(self, content: TextSink, notes: list[str], given: object) -> CitationReader | None:
+        """The citation stages of one parse for the request ``given`` (``None`` when it
+        reads no citations: a request without documents or the citation controls): the
+        answer text written to it goes on to ``content`` with the tags removed. The
+        request is read as :meth:`request_type` (one that is not valid is read as no
+        request: a parser never raises)."""
+        from .reader import CitationReader, citation_request, reads_citations
 
+        request = citation_request(given, self.request_type())
         if not reads_citations(request):
             return None
         return CitationReader(

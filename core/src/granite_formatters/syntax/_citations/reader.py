@@ -14,6 +14,8 @@ from functools import lru_cache
 from operator import itemgetter
 from typing import TYPE_CHECKING
 
+from ..._errors import InvalidRequestError
+from ..._types import RequestT, coerce_request
 from .._markers import marker_pattern, partial_marker_length
 from .citation_input import CitationInput
 from .documents import DocumentIndex
@@ -31,7 +33,18 @@ if TYPE_CHECKING:
     from ...granite3._types import Citation, Hallucination
     from .format import CitationFormat
 
-__all__ = ["CitationReader", "reads_citations"]
+__all__ = ["CitationReader", "citation_request", "reads_citations"]
+
+
+def citation_request(given: object, request_type: type[RequestT]) -> RequestT | None:
+    """The request ``given`` as ``request_type`` (``None`` when none was given, or when it
+    is not valid: the output is then read without it)."""
+    if given is None:
+        return None
+    try:
+        return coerce_request(given, request_type)
+    except InvalidRequestError:
+        return None
 
 
 def reads_citations(request: object) -> bool:
