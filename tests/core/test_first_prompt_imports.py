@@ -58,6 +58,28 @@ NEVER = (
     "granite_formatters._hookspecs",
     "granite_formatters._engine.parse",
     "granite_formatters._streaming",
+    # Only the parser or plugin discovery needs these: typing_extensions (a type
+    # checker's TypeVar default), the records of plugin discovery, the marked-reasoning
+    # stage, and the citation modules a citation syntax's parse reads.
+    "typing_extensions",
+    "granite_formatters._plugin_records",
+    "granite_formatters.syntax._marked_stage",
+    "granite_formatters.syntax._markers",
+    *(
+        f"granite_formatters.syntax._citations.{name}"
+        for name in (
+            "citation_input",
+            "documents",
+            "hallucinations",
+            "lines",
+            "reader",
+            "sections",
+            "sentences",
+            "spans",
+            "stages",
+            "tag_remover",
+        )
+    ),
 )
 
 #: The modules of the bundled tool-call syntaxes; a release's prompt loads its own only.
@@ -109,3 +131,5 @@ def test_a_first_prompt_imports_only_what_formatting_needs(
     assert modules & TOOL_CALL_SYNTAXES == {own}
     if declared.citations is None:
         assert not _loaded(modules, "granite_formatters.syntax._citations")
+    if type(declared.layout).__module__ != "granite_formatters.syntax._system_blocks_layout":
+        assert "granite_formatters.syntax._system_blocks_layout" not in modules
