@@ -39,6 +39,7 @@ import datetime
 import gc
 import importlib.util
 import io
+import itertools
 import json
 import os
 import pickle
@@ -870,10 +871,27 @@ def _format_call(formatter: Any, request: Any) -> str:
 # --------------------------------------------------------------------------- fresh processes
 
 
-def _run_ns(code: str, env: dict[str, str] | None = None, python: str | None = None) -> int:
+def _children_cpu_ns() -> int | None:
+    """The CPU time (user + system) of this process's finished children, ``None`` where
+    the platform does not report it."""
+    try:
+        import resource
+    except ImportError:  # (Windows)
+        return None
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return round((usage.ru_utime + usage.ru_stime) * 1e9)
+
+
+def _run(
+    code: str, env: dict[str, str] | None = None, python: str | None = None
+) -> tuple[int, int | None]:
+    """(wall time, CPU time or ``None``) in ns of a fresh process running ``code``. The
+    CPU time is the one child's (they run one at a time): on a loaded machine it holds
+    still where the wall time grows with the others' load."""
     # Bytecode caches are written (as a normal install would have them), so the runs
     # measure importing, not compiling.
     base = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    cpu = _children_cpu_ns()
     start = time.perf_counter_ns()
     subprocess.run(
         [python or sys.executable, "-c", code],
@@ -881,7 +899,26 @@ def _run_ns(code: str, env: dict[str, str] | None = None, python: str | None = N
         capture_output=True,
         env={**base, **(env or {})},
     )
-    return time.perf_counter_ns() - start
+    wall = time.perf_counter_ns() - start
+    after = _children_cpu_ns()
+    return wall, None if cpu is None or after is None else after - cpu
+
+
+def _run_ns(code: str, env: dict[str, str] | None = None, python: str | None = None) -> int:
+    return _run(code, env, python)[0]
+
+
+def _medians(samples: dict[str, list[tuple[int, int | None]]]) -> dict[str, dict[str, Any]]:
+    """name -> {"wall": median wall ns, "cpu": median CPU ns or None} of :func:`_run`
+    samples."""
+    out: dict[str, dict[str, Any]] = {}
+    for name, runs in samples.items():
+        cpu = [c for _, c in runs if c is not None]
+        out[name] = {
+            "wall": round(statistics.median(w for w, _ in runs)),
+            "cpu": round(statistics.median(cpu)) if len(cpu) == len(runs) else None,
+        }
+    return out
 
 
 def cold_environment(folder: Path) -> tuple[str | None, str | None]:
@@ -903,11 +940,14 @@ def cold_environment(folder: Path) -> tuple[str | None, str | None]:
     return str(python), None
 
 
-COLD_LIBRARY = """
-import datetime
-from granite_formatters import get_formatter
-get_formatter({model!r}).format({request!r}, today=datetime.date(2025, 4, 16))
-"""
+#: The library's first prompt, step by step: the stage table runs it cut after each step
+#: (so each stage does what the one before it did, and more), the first-prompt rows whole.
+COLD_STEPS = (
+    "import datetime\nfrom granite_formatters import get_formatter",
+    "formatter = get_formatter({model!r})",
+    "formatter.format({request!r}, today=datetime.date(2025, 4, 16))",
+)
+COLD_LIBRARY = "\n".join(COLD_STEPS)
 
 # `import jinja2` + compile the official template + render it, in the environment
 # transformers uses (render_chat_template.py's make_environment, minus the tracker
@@ -933,67 +973,67 @@ template.render(**{arguments!r})
 """
 
 
-def core_dependencies() -> list[str]:
-    """The import names of the core distribution's required dependencies, pydantic aside."""
-    from importlib import metadata
-
-    try:
-        requires = metadata.requires("granite-formatters") or []
-    except metadata.PackageNotFoundError:
-        return []
-    names = []
-    for requirement in requires:
-        if ";" in requirement:  # an extra or a platform-specific dependency
-            continue
-        name = requirement.split("[")[0].split("<")[0].split(">")[0].split("=")[0]
-        name = name.split("~")[0].split("!")[0].strip().replace("-", "_").lower()
-        if name and name != "pydantic" and importlib.util.find_spec(name) is not None:
-            names.append(name)
-    return names
+#: What each of :data:`COLD_STEPS` does, for the stage table.
+COLD_STEP_NAMES = (
+    "`import datetime` and `from granite_formatters import get_formatter`",
+    "`get_formatter(model)` (the release imported)",
+    "format a small chat",
+)
+#: The statement that records the clocks between two steps of the stage program.
+COLD_MARK = "_marks.append((time.perf_counter_ns(), time.process_time_ns()))"
 
 
-def coldstart_stages(releases: list[Any]) -> dict[str, tuple[str, str]]:
-    """key -> (description, code); each stage does what the one before it did, and more."""
-    request = workloads.small_chat_request()
-    deps = ", ".join([*core_dependencies(), "importlib.metadata"])
-    stages = {
-        "python": ("`python -c pass`", "pass"),
-        "pydantic": ("`import pydantic` (the baseline)", "import pydantic"),
-        "basemodel": ("`from pydantic import BaseModel`", "from pydantic import BaseModel"),
-    }
-    prefix = f"from pydantic import BaseModel\nimport {deps}"
-    stages["deps"] = (f"… and `import {deps}` (the core's other dependencies)", prefix)
-    prefix += "\nimport granite_formatters._types"
-    stages["types"] = ("… and `import granite_formatters._types` (the request models)", prefix)
-    for release in releases:
-        model = release.model
-        stages[f"resolve {release.version}"] = (
-            f"… and `resolve_model({model!r})` (plugin discovery)",
-            f"{prefix}\nimport granite_formatters\ngranite_formatters.resolve_model({model!r})",
-        )
-        stages[f"get {release.version}"] = (
-            f"… and `get_formatter({model!r})` (the plugin imported)",
-            f"{prefix}\nimport granite_formatters\ngranite_formatters.get_formatter({model!r})",
-        )
-        stages[release.version] = (
-            "… and format a small chat: the library cold start",
-            COLD_LIBRARY.format(model=model, request=request),
-        )
-    return stages
+def coldstart_program(model: str, request: dict[str, Any]) -> str:
+    """The first-prompt program (:data:`COLD_STEPS`) with the clocks recorded before,
+    between and after its steps, printed as JSON: one fresh process gives every step's
+    time (steps measured in separate processes differ by more than a short step)."""
+    lines = ["import time", "_marks = []", COLD_MARK]
+    for step in COLD_STEPS:
+        lines += [step.format(model=model, request=request), COLD_MARK]
+    lines += ["import json", "print(json.dumps(_marks))"]
+    return "\n".join(lines)
+
+
+def _step_times(code: str, python: str | None) -> tuple[list[int], list[int]]:
+    """(wall ns, CPU ns) of each step of one run of a :func:`coldstart_program`."""
+    base = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    proc = subprocess.run(
+        [python or sys.executable, "-c", code],
+        check=True,
+        capture_output=True,
+        text=True,
+        env=base,
+    )
+    marks = json.loads(proc.stdout)
+    pairs = list(itertools.pairwise(marks))
+    return [b[0] - a[0] for a, b in pairs], [b[1] - a[1] for a, b in pairs]
 
 
 def bench_coldstart(releases: list[Any], settings: Settings) -> dict[str, Any]:
-    """The stage table: what each import step adds in a fresh process."""
-    stages = coldstart_stages(releases)
-    for _, code in stages.values():  # warm the OS file cache and the .pyc files
-        _run_ns(code)
-    samples: dict[str, list[int]] = {name: [] for name in stages}
-    for _ in range(settings.cold_runs):
-        for name, (_, code) in stages.items():  # interleaved: drift hits every stage alike
-            samples[name].append(_run_ns(code))
-    out: dict[str, Any] = {name: round(statistics.median(v)) for name, v in samples.items()}
+    """The stage table: what each step of a first prompt (a small chat) costs in a fresh
+    process, read inside that process, in the first-prompt rows' interpreter (the
+    isolated install when there is one); and `python -c pass` from outside."""
+    python = settings.cold_python
+    request = workloads.small_chat_request()
+    programs = {r.version: coldstart_program(r.model, request) for r in releases}
+    for code in ["pass", *programs.values()]:  # warm the OS file cache and the .pyc files
+        _run(code, python=python)
+    interpreter: list[tuple[int, int | None]] = []
+    runs: dict[str, list[tuple[list[int], list[int]]]] = {v: [] for v in programs}
+    for _ in range(settings.cold_runs):  # interleaved: drift hits every release alike
+        interpreter.append(_run("pass", python=python))
+        for version, code in programs.items():
+            runs[version].append(_step_times(code, python))
+    out: dict[str, Any] = {"python": _medians({"pass": interpreter})["pass"]}
+    steps = range(len(COLD_STEPS))
+    for version, samples in runs.items():
+        out[version] = {
+            "wall": [round(statistics.median(w[i] for w, _ in samples)) for i in steps],
+            "cpu": [round(statistics.median(c[i] for _, c in samples)) for i in steps],
+        }
     out["runs"] = settings.cold_runs
-    out["stages"] = {name: description for name, (description, _) in stages.items()}
+    out["isolated"] = python is not None
+    out["steps"] = list(COLD_STEP_NAMES)
     out["releases"] = [r.version for r in releases]
     return out
 
@@ -1027,11 +1067,13 @@ def bench_first_prompt(
         }
         for code in codes.values():  # warm the file cache and the .pyc files
             _run_ns(code, python=python)
-        samples: dict[str, list[int]] = {name: [] for name in codes}
+        samples: dict[str, list[tuple[int, int | None]]] = {name: [] for name in codes}
         for _ in range(settings.first_prompt_runs):
             for name, code in codes.items():  # interleaved: drift hits both sides alike
-                samples[name].append(_run_ns(code, python=python))
-        out[case] = {k: round(statistics.median(v)) for k, v in samples.items()}
+                samples[name].append(_run(code, python=python))
+        medians = _medians(samples)
+        out[case] = {name: m["wall"] for name, m in medians.items()}
+        out[case].update({f"{name[:-3]}_cpu_ns": m["cpu"] for name, m in medians.items()})
     return out
 
 
@@ -1544,6 +1586,7 @@ def first_prompt_table(results: dict[str, Any]) -> str | None:
             human(d[case]["library_ns"]),
             human(d[case]["jinja_ns"]),
             show_ratio(ratio(d[case]["library_ns"], d[case]["jinja_ns"])),
+            show_ratio(ratio(d[case].get("library_cpu_ns"), d[case].get("jinja_cpu_ns"))),
             str(d["runs"]),
             "yes" if d.get("isolated") else "no",
         ]
@@ -1557,6 +1600,7 @@ def first_prompt_table(results: dict[str, Any]) -> str | None:
         "library: import, `get_formatter`, format",
         "`import jinja2`, compile the template, render",
         "ratio",
+        "CPU time ratio",
         "runs each",
         "isolated install",
     ]
@@ -1591,25 +1635,24 @@ def coldstart_table(results: dict[str, Any]) -> str | None:
     cold = results.get("coldstart")
     if not cold:
         return None
-    rows = []
-    previous = None
-    versions = set(cold["releases"])
-    for name, description in cold["stages"].items():
-        if name in versions or name.startswith(("resolve ", "get ")):
-            release = name.split(" ")[-1]
-            description = f"{release}: {description}"
-        step = "" if previous is None else f"{(cold[name] - previous) / 1e6:+.1f} ms"
-        over = f"{(cold[name] - cold['pydantic']) / 1e6:+.1f} ms" if name != "python" else ""
-        rows.append([description, human(cold[name]), step, over])
-        # After a release's last stage, the next release starts again from "types".
-        previous = cold["types"] if name in versions else cold[name]
-    header = [
-        f"cold start (fresh process, median of {cold['runs']})",
-        "time",
-        "step",
-        "over `import pydantic`",
+    python = cold["python"]
+    rows = [
+        ["`python -c pass` (the interpreter alone)", human(python["wall"]), human(python["cpu"])]
     ]
-    return table(header, rows)
+    for version in cold["releases"]:
+        steps = cold[version]
+        for name, wall, cpu in zip(cold["steps"], steps["wall"], steps["cpu"], strict=True):
+            rows.append([f"{version}: {name}", human(wall), human(cpu)])
+        rows.append(
+            [f"{version}: the three steps", human(sum(steps["wall"])), human(sum(steps["cpu"]))]
+        )
+    where = "isolated install" if cold.get("isolated") else "this interpreter"
+    header = [f"step (fresh process, {where}, median of {cold['runs']})", "time", "CPU time"]
+    return (
+        "Each release's first prompt (a small chat) runs in one fresh process that reads "
+        "the clocks between its steps; each row is the median of that step over the runs. "
+        "The interpreter's own start is the `python -c pass` row.\n\n" + table(header, rows)
+    )
 
 
 def roundtrip_table(results: dict[str, Any]) -> str | None:
@@ -1745,8 +1788,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--cold-python",
         metavar="PYTHON",
-        help="the first-prompt rows' interpreter: a virtual environment holding only this "
-        "project, installed non-editable, and jinja2 (default: one made for the run in a "
+        help="the interpreter of the first-prompt rows and the cold-start stages: a virtual "
+        "environment holding only this project, installed non-editable, and jinja2 "
+        "(default: one made for the run in a "
         "temporary folder; with --quick, this interpreter)",
     )
     args = parser.parse_args(argv)
@@ -1758,7 +1802,8 @@ def main(argv: list[str] | None = None) -> int:
     sections = tuple(args.only or SECTIONS)
     with tempfile.TemporaryDirectory(prefix="gf-cold-") as folder:
         note = None
-        if "firstprompt" in sections and settings.cold_python is None and not settings.quick:
+        fresh = {"firstprompt", "coldstart"} & set(sections)
+        if fresh and settings.cold_python is None and not settings.quick:
             python, note = cold_environment(Path(folder) / "venv")
             settings = Settings(quick=False, cold_python=python)
         results = run(versions, settings, sections)

@@ -212,13 +212,26 @@ def test_quick_run_measures_every_section(quick: tuple[dict[str, Any], str]) -> 
                 # Counted, not timed: the processors' own request type is never re-validated.
                 assert by_kind[trips["kinds"][-1]]["counts"] == {}, case
     cold = results["coldstart"]
-    assert cold["python"] > 0 and cold["pydantic"] > 0
-    assert all(cold[r.version] > 0 for r in INSTALLED)
+    assert cold["python"]["wall"] > 0
+    for release in INSTALLED:
+        assert len(cold[release.version]["cpu"]) == len(cold["steps"]) == 3
+        assert min(cold[release.version]["wall"]) >= 0
     pickled = results["pickle"]
     assert pickled["models"] >= len(INSTALLED)
     assert pickled["works"] + len(pickled["failures"]) == pickled["models"]
     for heading in ("Format latency", "Parse latency", "Streaming", "Cold start stages"):
         assert f"#### {heading}" in stdout
+
+
+def test_the_cold_start_program_is_the_first_prompt_with_clocks(bench: ModuleType) -> None:
+    # The stage table is honest only if its program is the first-prompt rows' program,
+    # with only the clock readings added between the steps.
+    request = bench.workloads.small_chat_request()
+    release = next(iter(bench.RELEASES.values()))
+    program = bench.coldstart_program(release.model, request).splitlines()
+    assert program.count(bench.COLD_MARK) == len(bench.COLD_STEPS) + 1
+    body = [line for line in program[3:-2] if line != bench.COLD_MARK]
+    assert "\n".join(body) == bench.COLD_LIBRARY.format(model=release.model, request=request)
 
 
 def test_the_old_commit_comparison_runs_each_tree(quick: tuple[dict[str, Any], str]) -> None:

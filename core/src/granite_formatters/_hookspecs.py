@@ -68,8 +68,8 @@ from typing import TYPE_CHECKING, Protocol
 import pluggy
 
 if TYPE_CHECKING:
+    from ._plugin_records import Demo
     from ._processors import InputProcessor, OutputProcessor
-    from ._records import Demo
     from .release import Release
 
 __all__ = [
@@ -107,7 +107,7 @@ class Register(Protocol):
     ``aliases`` are other exact names of the model, ``patterns`` shell-style globs over
     normalised names, ``requires_api`` the lowest :data:`PLUGIN_API_VERSION` the plugin
     needs, ``demo`` what ``granite-format demo`` shows for the model (a
-    :class:`~granite_formatters._records.Demo`).
+    :class:`~granite_formatters.records.Demo`).
 
     This signature is the only definition of the callback: the host checks every call
     against it.

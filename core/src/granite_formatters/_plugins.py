@@ -25,7 +25,7 @@ from ._catalog import CatalogEntry, read_catalog
 from ._errors import PluginLoadError, PluginWarning, quote
 from ._moved import moved_hint
 from ._names import normalize_model_name
-from ._records import Demo, FormatterSpec, Hint, PluginInfo
+from ._records import FormatterSpec, PluginInfo
 from ._registry import ModelRegistry, new_formatter
 
 if TYPE_CHECKING:
@@ -35,6 +35,7 @@ if TYPE_CHECKING:
     import pluggy
 
     from ._hookspecs import Register, RegisterHint
+    from ._plugin_records import Hint
     from ._processors import Formatter
     from ._types import AssistantMessage
 
@@ -128,6 +129,8 @@ class _Recorder:
             raise TypeError(f"patterns must be a list of non-empty strings, got {quote(patterns)}")
         if not isinstance(text, str) or not text.strip():
             raise TypeError(f"text must be a non-empty string, got {quote(text)}")
+        from ._plugin_records import Hint
+
         self.hints.append(Hint(tuple(patterns), text.strip(), self.plugin))
 
     def __call__(self, *args: Any, **kwargs: Any) -> None:
@@ -186,8 +189,13 @@ class _Recorder:
                     f"got {quote(source)}"
                 )
         demo = options["demo"]
-        if demo is not None and not isinstance(demo, Demo):
-            raise TypeError(f"demo must be a granite_formatters._records.Demo, got {quote(demo)}")
+        if demo is not None:
+            from ._plugin_records import Demo
+
+            if not isinstance(demo, Demo):
+                raise TypeError(
+                    f"demo must be a granite_formatters.records.Demo, got {quote(demo)}"
+                )
         problem = check_api_version(options["requires_api"])
         if problem is not None:
             raise RuntimeError(problem)

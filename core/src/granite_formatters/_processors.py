@@ -15,9 +15,9 @@ from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterable, Mapping
 from typing import TYPE_CHECKING, Any, ClassVar, Generic, Protocol, TypeVar, cast
 
-from typing_extensions import TypeVar as DefaultTypeVar
-
 if TYPE_CHECKING:
+    from typing_extensions import TypeVar as DefaultTypeVar
+
     from ._records import PluginInfo
     from ._special_tokens import SpecialTokenPolicy
     from ._streaming import Delta, StreamParser
@@ -38,7 +38,14 @@ __all__ = [
 
 #: The message type a formatter parses into (a subclass of :class:`AssistantMessage`).
 M = TypeVar("M", bound="AssistantMessage")
-M_co = DefaultTypeVar("M_co", bound="AssistantMessage", covariant=True, default="AssistantMessage")
+if TYPE_CHECKING:
+    M_co = DefaultTypeVar(
+        "M_co", bound="AssistantMessage", covariant=True, default="AssistantMessage"
+    )
+else:
+    # The default (PEP 696) matters to type checkers only; ``typing.TypeVar`` takes it
+    # from Python 3.13, and importing ``typing_extensions`` for it costs a first prompt.
+    M_co = TypeVar("M_co", bound="AssistantMessage", covariant=True)
 
 
 def __getattr__(name: str) -> Any:

@@ -2,7 +2,7 @@
 
 A :class:`ModelRegistry` indexes the registrations plugins make and resolves a name by
 id, alias, normalised name, then pattern; claims on one name by two plugins get a
-deterministic winner and a recorded :class:`~granite_formatters._records.Conflict`. The
+deterministic winner and a recorded :class:`~granite_formatters._plugin_records.Conflict`. The
 rules are specified in ``docs/model-names.md`` and ``docs/security.md`` ("Plugin
 precedence").
 """
@@ -23,9 +23,10 @@ from ._errors import AmbiguousModelError, PluginLoadError, UnknownModelError, qu
 from ._moved import moved_hint
 from ._names import normalize_model_name
 from ._processors import Formatter, InputProcessor, OutputProcessor
-from ._records import Conflict, FormatterSpec, Hint, ModelInfo, PluginInfo, Resolution
+from ._records import FormatterSpec, ModelInfo, PluginInfo, Resolution
 
 if TYPE_CHECKING:
+    from ._plugin_records import Conflict, Hint
     from ._types import AssistantMessage
 
 __all__ = ["REFUSED_VARIANTS", "ModelRegistry", "new_formatter"]
@@ -224,6 +225,8 @@ class ModelRegistry:
             keep = override and key is not None
             if keep and key is not None:
                 shown = normalized[key][1]
+            from ._plugin_records import Conflict
+
             conflict = Conflict(
                 shown,
                 owner.model_id,

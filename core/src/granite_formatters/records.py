@@ -3,6 +3,7 @@ plugin may register with a model."""
 
 from __future__ import annotations
 
-from ._records import Demo, ModelInfo, PluginInfo, Resolution
+from ._plugin_records import Demo
+from ._records import ModelInfo, PluginInfo, Resolution
 
 __all__ = ["Demo", "ModelInfo", "PluginInfo", "Resolution"]

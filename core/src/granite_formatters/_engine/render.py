@@ -24,7 +24,6 @@ from ..syntax._context_turns import DocumentsTurn, DocumentTurnPerDocument
 from ..syntax._controls import CONTROLS, thinking_option_error, valid_control_items
 from ..syntax._dated_layout import DatedLayout
 from ..syntax._protocols import HistoryCall
-from ..syntax._system_blocks_layout import SystemBlocksLayout
 from .request import (
     _TITLE_TYPES,
     STRICT,
@@ -55,6 +54,7 @@ if TYPE_CHECKING:
     from ..release import Release
     from ..syntax._blocks import SystemBlock
     from ..syntax._protocols import TurnSyntax
+    from ..syntax._system_blocks_layout import SystemBlocksLayout
 
 __all__ = ["ReleaseInputProcessor"]
 
@@ -323,7 +323,11 @@ class ReleaseInputProcessor(InputProcessor):
         dated = layout if isinstance(layout, DatedLayout) else None
         # (the layout as its own type: one of the two is None)
         self._dated = dated
-        self._system_layout = layout if isinstance(layout, SystemBlocksLayout) else None
+        self._system_layout: SystemBlocksLayout | None = None
+        if dated is None:
+            from ..syntax._system_blocks_layout import SystemBlocksLayout
+
+            self._system_layout = layout if isinstance(layout, SystemBlocksLayout) else None
         self._controls = dated.controls if dated is not None else None
         self._writes_calls = dated.template_writes_calls if dated is not None else True
         self._record_tokens_lead = dated.record_tokens_lead if dated is not None else False

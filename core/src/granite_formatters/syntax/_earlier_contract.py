@@ -17,8 +17,6 @@ from typing import TYPE_CHECKING, Any
 
 import attrs
 
-from ._marked_stage import reasoning_unclosed, stray_end_removed
-
 if TYPE_CHECKING:
     from ..types import ToolCall
     from ._protocols import (
@@ -255,7 +253,11 @@ class _EarlierReasoning:
         return bool(self.inner.reads(given))
 
     def stray_end_note(self, marker: str, offset: int) -> str:
+        from ._marked_stage import stray_end_removed
+
         return stray_end_removed(marker, offset)
 
     def unclosed_note(self) -> str:
+        from ._marked_stage import reasoning_unclosed
+
         return reasoning_unclosed(self.close)

@@ -16,8 +16,6 @@ from typing import Any
 
 import attrs
 
-from ._marked_stage import reasoning_unclosed, stray_end_removed
-
 __all__ = ["THINK_RESPONSE", "THOUGHT_PHRASES", "MarkedReasoning"]
 
 
@@ -82,9 +80,13 @@ class MarkedReasoning:
         return self
 
     def stray_end_note(self, marker: str, offset: int) -> str:
+        from ._marked_stage import stray_end_removed
+
         return stray_end_removed(marker, offset)
 
     def unclosed_note(self) -> str:
+        from ._marked_stage import reasoning_unclosed
+
         return reasoning_unclosed(self.close)
 
 

@@ -28,16 +28,15 @@ import re
 from collections import deque
 from typing import TYPE_CHECKING, Any
 
-from .citation_input import CitationInput
-from .documents import citation_fields, citations_from_fields
 from .format import CitationFormat
 from .line_patterns import SPACES, BoundedPattern, Lit, PatternSet, Rep
-from .lines import CitationEntry, parse_citation_lines
-from .spans import ContextLocator, Span, anchor_sentences
 from .tag_grammar import ANCHOR, CLOSE, NEED_MORE, OPEN, NeedMore, TagEvent, TagMatch
 
 if TYPE_CHECKING:
     from ...granite3._types import Citation
+    from .citation_input import CitationInput
+    from .lines import CitationEntry
+    from .spans import Span
 
 __all__ = [
     "CITE_GRAMMAR",
@@ -207,6 +206,10 @@ def _strip_span(content: str, begin: int, end: int) -> Span | None:
 
 
 def _build_cite_citations(found: CitationInput) -> list[Citation]:
+    # (the parse-side modules are imported by the first parse, not by a declaration)
+    from .documents import citation_fields, citations_from_fields
+    from .spans import ContextLocator, anchor_sentences
+
     events, entries, content = found.events, found.entries, found.content
     documents, blocks, notes = found.documents, found.blocks, found.notes
     real_tokens = any(event.flag != "remnant" for event in events)
@@ -283,6 +286,8 @@ def _build_cite_citations(found: CitationInput) -> list[Citation]:
 
 
 def _read_cite_section(body: str, notes: list[str]) -> list[CitationEntry]:
+    from .lines import parse_citation_lines
+
     return parse_citation_lines(body, _CITATION_LINES, notes)
 
 

@@ -23,16 +23,14 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING, Any
 
-from .citation_input import CitationInput
-from .documents import citation_fields, citations_from_fields
 from .format import CitationFormat
 from .line_patterns import SPACES, BoundedPattern, Lit, PatternSet, Rep
-from .lines import CitationEntry, parse_citation_lines
-from .spans import ContextLocator, anchor_sentences
 from .tag_grammar import ANCHOR, NEED_MORE, NeedMore, TagMatch
 
 if TYPE_CHECKING:
     from ...granite3._types import Citation
+    from .citation_input import CitationInput
+    from .lines import CitationEntry
 
 __all__ = [
     "COTAG_GRAMMAR",
@@ -95,10 +93,16 @@ _CITATION_LINE = re.compile(
 
 
 def _read_co_section(body: str, notes: list[str]) -> list[CitationEntry]:
+    from .lines import parse_citation_lines
+
     return parse_citation_lines(body, (_CITATION_LINE,), notes)
 
 
 def _build_co_citations(found: CitationInput) -> list[Citation]:
+    # (the parse-side modules are imported by the first parse, not by a declaration)
+    from .documents import citation_fields, citations_from_fields
+    from .spans import ContextLocator, anchor_sentences
+
     notes, content, documents = found.notes, found.content, found.documents
     listed: dict[str, CitationEntry] = {}
     for entry in found.entries:
