@@ -48,10 +48,9 @@ if TYPE_CHECKING:
     from .._processors import RequestLike
     from ..release import Release
     from ..syntax._blocks import SystemBlock
-    from ..syntax._protocols import LayoutWriter, TurnSyntax
-    from .request import Turn
+    from ..syntax._protocols import LayoutWriter, TurnContext, TurnSyntax
 
-__all__ = ["ROLES", "ReleaseInputProcessor", "first_turn"]
+__all__ = ["ROLES", "ReleaseInputProcessor"]
 
 #: How many option sets a processor keeps (then it starts afresh), and the longest
 #: options key kept.
@@ -188,21 +187,6 @@ def _document_id(value: Any, field: str) -> str:
 def _index(items: Sequence[Any], item: object, start: int) -> int:
     """The index of ``item`` itself (not an equal one) in ``items``, from ``start``."""
     return next(i for i in range(start, len(items)) if items[i] is item)
-
-
-def first_turn(message: Any) -> Turn:
-    """A plain request's first message's role, text and calls (else :class:`NotPlain`),
-    as the render loop reads every message."""
-    if type(message) is dict and len(message) == 2:
-        try:  # (subscripts, faster than get())
-            role = message["role"]
-            text = message["content"]
-        except KeyError:
-            raise NotPlain from None
-        if type(role) is not str or type(text) is not str:
-            raise NotPlain
-        return role, text, None
-    return plain_turn(message)
 
 
 class _Headers(dict[str, str]):
@@ -470,7 +454,7 @@ class ReleaseInputProcessor(InputProcessor):
             tools, tools_field, options, prompt = self._options(tools, raw, problems, kwargs)
         else:
             options = self._defaults
-        out, start, last_user, generation = layout.head(
+        out, start, last_user, marked, generation = layout.head(
             request,
             plain,
             messages,
@@ -485,23 +469,12 @@ class ReleaseInputProcessor(InputProcessor):
             problems,
             today,
         )
-        context = (
-            messages,
-            raw,
-            raw_messages,
-            plain,
-            policy,
-            problems,
-            options,
-            last_user,
-            start,
-        )
-        turn = layout.turn
+        context: TurnContext | None = None  # (made for the first message given to the layout)
         headers = self._headers
         end = self._end
         roles = layout.verbatim_roles
-        # (the last user message, which the layout writes itself when it marks it)
-        last = messages[last_user] if last_user >= 0 else None
+        # (the message the layout writes itself, whatever it holds: see Head)
+        last = messages[marked] if marked >= 0 else None
         # Text without the sentinel has no special token ("" with "keep": every text is
         # given to the layout, which keeps it).
         sentinel = self._tokens.sentinel if policy != "keep" else ""
@@ -522,9 +495,25 @@ class ReleaseInputProcessor(InputProcessor):
                     if calls or role not in roles or sentinel in text or message is last:
                         # (the index found only here, enumerate costing every message;
                         # the same message object met again takes this path again)
-                        index = _index(messages, message, after)
+                        index = (
+                            after
+                            if messages[after] is message
+                            else _index(messages, message, after)
+                        )
                         after = index + 1
-                        turn(out, index, role, text, calls, context)
+                        if context is None:
+                            context = (
+                                messages,
+                                raw,
+                                None,
+                                True,
+                                policy,
+                                problems,
+                                options,
+                                last_user,
+                                start,
+                            )
+                        layout.turn(out, index, role, text, calls, context)
                     else:
                         out += (headers[role], text, end)
             except KeyError:
@@ -547,9 +536,23 @@ class ReleaseInputProcessor(InputProcessor):
                     or message is last
                     or (joins and text and text[0] == "\n")
                 ):
-                    index = _index(messages, message, after)
+                    index = (
+                        after if messages[after] is message else _index(messages, message, after)
+                    )
                     after = index + 1
-                    turn(out, index, role, text, calls, context)
+                    if context is None:
+                        context = (
+                            messages,
+                            raw,
+                            raw_messages,
+                            False,
+                            policy,
+                            problems,
+                            options,
+                            last_user,
+                            start,
+                        )
+                    layout.turn(out, index, role, text, calls, context)
                 else:
                     out += (headers[role], text, end)
         if add_generation_prompt:
@@ -576,7 +579,7 @@ class ReleaseInputProcessor(InputProcessor):
             if known is not None:
                 return tools, "tools", *known
             kwargs = _typed_options(kwargs)
-        if not kwargs and not self._reads_effort:
+        if not kwargs and (not self._reads_effort or body_value(raw, "reasoning_effort") is None):
             return tools, "tools", self._defaults, None  # (read only: shared)
         data: bytes | None = None
         if type(kwargs) is dict and not self._reads_effort:

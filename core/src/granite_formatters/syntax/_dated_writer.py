@@ -18,8 +18,8 @@ from .._engine.render import (
     _documents,
     _history_calls,
     _Writer,
-    first_turn,
 )
+from .._engine.request import NotPlain, plain_turn
 from .._errors import InvalidRequestError, quote
 from .._special_tokens import SpecialTokenPolicy
 from ._context_turns import DocumentsTurn, DocumentTurnPerDocument
@@ -66,9 +66,12 @@ class DatedWriter:
 
     __slots__ = (
         "_controlled",
+        "_default_flags",
+        "_end",
         "_record_tokens_lead",
         "_refused",
         "_system_texts",
+        "_tokens",
         "_tools_header",
         "_writes_calls",
         "layout",
@@ -81,6 +84,13 @@ class DatedWriter:
         release = processor.release
         self.layout = layout
         self.processor = processor
+        self._tokens = processor._tokens
+        self._end = processor._end
+        # The controls and thinking flag of a request that sets no option.
+        self._default_flags = (
+            processor._defaults.get("controls"),
+            processor._defaults.get("thinking") is True,
+        )
         self._refused = frozenset(layout.refused_roles)
         self._writes_calls = layout.template_writes_calls
         self._record_tokens_lead = layout.record_tokens_lead
@@ -162,16 +172,30 @@ class DatedWriter:
             today = layout.today()
         elif type(today) is not _DATE:
             today = _checked_day(today)
-        tokens = processor._tokens
-        end = processor._end
+        tokens = self._tokens
+        end = self._end
         if plain:
-            first_role, first_text, first_calls = first_turn(messages[0])
+            first = messages[0]
+            if type(first) is dict and len(first) == 2:
+                try:  # (subscripts, faster than get())
+                    first_role = first["role"]
+                    first_text = first["content"]
+                except KeyError:
+                    raise NotPlain from None
+                first_calls = None
+                if type(first_role) is not str or type(first_text) is not str:
+                    raise NotPlain
+            else:
+                first_role, first_text, first_calls = plain_turn(first)
         else:
             first_role = messages[0].role  # (its text and calls read if it is the system's)
             if documents and raw is not None:
                 documents = _documents(request, raw)
-        controls = options.get("controls")
-        thinking = options.get("thinking") is True
+        if options is processor._defaults:
+            controls, thinking = self._default_flags
+        else:
+            controls = options.get("controls")
+            thinking = options.get("thinking") is True
         if policy == "strip" and type(first_role) is str:
             # As if the request had been sanitized first: "sys<|end_of_text|>tem" is a
             # system role.
@@ -254,7 +278,7 @@ class DatedWriter:
             generation = processor._generation_prompt
         else:
             generation = self.controlled_prompt(controls)
-        return out, start, -1, generation
+        return out, start, -1, -1, generation
 
     def turn(
         self,

@@ -300,8 +300,10 @@ class MarkedReasoningSyntax(ReasoningSyntax, Protocol):
 
 #: What a layout writes before the messages (:meth:`LayoutWriter.head`): the prompt's
 #: first pieces, the index of the first message not yet written, the index of the last
-#: user message when the layout writes it itself (else -1), the generation prompt.
-Head = tuple[list[str], int, int, str]
+#: user message (given back in :data:`TurnContext`; -1: none or not read), the index of
+#: a message the layout writes itself whatever it holds (-1: none), the generation
+#: prompt.
+Head = tuple[list[str], int, int, int, str]
 
 #: What the render loop gives :meth:`LayoutWriter.turn` about the request: the messages,
 #: the caller's raw mapping and its raw messages (or ``None``), whether the request is a
@@ -327,8 +329,8 @@ class LayoutWriter(Protocol):
 
     The loop writes a message as ``header(role) + text + end`` itself when it has no
     tool calls, its role is in :attr:`verbatim_roles`, its text is an exact ``str``
-    without the special tokens' sentinel and it is not the last user message ``head``
-    named; any other message is given to :meth:`turn`."""
+    without the special tokens' sentinel and it is not the message ``head`` marked; any
+    other message is given to :meth:`turn`."""
 
     @property
     def verbatim_roles(self) -> frozenset[str]:

@@ -19,9 +19,8 @@ from .._engine.render import (
     _documents,
     _history_calls,
     _Writer,
-    first_turn,
 )
-from .._engine.request import NotPlain, are_plain_documents
+from .._engine.request import NotPlain, are_plain_documents, plain_turn
 from .._errors import quote
 from .._special_tokens import SpecialTokenPolicy
 
@@ -45,7 +44,18 @@ def _role(message: Any) -> Any:
 class SystemBlocksWriter:
     """A :class:`SystemBlocksLayout` bound to one release's input processor."""
 
-    __slots__ = ("layout", "processor", "reads_typed", "verbatim_roles")
+    __slots__ = (
+        "_assistant_tokens",
+        "_end",
+        "_headers",
+        "_reasoning",
+        "_release",
+        "_tokens",
+        "layout",
+        "processor",
+        "reads_typed",
+        "verbatim_roles",
+    )
 
     #: The documents are blocks of the system turn, not turns of their own.
     documents_turns: DocumentsTurn | DocumentTurnPerDocument | None = None
@@ -54,6 +64,13 @@ class SystemBlocksWriter:
         self.layout = layout
         self.processor = processor
         self.reads_typed = False
+        # (what each turn reads, resolved once)
+        self._release = processor.release
+        self._reasoning = processor.release.reasoning
+        self._headers = processor._headers
+        self._end = processor._end
+        self._tokens = processor._tokens
+        self._assistant_tokens = processor._assistant_tokens
         #: The roles a message is written with as it is (no calls, no special token's
         #: sentinel in its text; a system message after the first): an assistant's only
         #: when the release has no reasoning to write with it.
@@ -88,7 +105,8 @@ class SystemBlocksWriter:
     ) -> Head:
         """The system turn: the first message's text if it is the system's, then the
         tools and documents blocks (or the default system message); the index of the last
-        user message when the release's reasoning marks it; the generation prompt."""
+        user message when the release has reasoning (marked when its reasoning adds to
+        it); the generation prompt."""
         processor = self.processor
         layout = self.layout
         release = processor.release
@@ -115,7 +133,7 @@ class SystemBlocksWriter:
                 blocks.append(processor._lines(documents, "documents", policy, block))
         system: Any
         if plain:
-            role, system, calls = first_turn(messages[0])
+            role, system, calls = plain_turn(messages[0])
         else:
             first = messages[0]
             role = first.role
@@ -149,16 +167,20 @@ class SystemBlocksWriter:
         else:
             out = []
         reasoning = release.reasoning
-        last_user = -1
+        last_user = marked = -1
         if reasoning is None:
             generation = processor._generation_prompt
         else:
             generation = processor._generation_prompt + reasoning.generation_prompt(options)
             for index in range(len(messages) - 1, -1, -1):
-                if _role(messages[index]) == "user":
+                message = messages[index]
+                if (message.get("role") if type(message) is dict else _role(message)) == "user":
                     last_user = index
+                    # (written by the loop as it is when nothing is added to it)
+                    if reasoning.last_user_suffix(options):
+                        marked = index
                     break
-        return out, start, last_user, generation
+        return out, start, last_user, marked, generation
 
     def turn(
         self,
@@ -176,37 +198,35 @@ class SystemBlocksWriter:
         that role, or dropped)."""
         messages, raw, raw_messages, plain, policy, problems, options, last_user, start = context
         processor = self.processor
-        release = processor.release
-        turns = release.turns
-        headers = processor._headers
-        end = processor._end
-        tokens = processor._tokens
-        where = f"messages[{index}]"
+        headers = self._headers
+        end = self._end
+        tokens = self._tokens
         if calls and role != "assistant":
             problems.add(
                 f"tool_calls on a {quote(role)} message are not rendered; only assistant "
                 "messages carry tool calls.",
-                f"{where}.tool_calls",
+                f"messages[{index}].tool_calls",
             )
         if not plain:
             text = processor._text(raw_messages, messages, index, text)
         sentinel = tokens.sentinel if policy != "keep" else None
-        reasoning = release.reasoning
+        reasoning = self._reasoning
         if role == "user" or role == "system":
             if sentinel is None or type(text) is not str or sentinel in text:
-                text = _checked(text, f"{where}.content", policy, tokens)
+                text = _checked(text, f"messages[{index}].content", policy, tokens)
             if index == last_user and reasoning is not None:
                 text += reasoning.last_user_suffix(options)
             out += (headers[role], text, end)
         elif role == "assistant":
-            assistant_tokens = processor._assistant_tokens
+            assistant_tokens = self._assistant_tokens
             if sentinel is None or type(text) is not str or assistant_tokens.sentinel in text:
-                text = _checked(text, f"{where}.content", policy, assistant_tokens)
+                text = _checked(text, f"messages[{index}].content", policy, assistant_tokens)
             if reasoning is not None:
                 past = processor._reasoning_of(raw, index, messages[index])
                 if past:
                     # (caller text too: it may not forge turns)
-                    past = _checked(past, f"{where}.reasoning_content", policy, assistant_tokens)
+                    field = f"messages[{index}].reasoning_content"
+                    past = _checked(past, field, policy, assistant_tokens)
                 text = reasoning.history(
                     text,
                     past,
@@ -214,24 +234,27 @@ class SystemBlocksWriter:
                     tool_calls=bool(calls),
                     options=options,
                 )
-            if calls and release.tool_calls is not None:
+            tool_calls = self._release.tool_calls
+            if calls and tool_calls is not None:
                 writer = _Writer(assistant_tokens, policy, problems)
-                text = release.tool_calls.write(
-                    text, _history_calls(calls, where, problems), writer
-                )
+                history = _history_calls(calls, f"messages[{index}]", problems)
+                text = tool_calls.write(text, history, writer)
             out += (headers["assistant"], text, end)
         elif role == "tool":
+            turns = self._release.turns
             results = turns.tool_results
             if index == 0 or _role(messages[index - 1]) != "tool":
                 first = index == 0 or (index == 1 and start == 1)
                 if results.header_when_first or not first:
                     out.append(headers.get(results.role) or turns.header(results.role))
             if sentinel is None or type(text) is not str or sentinel in text:
-                text = _checked(text, f"{where}.content", policy, tokens)
+                text = _checked(text, f"messages[{index}].content", policy, tokens)
             out += (results.item_open, text, results.item_close)
             if index == len(messages) - 1 or _role(messages[index + 1]) != "tool":
                 out.append(end)
         elif self.layout.renders_other_roles:
+            release = self._release
+            where = f"messages[{index}]"
             problems.add(
                 f"the {release.family} chat template renders a message with role "
                 f"{quote(role)} as a turn of that role, which the model was not trained on "
@@ -241,10 +264,11 @@ class SystemBlocksWriter:
             # (the role is caller text too: printed in the header, it may not forge turns)
             role = _checked(role, f"{where}.role", policy, tokens)
             text = _checked(text, f"{where}.content", policy, tokens)
-            out += (turns.header(role), text, end)
+            out += (release.turns.header(role), text, end)
         else:
             problems.add(
-                f"the {release.family} chat template drops messages with role {quote(role)} "
+                f"the {self._release.family} chat template drops messages with role "
+                f"{quote(role)} "
                 "(it renders system, user, assistant and tool messages only).",
-                f"{where}.role",
+                f"messages[{index}].role",
             )
