@@ -450,10 +450,17 @@ class ReleaseInputProcessor(InputProcessor):
             raw_messages = None if raw is None else raw.get("messages")
         tools_field = "tools"
         prompt = None
-        if kwargs or self._reads_effort:
-            tools, tools_field, options, prompt = self._options(tools, raw, problems, kwargs)
-        else:
+        if not (kwargs or self._reads_effort):
             options = self._defaults
+        elif (
+            # (a typed options object the layout reads by attribute, when valid)
+            layout.reads_typed
+            and type(kwargs) is not dict
+            and (known := layout.typed_options(kwargs)) is not None
+        ):
+            options, prompt = known
+        else:
+            tools, tools_field, options, prompt = self._options(tools, raw, problems, kwargs)
         out, start, last_user, marked, generation = layout.head(
             request,
             plain,
@@ -573,11 +580,7 @@ class ReleaseInputProcessor(InputProcessor):
         it is ``"none"`` unless ``chat_template_kwargs`` sets that.
         """
         if kwargs is not None and type(kwargs) is not dict:
-            # (a Granite3ChatCompletion's options object: read by attribute when the
-            # layout knows its type and they are valid, else checked by name)
-            known = self._layout.typed_options(kwargs) if self._layout.reads_typed else None
-            if known is not None:
-                return tools, "tools", *known
+            # (a Granite3ChatCompletion's options object, checked by name)
             kwargs = _typed_options(kwargs)
         if not kwargs and (not self._reads_effort or body_value(raw, "reasoning_effort") is None):
             return tools, "tools", self._defaults, None  # (read only: shared)

@@ -68,6 +68,7 @@ class DatedWriter:
         "_controlled",
         "_default_flags",
         "_end",
+        "_options_type",
         "_record_tokens_lead",
         "_refused",
         "_system_texts",
@@ -86,6 +87,8 @@ class DatedWriter:
         self.processor = processor
         self._tokens = processor._tokens
         self._end = processor._end
+        # (Granite3Kwargs, imported when a typed request first comes: see typed_options)
+        self._options_type: type[Any] | None = None
         # The controls and thinking flag of a request that sets no option.
         self._default_flags = (
             processor._defaults.get("controls"),
@@ -125,21 +128,25 @@ class DatedWriter:
         release's), and the generation prompt of their controls when kept; ``None`` when
         they are not of that type or not valid (the caller then checks them by name and
         raises the error)."""
-        if type(kwargs) is not self.layout.options_type():
+        options_type = self._options_type
+        if options_type is None:
+            options_type = self._options_type = self.layout.options_type()
+        if type(kwargs) is not options_type:
             return None
         thinking = kwargs.thinking
         controls = kwargs.controls
         if not (thinking is None or thinking is True or thinking is False):
             return None
-        prompt = None
-        if controls is not None:
-            if type(controls) is not dict:
-                return None
-            items = valid_control_items(controls)
-            if items is None:
-                return None
-            if controls:
-                prompt = self._controlled.get(items)
+        if controls is None:
+            if thinking is not True:
+                return self.processor._defaults, None  # (read only: shared)
+            return {"thinking": True, "controls": None}, None
+        if type(controls) is not dict:
+            return None
+        items = valid_control_items(controls)
+        if items is None:
+            return None
+        prompt = self._controlled.get(items) if controls else None
         return {"thinking": thinking is True, "controls": controls}, prompt
 
     def options_prompt(self, options: Mapping[str, Any]) -> str | None:
