@@ -225,7 +225,9 @@ class DatedWriter:
                 first_calls = messages[0].tool_calls
             if first_text is None:
                 raise processor._missing_content(0)
-            text = processor._text(raw_messages, messages, 0, first_text)
+            text = first_text
+            if raw_messages is not None or text[:1] == "\n":
+                text = processor._text(raw_messages, messages, 0, text)
             # (a str subclass's own __contains__ could hide a token: checked in full)
             if type(text) is not str or policy == "keep" or tokens.sentinel in text:
                 text = _checked(text, "messages[0].content", policy, tokens)
@@ -308,7 +310,7 @@ class DatedWriter:
                 if not (calls and role == "assistant" and (self._writes_calls or problems.strict)):
                     raise processor._missing_content(index, calls=bool(calls))
                 text = ""
-            else:
+            elif raw_messages is not None or text[:1] == "\n":
                 text = processor._text(raw_messages, messages, index, text)
         sentinel = tokens.sentinel if policy != "keep" else ""
         if (

@@ -142,7 +142,7 @@ class SystemBlocksWriter:
         start = 0
         if role == "system":
             start = 1
-            if not plain:
+            if not plain and (raw_messages is not None or system is None or system[:1] == "\n"):
                 system = processor._text(raw_messages, messages, 0, system)
             if policy == "keep" or type(system) is not str or tokens.sentinel in system:
                 system = _checked(system, "messages[0].content", policy, tokens)
@@ -207,7 +207,7 @@ class SystemBlocksWriter:
                 "messages carry tool calls.",
                 f"messages[{index}].tool_calls",
             )
-        if not plain:
+        if not plain and (raw_messages is not None or text is None or text[:1] == "\n"):
             text = processor._text(raw_messages, messages, index, text)
         sentinel = tokens.sentinel if policy != "keep" else None
         reasoning = self._reasoning
