@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import ast
 import datetime
+import warnings
 from pathlib import Path
 from typing import Any
 
@@ -14,6 +15,7 @@ import pytest
 
 import granite_formatters
 from granite_formatters import Release
+from granite_formatters._errors import DroppedInputWarning
 from granite_formatters._special_tokens import SpecialTokens
 from granite_formatters.release import Option
 from granite_formatters.syntax import (
@@ -175,3 +177,104 @@ def test_the_moved_fields_are_read_from_a_release_as_before() -> None:
     )
     with pytest.raises(AttributeError, match="'Release' object has no attribute 'nope'"):
         dated.nope  # noqa: B018
+
+
+# -- the one render loop asks the layout ----------------------------------------------------
+
+RENDER = Path(granite_formatters.__file__).parent / "_engine" / "render.py"
+
+
+@attrs.frozen
+class _Asked:
+    """A layout of a third class: the writer of the layout it wraps, each question it is
+    asked recorded (the renderer must ask, not recognise the layout's class)."""
+
+    inner: DatedLayout | SystemBlocksLayout
+    asked: list[str] = attrs.field(factory=list, eq=False)
+
+    def writer(self, processor: Any) -> Any:
+        inner = self.inner.writer(processor)
+        asked = self.asked
+
+        class Recorded:
+            verbatim_roles = inner.verbatim_roles
+            documents_turns = inner.documents_turns
+            reads_typed = inner.reads_typed
+            typed_options = inner.typed_options
+            options_prompt = inner.options_prompt
+
+            def head(self, *args: Any) -> Any:
+                asked.append("head")
+                return inner.head(*args)
+
+            def turn(self, out: list[str], index: int, *args: Any) -> None:
+                asked.append(f"turn {index}")
+                inner.turn(out, index, *args)
+
+        return Recorded()
+
+
+@pytest.mark.parametrize(
+    ("layout", "today"),
+    [(DatedLayout(**DATED), DAY), (SystemBlocksLayout(**BLOCKS), None)],
+    ids=["dated", "system-blocks"],
+)
+def test_the_renderer_asks_a_layout_of_any_class_what_to_write(
+    layout: DatedLayout | SystemBlocksLayout, today: datetime.date | None
+) -> None:
+    asked = _Asked(layout)
+    made: Any = Release  # (a layout of a third class: not the declared union)
+    release: Release = made(**BASE, layout=asked)
+    request = {
+        "messages": [
+            {"role": "user", "content": "Hi"},
+            {"role": "developer", "content": "Odd."},
+            {"role": "assistant", "content": "Hello."},
+        ],
+        "documents": REQUEST["documents"],
+    }
+    expected = Release(**BASE, layout=layout).input_processor()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DroppedInputWarning)
+        prompt = release.input_processor().transform(request, today=today, strict=False)
+        assert prompt == expected.transform(request, today=today, strict=False)
+    # (the head once; the message of a role the layout does not take as it is, by index)
+    assert asked.asked == ["head", "turn 1"]
+
+
+def test_a_layout_without_a_writer_is_refused_at_declaration() -> None:
+    @attrs.frozen
+    class Fields:  # (a layout's fields, but nothing the renderer can ask)
+        tools_block: SystemBlock | None = None
+
+    made: Any = Release
+    with pytest.raises(TypeError, match=r"Release.layout: Fields has no 'writer'"):
+        made(**BASE, layout=Fields())
+
+
+def test_the_render_loop_does_not_branch_on_the_layout_s_class() -> None:
+    tree = ast.parse(RENDER.read_text(encoding="utf-8"))
+    names = {node.id for node in ast.walk(tree) if isinstance(node, ast.Name)}
+    imported = {
+        alias.name
+        for node in ast.walk(tree)
+        if isinstance(node, ast.ImportFrom)
+        for alias in node.names
+    }
+    modules = {node.module or "" for node in ast.walk(tree) if isinstance(node, ast.ImportFrom)}
+    assert not (names | imported) & {"DatedLayout", "SystemBlocksLayout"}
+    assert not {module.rsplit(".", 1)[-1] for module in modules} & {
+        "_dated_layout",
+        "_system_blocks_layout",
+    }
+    # One function loops over a request's messages: the render loop.
+    looping = {
+        function.name
+        for function in ast.walk(tree)
+        if isinstance(function, ast.FunctionDef)
+        for loop in ast.walk(function)
+        if isinstance(loop, ast.For)
+        and {"messages", "rows"}
+        & {node.id for node in ast.walk(loop.iter) if isinstance(node, ast.Name)}
+    }
+    assert looping == {"_render"}

@@ -33,6 +33,17 @@ def _no_layout() -> SystemBlocksLayout:
     return SYSTEM_BLOCKS
 
 
+def _check_layout(release: Any, attribute: Any, layout: Any) -> None:
+    """Refuse at declaration a layout the renderer cannot ask what to write (one without
+    ``writer``, see ``syntax/_protocols.py``'s ``Layout``)."""
+    if not callable(getattr(layout, "writer", None)):
+        raise TypeError(
+            f"Release.layout: {type(layout).__name__} has no 'writer', which every layout "
+            "gives; declare layout=SystemBlocksLayout(...) or layout=DatedLayout(...) "
+            "(see docs/syntaxes.md)"
+        )
+
+
 @attrs.frozen
 class Option:
     """A ``chat_template_kwargs`` key the release's template reads.
@@ -166,7 +177,7 @@ class Release(metaclass=_ReleaseType):
     turns: TurnSyntax
     special_tokens: SpecialTokens
     stop_strings: tuple[str, ...]
-    layout: _Layout = attrs.field(factory=_no_layout)
+    layout: _Layout = attrs.field(factory=_no_layout, validator=_check_layout)
     tool_calls: ToolCallSyntax | None = attrs.field(default=None, converter=_tool_calls)
     reasoning: ReasoningSyntax | None = attrs.field(default=None, converter=_reasoning)
     record_tokens: tuple[str, ...] = ()

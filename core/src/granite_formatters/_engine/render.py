@@ -7,7 +7,6 @@ import datetime
 import marshal
 import warnings
 from collections.abc import Iterator, Mapping, Sequence
-from operator import attrgetter
 from typing import TYPE_CHECKING, Any
 
 from .._errors import DroppedInputWarning, InvalidRequestError, quote
@@ -21,8 +20,6 @@ from .._special_tokens import (
     remove_special_tokens_in_json,
 )
 from ..syntax._context_turns import DocumentsTurn, DocumentTurnPerDocument
-from ..syntax._controls import CONTROLS, thinking_option_error, valid_control_items
-from ..syntax._dated_layout import DatedLayout
 from ..syntax._protocols import HistoryCall
 from .request import (
     _TITLE_TYPES,
@@ -32,14 +29,12 @@ from .request import (
     PlainRequest,
     Problems,
     RequestView,
-    _new,
     body_value,
     document_data,
     documents_data,
     is_plain_document,
     join_parts,
     plain_fields,
-    plain_messages,
     plain_request,
     plain_turn,
     raw_documents,
@@ -53,35 +48,17 @@ if TYPE_CHECKING:
     from .._processors import RequestLike
     from ..release import Release
     from ..syntax._blocks import SystemBlock
-    from ..syntax._protocols import TurnSyntax
-    from ..syntax._system_blocks_layout import SystemBlocksLayout
+    from ..syntax._protocols import LayoutWriter, TurnContext, TurnSyntax
 
-__all__ = ["ReleaseInputProcessor"]
+__all__ = ["ROLES", "ReleaseInputProcessor"]
 
-#: How many default system texts (and option sets) a processor keeps (then it starts
-#: afresh), and the longest options key kept.
-_SYSTEM_TEXTS_KEPT = 32
+#: How many option sets a processor keeps (then it starts afresh), and the longest
+#: options key kept.
+_OPTION_SETS_KEPT = 32
 _OPTION_KEY_LENGTH = 4096
 
-_DATE = datetime.date
-
-#: The Granite 3.x options (default and check by name): a release that declares exactly
-#: these reads a typed options object (``DatedLayout.options_type``) by attribute (see
-#: ``_reads_typed``).
-_TYPED_OPTION_DECLARATIONS = {
-    "thinking": (False, thinking_option_error),
-    "controls": (None, CONTROLS.check),
-}
-
-#: A validated message's role, content and tool calls.
-_TURN = attrgetter("role", "content", "tool_calls")
-
-#: What a default system turn's text depends on: the date, whether there are tools and
-#: documents, thinking, and whether the controls ask for citations and hallucinations.
-_SystemKey = tuple[datetime.date, bool, bool, bool, bool, bool]
-
-#: The roles every chat has (a message of another role is written through ``_turn``).
-_ROLES = frozenset({"system", "user", "assistant", "tool"})
+#: The roles every chat has.
+ROLES = frozenset({"system", "user", "assistant", "tool"})
 _NO_ROLES: frozenset[str] = frozenset()
 
 
@@ -187,15 +164,6 @@ def _documents(request: RequestView, raw: Mapping[str, Any] | None) -> list[Any]
             for index, doc in enumerate(documents)
         ]
     return documents
-
-
-def _checked_day(today: Any) -> datetime.date:
-    """``today`` when it is a date (the date of a dated system prompt)."""
-    if not isinstance(today, datetime.date):
-        raise InvalidRequestError(
-            f"must be a datetime.date, not {type(today).__name__}", field="today"
-        )
-    return today
 
 
 def _document_id(value: Any, field: str) -> str:
@@ -319,44 +287,22 @@ class ReleaseInputProcessor(InputProcessor):
             option.name: option.default for option in release.options
         }
         self._reads_effort = release.option("reasoning_effort") is not None
-        layout = release.layout
-        dated = layout if isinstance(layout, DatedLayout) else None
-        # (the layout as its own type: one of the two is None)
-        self._dated = dated
-        self._system_layout: SystemBlocksLayout | None = None
-        if dated is None:
-            from ..syntax._system_blocks_layout import SystemBlocksLayout
-
-            self._system_layout = layout if isinstance(layout, SystemBlocksLayout) else None
-        self._controls = dated.controls if dated is not None else None
-        self._writes_calls = dated.template_writes_calls if dated is not None else True
-        self._record_tokens_lead = dated.record_tokens_lead if dated is not None else False
         self._joins_parts = release.template_joins_parts
         self._declared = {option.name: option for option in reversed(release.options)}
-        # Whether the options are the Granite 3.x ones (thinking, controls), checked as
-        # their syntax checks them: a typed options object is then read by attribute.
-        self._reads_typed = (
-            self._controls is not None
-            and {option.name: (option.default, option.check) for option in release.options}
-            == _TYPED_OPTION_DECLARATIONS
-        )
-        # Generation prompts with controls, by the controls' items (checked valid: exact
-        # str keys, bool/str/null values, so equal items print alike).
-        self._controlled: dict[tuple[tuple[str, Any], ...], str] = {}
         # The turn headers of the roles every request has (others are made when met).
         self._headers = _Headers(release.turns)
         # What every render reads of the release, resolved once.
         self._end = release.turns.end
         self._generation_prompt = self._headers["assistant"]
-        self._refused = frozenset(dated.refused_roles if dated is not None else ())
-        # The roles a 3.x message is written with as it is: no special token's sentinel,
-        # not refused (any other role goes through _turn).
-        self._plain_roles = frozenset(
-            role
-            for role in _ROLES - self._refused
-            if not self._tokens.sentinel or self._tokens.sentinel not in role
+        # The problem of a document without an id, for a release that prints ids.
+        self._missing_id = (
+            f"{release.name} identifies each document by its doc_id in the prompt (and the "
+            "model cites documents by it): give every document a doc_id (a string or an "
+            "integer)."
         )
-        documents_layout = dated.documents_turns if dated is not None else None
+        # The release's layout, bound to this processor: what the render loop asks.
+        self._layout: LayoutWriter = release.layout.writer(self)
+        documents_layout = self._layout.documents_turns
         self._per_document = (
             documents_layout if isinstance(documents_layout, DocumentTurnPerDocument) else None
         )
@@ -375,20 +321,6 @@ class ReleaseInputProcessor(InputProcessor):
             if isinstance(documents_layout, DocumentsTurn)
             else ()
         )
-        self._tools_header = (
-            release.turns.header(dated.tools_turn.role)
-            if dated is not None and dated.tools_turn
-            else ""
-        )
-        # The problem of a document without an id, for a release that prints ids.
-        self._missing_id = (
-            f"{release.name} identifies each document by its doc_id in the prompt (and the "
-            "model cites documents by it): give every document a doc_id (a string or an "
-            "integer)."
-        )
-        # Default system turns of a dated system prompt by date and flags (the controls
-        # count through their citations and hallucinations keys).
-        self._system_texts: dict[_SystemKey, str] = {}
         # The template options of recent chat_template_kwargs that raised no problem and
         # name no tools, by the kwargs' marshal bytes (equal bytes: the same data of the
         # same exact types, so the same options; kept options are read only), each with
@@ -428,42 +360,23 @@ class ReleaseInputProcessor(InputProcessor):
         """
         policy: SpecialTokenPolicy = "error" if special_tokens is None else special_tokens
         problems = STRICT if strict else Problems(False)
-        dated = self._dated
-        if dated is not None:
-            if today is None:
-                today = dated.today()
-            elif type(today) is not _DATE:
-                today = _checked_day(today)
         raw: Mapping[str, Any] | None
         request: Any
         if type(chat_completion) is dict and (fields := plain_fields(chat_completion)):
-            # (its messages and documents are checked as they are read: NotPlain; a dated
-            # render reads the bare fields, others a PlainRequest)
-            request = fields if dated else _new(PlainRequest, fields)
-            raw = chat_completion
+            # (its messages and documents are checked as they are read: NotPlain)
+            request, raw = fields, chat_completion
         elif type(chat_completion) in VALIDATED_TYPES:
             request, raw = chat_completion, None
         else:
             request, raw = view(chat_completion, problems, self.release.family)
         try:
-            if dated:
-                prompt = self._render_turns(
-                    request,
-                    raw,
-                    add_generation_prompt,
-                    policy,
-                    problems,
-                    today,  # type: ignore[arg-type]
-                )
-            else:
-                prompt = self._render(request, raw, add_generation_prompt, policy, problems)
+            prompt = self._render(request, raw, add_generation_prompt, policy, problems, today)
         except NotPlain:
             prompt, problems = self._validated(
                 chat_completion, add_generation_prompt, policy, strict, today
             )
         except InvalidRequestError:
-            plain_error = type(request) is PlainRequest or type(request) is tuple
-            if not plain_error or plain_request(raw) is not None:  # type: ignore[arg-type]
+            if type(request) is not tuple or plain_request(raw) is not None:  # type: ignore[arg-type]
                 raise
             # (a plain request's error found before a later message or document turned
             # out not plain: validation speaks first, as for any request that is not plain)
@@ -478,7 +391,7 @@ class ReleaseInputProcessor(InputProcessor):
             # raises the error naming the field.
             problems = STRICT if strict else Problems(False)
             request = revalidated(request)
-            prompt = self._render_any(request, None, add_generation_prompt, policy, problems, today)
+            prompt = self._render(request, None, add_generation_prompt, policy, problems, today)
         if problems.items:
             warnings.warn(
                 f"{self.release.name}: the prompt leaves out what the official chat "
@@ -502,22 +415,156 @@ class ReleaseInputProcessor(InputProcessor):
         problems = STRICT if strict else Problems(False)
         request, raw = view(chat_completion, problems, self.release.family)
         return (
-            self._render_any(request, raw, add_generation_prompt, policy, problems, today),
+            self._render(request, raw, add_generation_prompt, policy, problems, today),
             problems,
         )
 
-    def _render_any(
+    def _render(
         self,
-        request: RequestView,
+        request: Any,
         raw: Mapping[str, Any] | None,
         add_generation_prompt: bool,
         policy: SpecialTokenPolicy,
         problems: Problems,
         today: datetime.date | None,
     ) -> str:
-        if today is None or self._dated is None:
-            return self._render(request, raw, add_generation_prompt, policy, problems)
-        return self._render_turns(request, raw, add_generation_prompt, policy, problems, today)
+        """The prompt, in one pass over the request: the layout writes the system turn and
+        what comes before the messages (its ``head``), then each message is written as a
+        turn of its role when the layout takes it as it is, else by the layout (its
+        ``turn``), then the generation prompt the layout gave.
+
+        ``request`` is a :class:`RequestView` or a plain dict's
+        :data:`~granite_formatters._engine.request.PlainFields` (its messages and
+        documents checked as they are read: :class:`NotPlain`)."""
+        layout = self._layout
+        plain = type(request) is tuple
+        kwargs: Any
+        if plain:
+            messages, tools, documents, kwargs = request
+            raw_messages = None  # (a plain request has no content parts)
+        else:
+            messages = request.messages
+            tools = request.tools
+            documents = request.documents
+            kwargs = request.chat_template_kwargs
+            raw_messages = None if raw is None else raw.get("messages")
+        tools_field = "tools"
+        prompt = None
+        if not (kwargs or self._reads_effort):
+            options = self._defaults
+        elif (
+            # (a typed options object the layout reads by attribute, when valid)
+            layout.reads_typed
+            and type(kwargs) is not dict
+            and (known := layout.typed_options(kwargs)) is not None
+        ):
+            options, prompt = known
+        else:
+            tools, tools_field, options, prompt = self._options(tools, raw, problems, kwargs)
+        out, start, last_user, marked, generation = layout.head(
+            request,
+            plain,
+            messages,
+            tools,
+            tools_field,
+            documents,
+            options,
+            prompt,
+            raw,
+            raw_messages,
+            policy,
+            problems,
+            today,
+        )
+        context: TurnContext | None = None  # (made for the first message given to the layout)
+        headers = self._headers
+        end = self._end
+        roles = layout.verbatim_roles
+        # (the message the layout writes itself, whatever it holds: see Head)
+        last = messages[marked] if marked >= 0 else None
+        # Text without the sentinel has no special token ("" with "keep": every text is
+        # given to the layout, which keeps it).
+        sentinel = self._tokens.sentinel if policy != "keep" else ""
+        role: Any
+        text: Any
+        after = start  # (where the next message is looked for, see below)
+        if plain:
+            try:  # (a dict of exactly role and content is read here, others by plain_turn)
+                for message in messages[start:] if start else messages:
+                    if type(message) is dict and len(message) == 2:
+                        role = message["role"]
+                        text = message["content"]
+                        calls = None
+                        if type(role) is not str or type(text) is not str:
+                            raise NotPlain
+                    else:
+                        role, text, calls = plain_turn(message)
+                    if calls or role not in roles or sentinel in text or message is last:
+                        # (the index found only here, enumerate costing every message;
+                        # the same message object met again takes this path again)
+                        index = (
+                            after
+                            if messages[after] is message
+                            else _index(messages, message, after)
+                        )
+                        after = index + 1
+                        if context is None:
+                            context = (
+                                messages,
+                                raw,
+                                None,
+                                True,
+                                policy,
+                                problems,
+                                options,
+                                last_user,
+                                start,
+                            )
+                        layout.turn(out, index, role, text, calls, context)
+                    else:
+                        out += (headers[role], text, end)
+            except KeyError:
+                raise NotPlain from None
+        else:
+            # (a text starting with a newline may be joined from parts: see _typed_text)
+            joins = self._joins_parts
+            if raw_messages is not None:
+                roles = _NO_ROLES  # (a viewed dict's messages all go to the layout)
+            for message in messages[start:] if start else messages:
+                role = message.role
+                text = message.content
+                calls = message.tool_calls
+                if (
+                    type(text) is not str
+                    or type(role) is not str
+                    or calls
+                    or role not in roles
+                    or sentinel in text
+                    or message is last
+                    or (joins and text and text[0] == "\n")
+                ):
+                    index = (
+                        after if messages[after] is message else _index(messages, message, after)
+                    )
+                    after = index + 1
+                    if context is None:
+                        context = (
+                            messages,
+                            raw,
+                            raw_messages,
+                            False,
+                            policy,
+                            problems,
+                            options,
+                            last_user,
+                            start,
+                        )
+                    layout.turn(out, index, role, text, calls, context)
+                else:
+                    out += (headers[role], text, end)
+        if add_generation_prompt:
+            out.append(generation)
+        return "".join(out)
 
     def _options(
         self, tools: Any, raw: Mapping[str, Any] | None, problems: Problems, kwargs: Any
@@ -533,9 +580,9 @@ class ReleaseInputProcessor(InputProcessor):
         it is ``"none"`` unless ``chat_template_kwargs`` sets that.
         """
         if kwargs is not None and type(kwargs) is not dict:
-            # (a Granite3ChatCompletion's options object)
+            # (a Granite3ChatCompletion's options object, checked by name)
             kwargs = _typed_options(kwargs)
-        if not kwargs and not self._reads_effort:
+        if not kwargs and (not self._reads_effort or body_value(raw, "reasoning_effort") is None):
             return tools, "tools", self._defaults, None  # (read only: shared)
         data: bytes | None = None
         if type(kwargs) is dict and not self._reads_effort:
@@ -601,521 +648,16 @@ class ReleaseInputProcessor(InputProcessor):
             and len(problems.items) == problems_before
             and len(data) <= _OPTION_KEY_LENGTH
         ):
-            controls = options.get("controls")
-            prompt = (
-                self._controlled_prompt(controls)
-                if controls and self._controls is not None
-                else None
-            )
-            if len(self._option_sets) >= _SYSTEM_TEXTS_KEPT:
+            prompt = self._layout.options_prompt(options)
+            if len(self._option_sets) >= _OPTION_SETS_KEPT:
                 self._option_sets.clear()
             self._option_sets[data] = (options, prompt)
             return tools, tools_field, options, prompt
         return tools, tools_field, options, None
 
-    def _render(
-        self,
-        request: RequestView,
-        raw: Mapping[str, Any] | None,
-        add_generation_prompt: bool,
-        policy: SpecialTokenPolicy,
-        problems: Problems,
-    ) -> str:
-        release = self.release
-        layout = self._system_layout
-        assert layout is not None  # (a release of the system-blocks layout)
-        turns = release.turns
-        end = turns.end
-        headers = self._headers
-        messages = request.messages
-        rows: list[Any]
-        if type(request) is PlainRequest:
-            plain = True
-            rows = plain_messages(messages, request.documents)  # (checked as read: NotPlain)
-            raw_messages = None  # (a plain request has no content parts)
-        else:
-            plain = False
-            rows = list(map(_TURN, messages))
-            raw_messages = raw.get("messages") if raw is not None else None
-        # Text without a token set's sentinel has none of its tokens (see SpecialTokens).
-        sentinel = self._tokens.sentinel if policy != "keep" else None
-
-        kwargs = request.chat_template_kwargs
-        if kwargs is None and not self._reads_effort:
-            tools, tools_field, options = request.tools, "tools", self._defaults
-        else:
-            tools, tools_field, options, _ = self._options(request.tools, raw, problems, kwargs)
-
-        documents = _documents(request, raw) if request.documents else None
-
-        blocks: list[str] = []
-        if tools:
-            block = layout.tools_block
-            if block is None:
-                self._unrendered(tools_field, problems)
-            else:
-                blocks.append(self._lines(tools, tools_field, policy, block))
-        if documents:
-            block = layout.documents_block
-            if block is None:
-                self._unrendered("documents", problems)
-            else:
-                blocks.append(self._lines(documents, "documents", policy, block))
-
-        out: list[str] = []
-        first_is_system = rows[0][0] == "system"
-        if first_is_system:
-            system: Any = rows[0][1]
-            if plain:
-                pass  # (an exact str)
-            elif raw_messages is not None:
-                system = self._text(raw_messages, messages, 0, system)
-            elif system is None:
-                system = ""
-            elif system and system[0] == "\n":
-                system = _typed_text(messages[0], system, self._joins_parts)
-            if sentinel is None or type(system) is not str or sentinel in system:
-                system = _checked(system, "messages[0].content", policy, self._tokens)
-            if blocks and (system or layout.empty_system_separated):
-                system = "\n\n".join([system, *blocks])
-            elif blocks:
-                system = "\n\n".join(blocks)
-        else:
-            system = "\n\n".join(blocks)
-        if system:
-            out += (headers["system"], system, end)
-        elif layout.default_system_message is not None:
-            out += (headers["system"], layout.default_system_message, end)
-        elif layout.always_system:
-            out += (headers["system"], end)
-
-        reasoning = release.reasoning
-        results = turns.tool_results
-        last_user = -1
-        if reasoning is not None:
-            for index, row in enumerate(rows):
-                if row[0] == "user":
-                    last_user = index
-        count = len(rows)
-        assistant_sentinel = self._assistant_tokens.sentinel if policy != "keep" else None
-        for index, (role, text, calls) in enumerate(rows):
-            if calls and role != "assistant":
-                problems.add(
-                    f"tool_calls on a {quote(role)} message are not rendered; only assistant "
-                    "messages carry tool calls.",
-                    f"messages[{index}].tool_calls",
-                )
-            if plain:
-                pass  # (an exact str, not joined from parts)
-            elif raw_messages is None:
-                if text is None:
-                    text = ""
-                elif text and text[0] == "\n":
-                    text = _typed_text(messages[index], text, self._joins_parts)
-            else:
-                text = self._text(raw_messages, messages, index, text)
-            if role == "user" or (role == "system" and index > 0):
-                if sentinel is None or type(text) is not str or sentinel in text:
-                    text = _checked(text, f"messages[{index}].content", policy, self._tokens)
-                if index == last_user and reasoning is not None:
-                    text += reasoning.last_user_suffix(options)
-                out += (headers[role], text, end)
-            elif role == "assistant":
-                if (
-                    assistant_sentinel is None
-                    or type(text) is not str
-                    or assistant_sentinel in text
-                ):
-                    text = _checked(
-                        text, f"messages[{index}].content", policy, self._assistant_tokens
-                    )
-                if reasoning is not None:
-                    past = self._reasoning_of(raw, index, messages[index])
-                    if past:
-                        # (caller text too: it may not forge turns)
-                        past = _checked(
-                            past,
-                            f"messages[{index}].reasoning_content",
-                            policy,
-                            self._assistant_tokens,
-                        )
-                    text = reasoning.history(
-                        text,
-                        past,
-                        historical=index < last_user,
-                        tool_calls=bool(calls),
-                        options=options,
-                    )
-                if calls and release.tool_calls is not None:
-                    writer = _Writer(self._assistant_tokens, policy, problems)
-                    text = release.tool_calls.write(
-                        text, _history_calls(calls, f"messages[{index}]", problems), writer
-                    )
-                out += (headers["assistant"], text, end)
-            elif role == "tool":
-                if index == 0 or rows[index - 1][0] != "tool":
-                    first = index == 0 or (index == 1 and first_is_system)
-                    if results.header_when_first or not first:
-                        out.append(headers.get(results.role) or turns.header(results.role))
-                if sentinel is None or type(text) is not str or sentinel in text:
-                    text = _checked(text, f"messages[{index}].content", policy, self._tokens)
-                out += (results.item_open, text, results.item_close)
-                if index == count - 1 or rows[index + 1][0] != "tool":
-                    out.append(end)
-            elif role != "system" and layout.renders_other_roles:
-                problems.add(
-                    f"the {release.family} chat template renders a message with role "
-                    f"{quote(role)} as a turn of that role, which the model was not trained on "
-                    "(use system, user, assistant or tool).",
-                    f"messages[{index}].role",
-                )
-                # (the role is caller text too: printed in the header, it may not forge turns)
-                role = _checked(role, f"messages[{index}].role", policy, self._tokens)
-                text = _checked(text, f"messages[{index}].content", policy, self._tokens)
-                out += (turns.header(role), text, end)
-            elif role != "system":
-                problems.add(
-                    f"the {release.family} chat template drops messages with role {quote(role)} "
-                    "(it renders system, user, assistant and tool messages only).",
-                    f"messages[{index}].role",
-                )
-        if add_generation_prompt:
-            out.append(headers["assistant"])
-            if reasoning is not None:
-                out.append(reasoning.generation_prompt(options))
-        return "".join(out)
-
     def _unrendered(self, field: str, problems: Problems) -> None:
         """The problem of a list the release has no system block for."""
         problems.add(f"the {self.release.name} chat template does not render {field}.", field)
-
-    def _render_turns(
-        self,
-        request: Any,
-        raw: Mapping[str, Any] | None,
-        add_generation_prompt: bool,
-        policy: SpecialTokenPolicy,
-        problems: Problems,
-        today: datetime.date,
-    ) -> str:
-        """The prompt of a release with a dated system prompt and tools and documents
-        turns (Granite 3.x): the system turn (the caller's or the default), the tools
-        turn, the documents turns, then every other message as a turn of its own role.
-
-        ``request`` is a :class:`RequestView` or a plain dict's
-        :data:`~granite_formatters._engine.request.PlainFields`."""
-        release = self.release
-        layout = self._dated
-        assert layout is not None  # (a release of the dated layout)
-        end = self._end
-        headers = self._headers
-        tokens = self._tokens
-        plain = type(request) is tuple
-        # (a plain request's fields, its messages and documents checked as they are read)
-        documents: Any
-        kwargs: Any
-        if plain:
-            messages, tools, documents, kwargs = request
-            raw_messages = None
-            first = messages[0]
-            if type(first) is dict and len(first) == 2:
-                try:  # (subscripts, faster than get())
-                    first_role = first["role"]
-                    first_text = first["content"]
-                except KeyError:
-                    raise NotPlain from None
-                first_calls = None
-                if type(first_role) is not str or type(first_text) is not str:
-                    raise NotPlain
-            else:
-                first_role, first_text, first_calls = plain_turn(first)
-        else:
-            messages = request.messages
-            tools = request.tools
-            kwargs = request.chat_template_kwargs
-            raw_messages = None if raw is None else raw.get("messages")
-            documents = request.documents or None
-            if documents is not None and raw is not None:
-                documents = _documents(request, raw)
-            first_role = messages[0].role  # (its text and calls read if it is the system's)
-        tools_field = "tools"
-        controls: Any = None
-        thinking: Any = False
-        prompt = None
-        if kwargs is not None and type(kwargs) is not dict:
-            if self._reads_typed and type(kwargs) is layout.options_type():
-                # A Granite3ChatCompletion's options (their defaults the release's) read
-                # by attribute, as _options reads valid ones (else it raises the error).
-                thinking = kwargs.thinking
-                controls = kwargs.controls
-                if (thinking is None or thinking is True or thinking is False) and (
-                    controls is None
-                    or (
-                        type(controls) is dict
-                        and (items := valid_control_items(controls)) is not None
-                    )
-                ):
-                    kwargs = None
-                    thinking = thinking is True
-                    if controls and items:
-                        prompt = self._controlled.get(items)
-                else:
-                    kwargs = _typed_options(kwargs)
-            else:
-                kwargs = _typed_options(kwargs)
-        if kwargs or self._reads_effort:
-            tools, tools_field, options, prompt = self._options(tools, raw, problems, kwargs)
-            controls = options.get("controls")
-            thinking = options.get("thinking") is True
-        if policy == "strip" and type(first_role) is str:
-            # As if the request had been sanitized first: "sys<|end_of_text|>tem" is a
-            # system role.
-            first_role = tokens.remove(first_role)
-        custom_system = first_role == "system"
-        if thinking or (controls and (custom_system or not documents)):
-            # (nothing unhonoured otherwise)
-            for field, why in layout.system_prompt.unhonoured(
-                release.name,
-                custom_system=custom_system,
-                tools=bool(tools),
-                documents=bool(documents),
-                thinking=thinking,
-                controls=controls,
-            ):
-                problems.add(why, field)
-
-        # Text without the sentinel has no special token ("" with "keep": every text is
-        # passed to _checked, which keeps it).
-        sentinel = tokens.sentinel if policy != "keep" else ""
-        role: Any
-        text: Any
-        if custom_system:
-            if not plain:
-                first_text = messages[0].content
-                first_calls = messages[0].tool_calls
-            if first_text is None:
-                raise self._missing_content(0)
-            text = self._text(raw_messages, messages, 0, first_text)
-            # (a str subclass's own __contains__ could hide a token: checked in full)
-            if type(text) is not str or sentinel in text:
-                text = _checked(text, "messages[0].content", policy, tokens)
-            out = [headers["system"], text, end]
-            if first_calls:
-                problems.add(
-                    "tool_calls on a 'system' message are not rendered; only assistant "
-                    "messages carry tool calls.",
-                    "messages[0].tool_calls",
-                )
-            start = 1
-        else:
-            has_tools = bool(tools)
-            has_documents = bool(documents)
-            key = (
-                today,
-                has_tools,
-                has_documents,
-                thinking,
-                has_documents and controls is not None and "citations" in controls,
-                has_documents and controls is not None and "hallucinations" in controls,
-            )
-            turn = self._system_texts.get(key)
-            if turn is None:
-                turn = self._system_turn(key, controls)
-            out = [turn]
-            start = 0
-        if tools:
-            tools_turn = layout.tools_turn
-            if tools_turn is None:
-                self._unrendered("tools", problems)
-            else:
-                out += (
-                    self._tools_header,
-                    self._indented(tools, tools_field, policy, tools_turn.indent),
-                    end,
-                )
-        if documents:
-            documents_turns = layout.documents_turns
-            if documents_turns is None:
-                self._unrendered("documents", problems)
-            else:
-                self._document_turns(
-                    out,
-                    documents,
-                    documents_turns,
-                    policy,
-                    problems,
-                    plain=plain,
-                    typed=raw is None,
-                )
-
-        roles = self._plain_roles
-        if plain:
-            after = start  # (where the next message is looked for, see below)
-            try:  # (a dict of exactly role and content is read here, others by plain_turn)
-                for message in messages[start:] if start else messages:
-                    if type(message) is dict and len(message) == 2:
-                        role = message["role"]
-                        text = message["content"]
-                        calls = None
-                        if type(role) is not str or type(text) is not str:
-                            raise NotPlain
-                    else:
-                        role, text, calls = plain_turn(message)
-                    if calls or role not in roles or sentinel in text:
-                        # (the index found only here, enumerate costing every message;
-                        # the same message object met again takes this path again)
-                        index = _index(messages, message, after)
-                        after = index + 1
-                        role, text = self._turn(
-                            index, role, text, calls, None, None, policy, problems
-                        )
-                    out += (headers[role], text, end)
-            except KeyError:
-                raise NotPlain from None
-        else:
-            # (a text starting with a newline may be joined from parts: see _typed_text)
-            joins = self._joins_parts
-            if raw_messages is not None:
-                roles = _NO_ROLES  # (a viewed dict's messages are all read by _turn)
-            after = start
-            for message in messages[start:] if start else messages:
-                role = message.role
-                text = message.content
-                calls = message.tool_calls
-                if (
-                    type(text) is not str
-                    or type(role) is not str
-                    or calls
-                    or role not in roles
-                    or sentinel in text
-                    or (joins and text and text[0] == "\n")
-                ):
-                    index = _index(messages, message, after)
-                    after = index + 1
-                    role, text = self._turn(
-                        index, role, text, calls, messages, raw_messages, policy, problems
-                    )
-                out += (headers[role], text, end)
-        if add_generation_prompt and len(messages) > start:
-            if prompt is not None:
-                out.append(prompt)
-            elif not controls or layout.controls is None:
-                out.append(self._generation_prompt)
-            else:
-                out.append(self._controlled_prompt(controls))
-        return "".join(out)
-
-    def _turn(
-        self,
-        index: int,
-        role: Any,
-        text: Any,
-        calls: Sequence[Any] | None,
-        messages: Sequence[Any] | None,
-        raw_messages: Any,
-        policy: SpecialTokenPolicy,
-        problems: Problems,
-    ) -> tuple[str, str]:
-        """A message's role and text as its turn prints them, in the cases the render
-        loop does not write as they are: a validated message's missing, joined or
-        non-``str`` text (``messages`` given), a special token in its role or text, a role
-        the release was not trained on, tool calls."""
-        release = self.release
-        tokens = self._tokens
-        if messages is not None:
-            if text is None:
-                if not (calls and role == "assistant" and (self._writes_calls or problems.strict)):
-                    raise self._missing_content(index, calls=bool(calls))
-                text = ""
-            elif raw_messages is not None:
-                text = self._text(raw_messages, messages, index, text)
-            elif text and text[0] == "\n":
-                text = _typed_text(messages[index], text, self._joins_parts)
-        sentinel = tokens.sentinel if policy != "keep" else ""
-        if (
-            sentinel in role
-            or sentinel in text
-            # (a typed request's str subclass, whose own __contains__ could hide a
-            # token: checked in full; a plain request's texts are exact str)
-            or type(text) is not str
-            or type(role) is not str
-        ):
-            where = f"messages[{index}]"
-            role = _checked(role, f"{where}.role", policy, tokens)
-            if role == "assistant" and policy == "error" and self._record_tokens_lead:
-                self._check_assistant_lead(text, f"{where}.content")
-            else:
-                text = _checked(text, f"{where}.content", policy, tokens)
-        if role in self._refused:
-            problems.add(
-                f"{release.name} was not trained on the role {quote(role)}; the chat "
-                "template prints it verbatim as an unknown role. Use 'system'.",
-                f"messages[{index}].role",
-            )
-        if calls:
-            text = self._turn_calls(role, text, calls, index, policy, problems)
-        return role, text
-
-    def _system_turn(self, key: _SystemKey, controls: Mapping[str, Any] | None) -> str:
-        """The default system turn of a dated system prompt for ``key`` (the date, the
-        tools, documents and thinking flags, and whether ``controls`` ask for citations and
-        hallucinations, all its text depends on), kept in a small memo by ``key``."""
-        today, tools, documents, thinking, _, _ = key
-        assert self._dated is not None  # (the caller's condition)
-        system_prompt = self._dated.system_prompt
-        text = system_prompt.text(
-            today, tools=tools, documents=documents, thinking=thinking, controls=controls
-        )
-        turn = self._headers["system"] + text + self.release.turns.end
-        if type(today) is datetime.date:
-            if len(self._system_texts) >= _SYSTEM_TEXTS_KEPT:
-                self._system_texts.clear()
-            self._system_texts[key] = turn
-        return turn
-
-    def _controlled_prompt(self, controls: Mapping[str, Any]) -> str:
-        """The generation prompt with the (checked) controls after the assistant role."""
-        items = tuple(controls.items())
-        prompt = self._controlled.get(items)
-        if prompt is None:
-            assert self._controls is not None  # (the caller's condition)
-            suffix = self._controls.role_suffix(controls)
-            prompt = self.release.turns.header("assistant" + suffix)
-            if len(self._controlled) >= _SYSTEM_TEXTS_KEPT:
-                self._controlled.clear()
-            self._controlled[items] = prompt
-        return prompt
-
-    def _turn_calls(
-        self,
-        role: str,
-        text: str,
-        calls: Sequence[Any],
-        index: int,
-        policy: SpecialTokenPolicy,
-        problems: Problems,
-    ) -> str:
-        """A message's text with its tool calls written (assistant turns of a template
-        that writes them, or in strict mode), else a problem."""
-        where = f"messages[{index}]"
-        release = self.release
-        writes_calls = self._writes_calls or problems.strict
-        if role != "assistant":
-            problems.add(
-                f"tool_calls on a {quote(role)} message are not rendered; only "
-                "assistant messages carry tool calls.",
-                f"{where}.tool_calls",
-            )
-        elif not writes_calls:
-            problems.add(
-                f"the {release.name} chat template does not render tool_calls "
-                f"({len(calls)} call(s) left out).",
-                f"{where}.tool_calls",
-            )
-        elif release.tool_calls is not None:
-            writer = _Writer(self._tokens, policy, problems)
-            text = release.tool_calls.write(text, _history_calls(calls, where, problems), writer)
-        return text
 
     def _missing_content(self, index: int, *, calls: bool = False) -> InvalidRequestError:
         """A message's missing content; ``calls``: the message has tool calls (which the
@@ -1148,16 +690,6 @@ class ReleaseInputProcessor(InputProcessor):
         if text and text[0] == "\n":
             return _typed_text(messages[index], text, self._joins_parts)
         return text
-
-    def _check_assistant_lead(self, text: str, field: str) -> None:
-        """Refuse a special token in a past assistant turn's text, except a record token
-        at its start (after whitespace), where the model writes it."""
-        stripped = text.lstrip()
-        for token in self.release.record_tokens:
-            if stripped.startswith(token):
-                text = stripped[len(token) :]
-                break
-        _checked(text, field, "error", self._tokens)
 
     def _indented(self, items: Any, field: str, policy: SpecialTokenPolicy, indent: int) -> str:
         """``items`` as indented JSON, the policy applied (from the memo when the same

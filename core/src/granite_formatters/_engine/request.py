@@ -202,45 +202,41 @@ class NotPlain(Exception):
 
 
 def plain_turn(message: Any) -> Turn:
-    """A plain message's :data:`Turn` (see :func:`plain_messages`), else :class:`NotPlain`."""
-    return plain_messages((message,))[0]
+    """A plain message's :data:`Turn`: a dict with a ``str`` role and content (not
+    content parts) and only plain keys, ``tool_calls`` a list of dicts,
+    ``tool_call_id``/``name``/``reasoning_content`` strings or null; :class:`NotPlain`
+    for any other (a missing role or content is left to validation too)."""
+    if type(message) is not dict:
+        raise NotPlain
+    try:  # (subscripts, faster than get())
+        role = message["role"]
+        content = message["content"]
+    except KeyError:
+        raise NotPlain from None
+    if type(role) is not str or type(content) is not str:
+        raise NotPlain
+    if len(message) == 2:  # (exactly role and content)
+        return role, content, None
+    calls = message.get("tool_calls")
+    if calls is not None:
+        if type(calls) is not list:
+            raise NotPlain
+        for call in calls:
+            if type(call) is not dict:
+                raise NotPlain  # (objects such as the openai package's: validation reads them)
+    if not _MESSAGE_KEYS.issuperset(message) and not are_plain_keys(message):
+        raise NotPlain  # validation refuses it ("Keys should be strings")
+    for name in _OPTIONAL_MESSAGE_STRINGS:
+        value = message.get(name)
+        if value is not None and type(value) is not str:
+            raise NotPlain
+    return role, content, calls
 
 
 def plain_messages(messages: Iterable[Any], documents: list[Any] | None = None) -> list[Turn]:
-    """The :data:`Turn` of each plain message: a dict with a ``str`` role and content
-    (not content parts) and only plain keys, ``tool_calls`` a list of dicts,
-    ``tool_call_id``/``name``/``reasoning_content`` strings or null; :class:`NotPlain`
-    for any other (a missing role or content is left to validation too), or for a
-    document that is not plain (:func:`is_plain_document`)."""
-    turns: list[Turn] = []
-    append = turns.append
-    for message in messages:
-        if type(message) is not dict:
-            raise NotPlain
-        try:  # (subscripts, faster than get())
-            role = message["role"]
-            content = message["content"]
-        except KeyError:
-            raise NotPlain from None
-        if type(role) is not str or type(content) is not str:
-            raise NotPlain
-        if len(message) == 2:  # (exactly role and content)
-            append((role, content, None))
-            continue
-        calls = message.get("tool_calls")
-        if calls is not None:
-            if type(calls) is not list:
-                raise NotPlain
-            for call in calls:
-                if type(call) is not dict:
-                    raise NotPlain  # (objects such as the openai package's: validation reads them)
-        if not _MESSAGE_KEYS.issuperset(message) and not are_plain_keys(message):
-            raise NotPlain  # validation refuses it ("Keys should be strings")
-        for name in _OPTIONAL_MESSAGE_STRINGS:
-            value = message.get(name)
-            if value is not None and type(value) is not str:
-                raise NotPlain
-        append((role, content, calls))
+    """The :data:`Turn` of each plain message (:func:`plain_turn`); :class:`NotPlain`
+    for any other, or for a document that is not plain (:func:`is_plain_document`)."""
+    turns = list(map(plain_turn, messages))
     if documents is not None and not are_plain_documents(documents):
         raise NotPlain
     return turns

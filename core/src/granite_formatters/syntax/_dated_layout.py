@@ -14,8 +14,10 @@ from typing import TYPE_CHECKING, Any
 import attrs
 
 if TYPE_CHECKING:
+    from .._engine.render import ReleaseInputProcessor
     from ._context_turns import DocumentsTurn, DocumentTurnPerDocument, ToolsTurn
     from ._controls import Controls
+    from ._dated_writer import DatedWriter
     from ._system_prompt import DatedSystemPrompt
 
 __all__ = ["DatedLayout"]
@@ -52,6 +54,13 @@ class DatedLayout:
     refused_roles: tuple[str, ...] = ()
     record_tokens_lead: bool = False
     template_writes_calls: bool = True
+
+    def writer(self, processor: ReleaseInputProcessor) -> DatedWriter:
+        """The layout bound to ``processor``: what the renderer's loop asks it to write
+        (``_dated_writer.py``)."""
+        from ._dated_writer import DatedWriter
+
+        return DatedWriter(self, processor)
 
     @staticmethod
     def today() -> datetime.date:

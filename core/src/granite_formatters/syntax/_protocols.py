@@ -14,17 +14,27 @@ from typing import TYPE_CHECKING, Any, Protocol
 import attrs
 
 if TYPE_CHECKING:
+    import datetime
+
+    from .._engine.render import ReleaseInputProcessor
+    from .._engine.request import Problems
+    from .._special_tokens import SpecialTokenPolicy
     from .._types import ToolCall
+    from ._context_turns import DocumentsTurn, DocumentTurnPerDocument
     from ._turns import ToolResults
 
 __all__ = [
     "BlockReader",
     "HistoryCall",
+    "Head",
     "HistoryWriter",
+    "Layout",
+    "LayoutWriter",
     "MarkedReasoningSyntax",
     "ReasoningSyntax",
     "ToolCallDefaults",
     "ToolCallSyntax",
+    "TurnContext",
     "TurnSyntax",
 ]
 
@@ -285,4 +295,104 @@ class MarkedReasoningSyntax(ReasoningSyntax, Protocol):
 
     def unclosed_note(self) -> str:
         """The note for reasoning that the output ends inside."""
+        ...
+
+
+#: What a layout writes before the messages (:meth:`LayoutWriter.head`): the prompt's
+#: first pieces, the index of the first message not yet written, the index of the last
+#: user message (given back in :data:`TurnContext`; -1: none or not read), the index of
+#: a message the layout writes itself whatever it holds (-1: none), the generation
+#: prompt.
+Head = tuple[list[str], int, int, int, str]
+
+#: What the render loop gives :meth:`LayoutWriter.turn` about the request: the messages,
+#: the caller's raw mapping and its raw messages (or ``None``), whether the request is a
+#: plain dict, the special-token policy, the problems, the template options, the index
+#: of the last user message (or -1) and of the first message ``head`` did not write.
+TurnContext = tuple[
+    Sequence[Any],
+    "Mapping[str, Any] | None",
+    Any,
+    bool,
+    "SpecialTokenPolicy",
+    "Problems",
+    Mapping[str, Any],
+    int,
+    int,
+]
+
+
+class LayoutWriter(Protocol):
+    """A release's layout bound to its input processor: what the renderer's one loop
+    asks (the system turn and what precedes the messages, each message it does not write
+    as it is, the generation prompt).
+
+    The loop writes a message as ``header(role) + text + end`` itself when it has no
+    tool calls, its role is in :attr:`verbatim_roles`, its text is an exact ``str``
+    without the special tokens' sentinel and it is not the message ``head`` marked; any
+    other message is given to :meth:`turn`."""
+
+    @property
+    def verbatim_roles(self) -> frozenset[str]:
+        """The roles whose plain messages the loop writes as they are."""
+        ...
+
+    @property
+    def documents_turns(self) -> DocumentsTurn | DocumentTurnPerDocument | None:
+        """The documents turns the processor writes for the layout (``None``: none)."""
+        ...
+
+    @property
+    def reads_typed(self) -> bool:
+        """Whether :meth:`typed_options` may read a typed options object."""
+        ...
+
+    def typed_options(self, kwargs: Any) -> tuple[Mapping[str, Any], str | None] | None:
+        """A typed options object's template options and kept generation prompt, read
+        by attribute; ``None``: read it by name."""
+        ...
+
+    def options_prompt(self, options: Mapping[str, Any]) -> str | None:
+        """The generation prompt kept with checked ``options`` (``None``: none)."""
+        ...
+
+    def head(
+        self,
+        request: Any,
+        plain: bool,
+        messages: Sequence[Any],
+        tools: Any,
+        tools_field: str,
+        documents: Any,
+        options: Mapping[str, Any],
+        prompt: str | None,
+        raw: Mapping[str, Any] | None,
+        raw_messages: Any,
+        policy: SpecialTokenPolicy,
+        problems: Problems,
+        today: datetime.date | None,
+    ) -> Head:
+        """What comes before the messages (see :data:`Head`)."""
+        ...
+
+    def turn(
+        self,
+        out: list[str],
+        index: int,
+        role: Any,
+        text: Any,
+        calls: Sequence[Any] | None,
+        context: TurnContext,
+    ) -> None:
+        """Append message ``index`` (role, text and calls as read) to ``out``."""
+        ...
+
+
+class Layout(Protocol):
+    """Where a release puts the system text, tools and documents, and how it writes
+    each turn (:class:`~granite_formatters.syntax.DatedLayout`,
+    :class:`~granite_formatters.syntax.SystemBlocksLayout`)."""
+
+    def writer(self, processor: ReleaseInputProcessor) -> LayoutWriter:
+        """The layout bound to ``processor`` (made once per processor)."""
         ...

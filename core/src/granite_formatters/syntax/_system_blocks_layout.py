@@ -13,7 +13,9 @@ from typing import TYPE_CHECKING
 import attrs
 
 if TYPE_CHECKING:
+    from .._engine.render import ReleaseInputProcessor
     from ._blocks import SystemBlock
+    from ._system_blocks_writer import SystemBlocksWriter
 
 __all__ = ["SYSTEM_BLOCKS", "SystemBlocksLayout"]
 
@@ -40,6 +42,13 @@ class SystemBlocksLayout:
     always_system: bool = False
     empty_system_separated: bool = True
     renders_other_roles: bool = False
+
+    def writer(self, processor: ReleaseInputProcessor) -> SystemBlocksWriter:
+        """The layout bound to ``processor``: what the renderer's loop asks it to write
+        (``_system_blocks_writer.py``)."""
+        from ._system_blocks_writer import SystemBlocksWriter
+
+        return SystemBlocksWriter(self, processor)
 
 
 #: The layout of a release that declares none: no blocks, no default system message.
