@@ -22,7 +22,7 @@ from pydantic import ValidationError
 
 from granite_formatters import _types as types
 from granite_formatters import get_formatter
-from granite_formatters._engine import render
+from granite_formatters._engine import documents
 from granite_formatters._engine import request as granite4_input
 from granite_formatters._errors import DroppedInputWarning, InvalidRequestError
 from granite_formatters._types import ChatCompletion
@@ -392,7 +392,7 @@ def test_documents_of_text_alone_are_written_as_they_are_read(
     def forbidden(*args: Any, **kwargs: Any) -> Any:
         raise AssertionError("the document was read field by field")
 
-    monkeypatch.setattr(render, "is_plain_document", forbidden)
+    monkeypatch.setattr(documents, "is_plain_document", forbidden)
     if strict:
         assert processor.transform(request) == expected
     else:
