@@ -82,6 +82,7 @@ class DocumentTurns:
         "_document_headings",
         "_documents_header",
         "_end",
+        "_id_fields",
         "_missing_id",
         "_per_document",
         "_reads_ids",
@@ -116,6 +117,8 @@ class DocumentTurns:
             "model cites documents by it): give every document a doc_id (a string or an "
             "integer)."
         )
+        # (the id fields of the first documents, as many as the headings kept)
+        self._id_fields = tuple(f"documents[{index}].doc_id" for index in range(16))
 
     def write(
         self,
@@ -141,10 +144,12 @@ class DocumentTurns:
         reads_ids = self._reads_ids
         before, after, end = self._document_frame
         headings = self._document_headings
+        id_fields = self._id_fields
         kept = len(headings)
         if not per_document:
             out.append(self._documents_header)
         for index, document in enumerate(documents):
+            checked = False  # (a text alone, exact str without the sentinel: written as it is)
             if typed:
                 text = document.text
                 doc_id = document.doc_id if reads_ids else ""
@@ -153,20 +158,22 @@ class DocumentTurns:
                     text = document["text"]
                     if len(document) == 1:
                         doc_id = ""  # (the text alone, as many callers send it)
-                        if (
-                            reads_ids
-                            and type(text) is str
-                            and (sentinel is None or sentinel not in text)
-                        ):
+                        checked = type(text) is str and (sentinel is None or sentinel not in text)
+                        if checked and reads_ids:
                             # (written below as the template prints a missing id)
-                            problems.add(self._missing_id, f"documents[{index}].doc_id")
+                            problems.add(
+                                self._missing_id,
+                                id_fields[index]
+                                if index < len(id_fields)
+                                else f"documents[{index}].doc_id",
+                            )
                     else:
                         doc_id = document["doc_id"]
                         if len(document) != 3 or type(document["title"]) not in _TITLE_TYPES:
                             text = None
                 except (KeyError, TypeError):
                     text = None
-            if (
+            if not checked and (
                 type(text) is not str
                 or type(doc_id) is not str
                 or (sentinel is not None and (sentinel in text or sentinel in doc_id))
