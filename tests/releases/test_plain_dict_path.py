@@ -22,7 +22,7 @@ from pydantic import ValidationError
 
 from granite_formatters import _types as types
 from granite_formatters import get_formatter
-from granite_formatters._engine import render
+from granite_formatters._engine import documents
 from granite_formatters._engine import request as granite4_input
 from granite_formatters._errors import DroppedInputWarning, InvalidRequestError
 from granite_formatters._types import ChatCompletion
@@ -392,7 +392,7 @@ def test_documents_of_text_alone_are_written_as_they_are_read(
     def forbidden(*args: Any, **kwargs: Any) -> Any:
         raise AssertionError("the document was read field by field")
 
-    monkeypatch.setattr(render, "is_plain_document", forbidden)
+    monkeypatch.setattr(documents, "is_plain_document", forbidden)
     if strict:
         assert processor.transform(request) == expected
     else:
@@ -412,3 +412,35 @@ def test_documents_of_text_alone_are_written_as_they_are_read(
         warnings.simplefilter("ignore", DroppedInputWarning)  # (documents[0]'s missing id)
         processor.transform(request, strict=strict)
     assert caught.value.field == "documents[1].text"
+
+
+def test_many_documents_of_text_alone_are_each_checked_and_named(
+    release: Release, processor: Any
+) -> None:
+    """Past the sixteen documents whose headings and id fields are kept, a text-alone
+    document is still checked as it is written (a token stripped or refused, naming its
+    field) and, for a release that prints ids, its missing id named in the warning."""
+    if not release.has("documents"):
+        pytest.skip("the release's template renders no documents")
+    token = "<|end_of_text|>" if release.has("dated-prompt") else "<documents>"
+    texts = [f"Text {index}." for index in range(18)]
+    texts[17] = f"Te{token}xt 17."
+    request = {
+        "messages": [{"role": "user", "content": "Q?"}],
+        "documents": [{"text": text} for text in texts],
+    }
+    with warnings.catch_warnings(record=True) as warned:
+        warnings.simplefilter("always", DroppedInputWarning)
+        with pytest.raises(InvalidRequestError) as refused:
+            processor.transform(request, strict=False)
+        assert refused.value.field == "documents[17].text"
+        stripped = processor.transform(request, strict=False, special_tokens="strip")
+        # (the same as the request read field by field, after validation)
+        validated = MappingProxyType(request)
+        assert stripped == processor.transform(validated, strict=False, special_tokens="strip")
+    assert f"Te{token}" not in stripped
+    assert stripped.index("Text 16.") < stripped.index("Text 17.")
+    messages = [str(w.message) for w in warned if w.category is DroppedInputWarning]
+    if release.has("dated-prompt") and "documents[0].doc_id" in "".join(messages):
+        last = messages[-1]
+        assert all(f"documents[{index}].doc_id:" in last for index in range(18))

@@ -12,10 +12,10 @@ import datetime
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
+from .._engine.checks import _checked
+from .._engine.documents import request_documents
 from .._engine.render import (
     ROLES,
-    _checked,
-    _documents,
     _history_calls,
     _Writer,
 )
@@ -197,7 +197,7 @@ class DatedWriter:
         else:
             first_role = messages[0].role  # (its text and calls read if it is the system's)
             if documents and raw is not None:
-                documents = _documents(request, raw)
+                documents = request_documents(request, raw)
         if options is processor._defaults:
             controls, thinking = self._default_flags
         else:
@@ -270,7 +270,7 @@ class DatedWriter:
             if documents_turns is None:
                 processor._unrendered("documents", problems)
             else:
-                processor._document_turns(
+                processor._documents.write(
                     out,
                     documents,
                     documents_turns,

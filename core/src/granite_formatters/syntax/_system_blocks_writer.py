@@ -14,9 +14,9 @@ import datetime
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
+from .._engine.checks import _checked
+from .._engine.documents import request_documents
 from .._engine.render import (
-    _checked,
-    _documents,
     _history_calls,
     _Writer,
 )
@@ -115,7 +115,7 @@ class SystemBlocksWriter:
         headers = processor._headers
         if documents:
             if not plain:
-                documents = _documents(request, raw)
+                documents = request_documents(request, raw)
             elif not are_plain_documents(documents):
                 raise NotPlain
         blocks: list[str] = []
