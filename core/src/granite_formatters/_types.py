@@ -29,6 +29,7 @@ from pydantic import (
 )
 
 from ._errors import InvalidRequestError, quote
+from ._jsonwriter import tojson
 from ._plaindicts import OPENAI_REQUEST_PARAMETERS
 
 __all__ = [
@@ -390,7 +391,7 @@ class ToolCall(BaseModel):
         return {
             "id": self.id,
             "type": "function",
-            "function": {"name": self.name, "arguments": json.dumps(arguments, ensure_ascii=False)},
+            "function": {"name": self.name, "arguments": tojson(arguments)},
         }
 
 
