@@ -71,11 +71,12 @@ def _start_anchor(release: Release) -> dict[str, str]:
 
 
 def _reasoning_field(release: Release) -> dict[str, Any] | None:
-    reasoning: Any = release.reasoning
+    reasoning = release.reasoning
     if reasoning is None:
         return None
-    starts = tuple(getattr(reasoning, "starts", (reasoning.open,)))
-    ends = tuple(getattr(reasoning, "ends", (reasoning.close,)))
+    marked = reasoning.marked()
+    starts = marked.starts if marked is not None else (reasoning.open,)
+    ends = marked.ends if marked is not None else (reasoning.close,)
     return {"open": _one_or_list(starts), "close": _one_or_list(ends), "content": "text"}
 
 
