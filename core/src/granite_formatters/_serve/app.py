@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import time
 from collections.abc import AsyncIterator
 from typing import Any
 
@@ -19,10 +20,11 @@ from starlette.middleware import Middleware
 from starlette.requests import ClientDisconnect, Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
+from starlette.types import Receive, Scope, Send
 
 from .._api import get_formatter, list_models
 from .._errors import InvalidRequestError, UnknownModelError, quote
-from .accesslog import LOGGER, AccessLog, RequestLog, loggable, mark_logged
+from .accesslog import LOGGER, AccessLog, RequestLog, log_http, loggable, mark_logged
 from .aiohttp_transport import BackendClient
 from .auth import BodyTooLarge, authorized, read_body
 from .backends import Backend, BackendError, Finish, Piece, make_backend
@@ -381,6 +383,10 @@ async def _http_error(request: Request, exc: Exception) -> Response:
 
 
 async def _server_error(request: Request, exc: Exception) -> Response:
+    return _server_error_response()
+
+
+def _server_error_response() -> Response:
     return error_response(500, "internal server error")
 
 
@@ -428,6 +434,37 @@ async def _disconnected(request: Request) -> None:
         pass
 
 
+#: The path of the chat route, which :class:`_App` answers without Starlette's layers.
+CHAT_PATH = "/v1/chat/completions"
+
+
+class _App(Starlette):
+    """Starlette, with ``POST /v1/chat/completions`` (nearly every request) taken straight
+    to its handler: the same checks (:class:`RequestGuard`), the same 500 for a bug, the
+    route's own log line, without the framework's middleware, router and request wrappers
+    in between (the other routes and methods go through them)."""
+
+    server: _Server
+    guard: RequestGuard
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "http" and scope["method"] == "POST" and scope["path"] == CHAT_PATH:
+            scope["app"] = self
+            started = time.perf_counter()
+            admitted = await self.guard.admit(scope, receive, send)
+            if admitted is None:  # (a POST is answered there only by a 403 refusal)
+                log_http(scope, 403, started)
+                return
+            try:
+                response = await self.server.chat(Request(scope, receive))
+            except Exception:
+                await _server_error_response()(scope, receive, admitted)
+                raise
+            await response(scope, receive, admitted)
+            return
+        await super().__call__(scope, receive, send)
+
+
 def create_app(config: ServeConfig) -> Starlette:
     """The ASGI application for ``config`` (run it with any ASGI server, e.g. uvicorn)."""
     server = _Server(config)
@@ -436,20 +473,21 @@ def create_app(config: ServeConfig) -> Starlette:
         Route("/ready", server.ready, methods=["GET"]),
         Route("/v1/models", server.models, methods=["GET"]),
         Route("/v1/models/{model_id:path}", server.model, methods=["GET"]),
-        Route("/v1/chat/completions", server.chat, methods=["POST"]),
+        Route(CHAT_PATH, server.chat, methods=["POST"]),
     ]
-    guard = Middleware(
-        RequestGuard,
-        check_host=config.api_key is None or bool(config.allowed_hosts),
-        allowed_hosts=config.allowed_hosts,
-        bound_host=config.host,
-        cors_origins=config.cors_origins,
-    )
-    app = Starlette(
+    guard_options: dict[str, Any] = {
+        "check_host": config.api_key is None or bool(config.allowed_hosts),
+        "allowed_hosts": config.allowed_hosts,
+        "bound_host": config.host,
+        "cors_origins": config.cors_origins,
+    }
+    app = _App(
         routes=routes,
-        middleware=[Middleware(AccessLog), guard],
+        middleware=[Middleware(AccessLog), Middleware(RequestGuard, **guard_options)],
         exception_handlers={HTTPException: _http_error, Exception: _server_error},
         lifespan=server.lifespan,
     )
+    app.server = server
+    app.guard = RequestGuard(app, **guard_options)
     app.state.server = server
     return app
