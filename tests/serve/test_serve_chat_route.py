@@ -11,7 +11,7 @@ import httpx
 import pytest
 
 from .servers import Script
-from .test_serve_failures import MODEL, prompt_for
+from .test_serve_failures import MODEL, assert_alive, prompt_for
 
 ORIGIN = "https://app.example"
 
@@ -52,3 +52,26 @@ def test_a_bug_in_the_chat_route_is_a_500_error_object(
     again = httpx.post(url, json=body, headers={"Origin": ORIGIN}, timeout=30)
     assert again.status_code == 200, again.text
     assert again.json()["choices"][0]["message"]["content"] == "Still here."
+
+
+@pytest.mark.parametrize("kind", ["openai", "llamacpp"])
+def test_a_client_gone_before_a_whole_answer_cancels_the_backend_request(
+    proxy_factory: Any, fake_backend: Any, kind: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A client that does not stream and goes away while the backend is still working on
+    the whole answer: the backend request is cancelled, the request is logged as 499, and
+    the next request on the same server is answered."""
+    fake, _ = fake_backend
+    proxy = proxy_factory(kind)
+    messages = [{"role": "user", "content": f"a slow whole answer ({kind})"}]
+    fake.script(prompt_for({"messages": messages}), Script("word " * 100, fault="slow"))
+    with fake.lock:
+        cancelled_before = fake.cancelled
+    body = {"model": MODEL, "messages": messages, "max_tokens": 500}
+    with caplog.at_level(logging.INFO, logger="granite_formatters.serve"):
+        with pytest.raises(httpx.ReadTimeout):
+            httpx.post(proxy.url + "/v1/chat/completions", json=body, timeout=0.5)
+        assert fake.cancelled_since(cancelled_before) == 1
+        assert_alive(proxy, fake)
+    lines = [r.getMessage() for r in caplog.records if r.getMessage().startswith("chat ")]
+    assert any("status=499" in line and "error=client disconnected" in line for line in lines)
