@@ -212,9 +212,11 @@ def text_stop(finish: Finish) -> str | None:
 
 
 def parse_answer(prepared: Prepared, text: str, stop: str | None) -> Any:
-    """The parsed assistant message of the whole answer ``text`` (parsed as a stream of
-    one chunk, which is what a batch parse is, so that the matched ``stop`` string
-    reaches the message as it does when streaming)."""
+    """The parsed assistant message of the whole answer ``text``: a batch parse, or,
+    when the backend matched a ``stop`` string, a stream of one chunk (the same
+    message, with that string, as when streaming)."""
+    if stop is None:
+        return prepared.formatter.parse(text, prepared.request)
     parser = prepared.formatter.stream_parser(prepared.request)
     parser.feed(text)
     parser.close(stop_reason=stop)
