@@ -5,7 +5,6 @@ registry built, a selection variable changed before it is built)."""
 from __future__ import annotations
 
 import warnings
-from typing import Any
 
 import pytest
 
@@ -19,7 +18,7 @@ from granite_formatters._plugins import (
     PluginHost,
 )
 
-from support.toy_plugins import EchoInput, toy_plugin
+from support.toy_plugins import EchoInput, counted_lookups, toy_plugin
 
 MODEL = "granite-3.3-8b-instruct"
 HI = {"messages": [{"role": "user", "content": "Hi"}]}
@@ -35,22 +34,9 @@ class _TakerInput(EchoInput):
         super().__init__("taker")
 
 
-def _counting(monkeypatch: pytest.MonkeyPatch) -> list[str]:
-    """The names :meth:`PluginHost._lookup` is called with from now on."""
-    lookups: list[str] = []
-    lookup = PluginHost._lookup
-
-    def counted(self: PluginHost, name: str, registry: Any) -> Any:
-        lookups.append(name)
-        return lookup(self, name, registry)
-
-    monkeypatch.setattr(PluginHost, "_lookup", counted)
-    return lookups
-
-
 def test_each_name_is_looked_up_once(monkeypatch: pytest.MonkeyPatch) -> None:
     host = PluginHost(environ={})
-    lookups = _counting(monkeypatch)
+    lookups = counted_lookups(monkeypatch)
     first = host.formatter(MODEL)
     assert host.formatter(MODEL) is first and host.formatter(MODEL) is first
     assert lookups == [MODEL]

@@ -12,6 +12,7 @@ from granite_formatters import get_formatter
 
 from .conftest import KINDS
 from .servers import Script
+from support.toy_plugins import counted_lookups
 
 MODEL = "granite-3.3-8b-instruct"
 
@@ -77,20 +78,13 @@ def test_a_models_formatter_is_looked_up_once(monkeypatch: pytest.MonkeyPatch) -
     """``prepare`` takes each request's formatter from the plugin host's memo: one lookup
     per served name; a name no plugin serves is refused each time and never kept. The
     special tokens its answer may hold are the release's, less its ends."""
-    from granite_formatters._plugins import PluginHost, default_host
+    from granite_formatters._plugins import default_host
     from granite_formatters._serve import exchange
     from granite_formatters._serve.backends import make_backend
 
     host = default_host()
     host._forget()
-    lookups: list[str] = []
-    lookup = PluginHost._lookup
-
-    def counted(self: PluginHost, name: str, registry: Any) -> Any:
-        lookups.append(name)
-        return lookup(self, name, registry)
-
-    monkeypatch.setattr(PluginHost, "_lookup", counted)
+    lookups = counted_lookups(monkeypatch)
     backend = make_backend("openai", "http://127.0.0.1:9/v1")
     body = {"model": MODEL, "messages": [{"role": "user", "content": "Hi"}]}
     first = exchange.prepare(body, backend, {}, 10**6)
