@@ -75,3 +75,41 @@ def test_a_client_gone_before_a_whole_answer_cancels_the_backend_request(
         assert_alive(proxy, fake)
     lines = [r.getMessage() for r in caplog.records if r.getMessage().startswith("chat ")]
     assert any("status=499" in line and "error=client disconnected" in line for line in lines)
+
+
+def test_the_application_mounted_under_a_prefix_answers_its_chat_route(
+    fake_backend: Any,
+) -> None:
+    """Mounted in another Starlette application, the chat route (then reached through
+    the framework's router, since the path carries the prefix) answers as at the root,
+    with the same checks."""
+    from starlette.applications import Starlette
+    from starlette.routing import Mount
+
+    from granite_formatters._serve import ServeConfig, create_app
+
+    from .conftest import backend_url
+    from .servers import ServerThread
+
+    fake, thread = fake_backend
+    messages = [{"role": "user", "content": "mounted under a prefix"}]
+    fake.script(prompt_for({"messages": messages}), Script("Mounted."))
+    inner = create_app(ServeConfig(backend=backend_url(thread, "openai"), api_key="k"))
+    outer = ServerThread(
+        Starlette(
+            routes=[Mount("/proxy", app=inner)],
+            lifespan=inner.state.server.lifespan,  # (which closes its backend client)
+        )
+    )
+    try:
+        url = outer.url + "/proxy/v1/chat/completions"
+        body = {"model": MODEL, "messages": messages}
+        answered = httpx.post(url, json=body, headers={"Authorization": "Bearer k"}, timeout=30)
+        assert answered.status_code == 200, answered.text
+        assert answered.json()["choices"][0]["message"]["content"] == "Mounted."
+        refused = httpx.post(url, json=body, headers={"Authorization": "Bearer no"}, timeout=30)
+        assert refused.status_code == 401
+        assert refused.json()["error"]["code"] == "invalid_api_key"
+        assert httpx.get(url, timeout=30).status_code == 405
+    finally:
+        outer.stop()

@@ -166,6 +166,10 @@ class _Server:
             log.error = public
         return public
 
+    async def chat_route(self, request: Request) -> Response:
+        """:meth:`chat` as a Starlette endpoint."""
+        return await self.chat(request.scope, request.receive)
+
     async def chat(self, scope: Scope, receive: Receive) -> Response:
         """``POST /v1/chat/completions``: the response to send (:class:`_App` calls it)."""
         log = RequestLog()
@@ -407,11 +411,6 @@ async def _server_error(request: Request, exc: Exception) -> Response:
     return _server_error_response()
 
 
-async def _not_here(request: Request) -> Response:
-    """The chat route's endpoint in the router, which :class:`_App` never lets it reach."""
-    raise AssertionError("POST /v1/chat/completions is answered by _App")
-
-
 def _server_error_response() -> Response:
     return error_response(500, "internal server error")
 
@@ -507,7 +506,9 @@ def create_app(config: ServeConfig) -> Starlette:
         Route("/ready", server.ready, methods=["GET"]),
         Route("/v1/models", server.models, methods=["GET"]),
         Route("/v1/models/{model_id:path}", server.model, methods=["GET"]),
-        Route(CHAT_PATH, _not_here, methods=["POST"]),  # (for the 405 of other methods)
+        # (reached through the stack only where _App's path test does not match, as
+        # when the application is mounted under a prefix; and for other methods' 405)
+        Route(CHAT_PATH, server.chat_route, methods=["POST"]),
     ]
     guard_options: dict[str, Any] = {
         "check_host": config.api_key is None or bool(config.allowed_hosts),
