@@ -6,6 +6,7 @@
     python benchmarks/serve_overhead.py --against main     # this tree and main, interleaved
     python benchmarks/serve_overhead.py --asyncio-h11      # also on asyncio and h11
     python benchmarks/serve_overhead.py --callgrind --against main   # instruction counts
+    python benchmarks/serve_overhead.py --no-floor         # without the floor rows
 
 It starts, on 127.0.0.1, the fake OpenAI-compatible completions backend of the serve
 tests (``tests/serve/servers.py``, replaying a Granite 3.3 answer) and one
@@ -22,6 +23,12 @@ order rotates every round, so a slow spell of a shared host falls on all of them
   through the proxy's ``/v1/chat/completions``, non-streaming and streaming, with
   ``max_tokens`` and without it (the proxy then works out what is left of the model's
   context);
+* the floor (short non-streaming rows only): the least proxy a user could run instead
+  on the same stack, side by side with serve: a bare ASGI callable on uvicorn (uvloop
+  and httptools where installed, as for serve) and a bare ``aiohttp.web`` handler, each
+  reading the request, formatting its prompt with the library, sending the generation
+  request (``stream: false``) through one kept-alive ``aiohttp.ClientSession`` and
+  answering the backend's JSON body unchanged: no checks, no parse, no log;
 * per streamed chunk: a long answer (``--chunks`` events of 4 characters, with reasoning)
   streamed from the backend directly against streamed through the proxy, read to
   ``[DONE]``; the overhead per chunk is the difference divided by the number of events.
@@ -53,6 +60,7 @@ import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from compare import _sources, _unpack
@@ -87,6 +95,91 @@ def run_backend(port: int, scripts_file: str) -> None:
         fake.app, host="127.0.0.1", port=port, log_level="warning", access_log=False,
         loop="asyncio", http="h11",
     )  # fmt: skip
+
+
+#: The labels of the floor proxies (short non-streaming rows only).
+FLOOR_ASGI = "floor: bare ASGI on uvicorn"
+FLOOR_AIOHTTP = "floor: bare aiohttp.web"
+FLOORS = (FLOOR_ASGI, FLOOR_AIOHTTP)
+
+
+class _Floor:
+    """The least proxy: read the chat request, format its prompt, forward it (not
+    streamed) through one kept-alive aiohttp session, answer the backend's body as is."""
+
+    def __init__(self, backend: str) -> None:
+        self.url = backend.rstrip("/") + "/completions"
+        self.session: Any = None
+
+    async def forward(self, raw: bytes) -> tuple[int, bytes]:
+        import aiohttp
+
+        from granite_formatters import get_formatter
+
+        body = json.loads(raw)
+        prompt = get_formatter(body["model"]).format(body)
+        generation = {"model": body["model"], "prompt": prompt, "stream": False,
+                      "max_tokens": body.get("max_tokens") or 4096}  # fmt: skip
+        if self.session is None:
+            self.session = aiohttp.ClientSession()
+        async with self.session.post(
+            self.url, data=json.dumps(generation).encode(), headers=_JSON
+        ) as response:
+            return response.status, await response.read()
+
+    async def close(self, *_: object) -> None:
+        if self.session is not None:
+            await self.session.close()
+
+
+_JSON = {"content-type": "application/json"}
+
+
+def run_floor_proxy(kind: str, port: int, backend: str) -> int:
+    """Run the floor proxy ``kind`` (``asgi``: on uvicorn; ``aiohttp``: aiohttp.web)."""
+    floor = _Floor(backend)
+    if kind == "aiohttp":
+        import uvloop
+        from aiohttp import web
+
+        async def chat(request: web.Request) -> web.Response:
+            status, data = await floor.forward(await request.read())
+            return web.Response(status=status, body=data, content_type="application/json")
+
+        async def health(request: web.Request) -> web.Response:
+            return web.json_response({"status": "ok"})
+
+        web_app = web.Application()
+        web_app.router.add_post("/v1/chat/completions", chat)
+        web_app.router.add_get("/health", health)
+        web_app.on_cleanup.append(floor.close)
+        web.run_app(web_app, host="127.0.0.1", port=port, print=None,
+                    access_log=None, loop=uvloop.new_event_loop())  # fmt: skip
+        return 0
+    import uvicorn
+
+    async def app(scope: dict[str, Any], receive: Any, send: Any) -> None:
+        if scope["type"] == "lifespan":
+            while (await receive())["type"] != "lifespan.shutdown":
+                await send({"type": "lifespan.startup.complete"})
+            await floor.close()
+            await send({"type": "lifespan.shutdown.complete"})
+            return
+        status, data = 200, b'{"status":"ok"}'
+        if scope["path"] == "/v1/chat/completions":
+            parts, more = [], True
+            while more:
+                message = await receive()
+                parts.append(message.get("body", b""))
+                more = message.get("more_body", False)
+            status, data = await floor.forward(b"".join(parts))
+        headers = [(b"content-type", b"application/json"),
+                   (b"content-length", str(len(data)).encode())]  # fmt: skip
+        await send({"type": "http.response.start", "status": status, "headers": headers})
+        await send({"type": "http.response.body", "body": data})
+
+    uvicorn.run(app, host="127.0.0.1", port=port, log_level="warning", access_log=False)
+    return 0
 
 
 #: The label of this tree's proxy with httpx's own transport (httpcore, h11) on the hop.
@@ -230,6 +323,7 @@ def main(argv: list[str] | None = None) -> int:
         action="store_true",
         help="also measure this tree with uvicorn on asyncio and h11",
     )
+    parser.add_argument("--no-floor", action="store_true", help="leave out the floor proxies' rows")
     parser.add_argument(
         "--callgrind",
         action="store_true",
@@ -243,6 +337,8 @@ def main(argv: list[str] | None = None) -> int:
         return run_httpx_proxy(argv[1:])
     if argv[:1] == ["--run-asyncio-h11-proxy"]:
         return run_asyncio_h11_proxy(argv[1:])
+    if argv[:1] == ["--run-floor-proxy"]:  # KIND PORT BACKEND
+        return run_floor_proxy(argv[1], int(argv[2]), argv[3])
     args = parser.parse_args(argv)
     if args.run_backend:
         run_backend(int(args.run_backend[0]), args.run_backend[1])
@@ -255,6 +351,8 @@ def main(argv: list[str] | None = None) -> int:
             trees[ASYNCIO_H11] = ""
         for commit in args.against:
             trees[commit] = _sources(_unpack(commit, Path(scratch)))
+        if not args.no_floor:
+            trees.update(dict.fromkeys(FLOORS, ""))
         return measure(args, trees)
 
 
@@ -308,6 +406,10 @@ def measure(args: argparse.Namespace, trees: dict[str, str]) -> int:
             command = [sys.executable, __file__, "--run-httpx-proxy", *serve_args]
         elif label == ASYNCIO_H11:
             command = [sys.executable, __file__, "--run-asyncio-h11-proxy", *serve_args]
+        elif label in FLOORS:
+            kind = "asgi" if label == FLOOR_ASGI else "aiohttp"
+            command = [sys.executable, __file__, "--run-floor-proxy", kind, str(port),
+                       f"http://127.0.0.1:{backend_port}/v1"]  # fmt: skip
         else:
             command = [sys.executable, "-m", "granite_formatters", "serve", *serve_args]
         if args.callgrind:
@@ -345,7 +447,7 @@ def measure(args: argparse.Namespace, trees: dict[str, str]) -> int:
         labels = list(proxies)
         if args.callgrind:
             for label, (proxy, _) in proxies.items():
-                for stream in (False, True):
+                for stream in (False,) if label in FLOORS else (False, True):
                     for limited in (True, False):
                         call = functools.partial(proxied, label, short_request, stream, limited)
                         row = f"{label} short {stream} {limited}"
@@ -359,10 +461,12 @@ def measure(args: argparse.Namespace, trees: dict[str, str]) -> int:
             shift = number % len(labels)
             for label in labels[shift:] + labels[:shift]:
                 pid = proxies[label][0].pid
-                for stream in (False, True):
+                for stream in (False,) if label in FLOORS else (False, True):
                     for limited in (True, False):
                         call = functools.partial(proxied, label, short_request, stream, limited)
                         samples.time(f"{label} short {stream} {limited}", call, short_repeats, pid)
+                if label in FLOORS:
+                    continue
                 for limited in (True, False):
                     call = functools.partial(proxied, label, long_request, True, limited)
                     samples.time(f"{label} long {limited}", call, long_repeats, pid)
@@ -408,9 +512,11 @@ def report_counts(samples: Samples, labels: list[str], events_short: int) -> Non
     for label in labels:
         cells = [
             " / ".join(
-                f"{samples.counts[f'{label} short {stream} {limited}'] / 1e6:.2f} M"
+                f"{samples.counts[f'{label} short {stream} {limited}'] / 1e6:.3f} M"
                 for limited in (True, False)
             )
+            if f"{label} short {stream} True" in samples.counts
+            else "-"
             for stream in (False, True)
         ]
         print(f"| {label} | {cells[0]} | {cells[1]} |")
@@ -435,7 +541,7 @@ def report(
     print("| proxy | measurement | through the proxy | added | added (fastest) | proxy CPU |")
     print("|---|---|---:|---:|---:|---:|")
     for label in labels:
-        for stream in (False, True):
+        for stream in (False,) if label in FLOORS else (False, True):
             for limited in (True, False):
                 row = f"{label} short {stream} {limited}"
                 wall, cpu = samples.median(row), samples.cpu_mean(row)
@@ -448,6 +554,8 @@ def report(
                 cpu_text = "-" if cpu is None else f"{cpu * ms:.2f} ms"
                 print(f"| {label} | {what} | {wall * ms:.2f} ms | {(wall - d_short) * ms:.2f} ms | "
                       f"{fastest * ms:.2f} ms | {cpu_text} |")  # fmt: skip
+        if label in FLOORS:
+            continue
         for limited in (True, False):
             row = f"{label} long {limited}"
             wall, cpu = samples.median(row), samples.cpu_mean(row)

@@ -12,6 +12,7 @@ from granite_formatters import get_formatter
 
 from .conftest import KINDS
 from .servers import Script
+from support.toy_plugins import counted_lookups
 
 MODEL = "granite-3.3-8b-instruct"
 
@@ -73,19 +74,28 @@ def test_the_timeout_bounds_a_whole_answer_and_the_silence_of_a_stream(
     assert streamed.json()["choices"][0]["message"]["content"] == text
 
 
-def test_a_models_formatter_is_looked_up_once() -> None:
-    """``prepare`` looks each served name's formatter (and the special tokens its answer
-    may hold) up once; a name no plugin serves is refused each time and never kept, and
-    the table stays bounded."""
-    from granite_formatters import UnknownModelError
+def test_a_models_formatter_is_looked_up_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``prepare`` takes each request's formatter from the plugin host's memo: one lookup
+    per served name; a name no plugin serves is refused each time and never kept. The
+    special tokens its answer may hold are the release's, less its ends."""
+    from granite_formatters._plugins import default_host
     from granite_formatters._serve import exchange
+    from granite_formatters._serve.backends import make_backend
 
-    first = exchange._formatter(MODEL)
-    assert exchange._formatter(MODEL) is first
-    assert first[0].release is get_formatter(MODEL).release
-    assert "<|start_of_cite|>" in first[1] and "<|end_of_text|>" not in first[1]
+    host = default_host()
+    host._forget()
+    lookups = counted_lookups(monkeypatch)
+    backend = make_backend("openai", "http://127.0.0.1:9/v1")
+    body = {"model": MODEL, "messages": [{"role": "user", "content": "Hi"}]}
+    first = exchange.prepare(body, backend, {}, 10**6)
+    assert exchange.prepare(dict(body), backend, {}, 10**6).formatter is first.formatter
+    assert lookups == [MODEL]
+    assert first.formatter is get_formatter(MODEL)
+    assert "<|start_of_cite|>" in first.preserve and "<|end_of_text|>" not in first.preserve
+    unknown = {**body, "model": "no-such-model-xyz"}
     for _ in range(2):
-        with pytest.raises(UnknownModelError):
-            exchange._formatter("no-such-model-xyz")
-    assert "no-such-model-xyz" not in exchange._FORMATTERS
-    assert len(exchange._FORMATTERS) <= exchange._MAX_FORMATTERS
+        with pytest.raises(exchange.Refusal) as refused:
+            exchange.prepare(unknown, backend, {}, 10**6)
+        assert refused.value.status == 404
+    assert lookups == [MODEL, "no-such-model-xyz", "no-such-model-xyz"]
+    assert "no-such-model-xyz" not in host._memo[1]

@@ -80,3 +80,19 @@ def register_formatters(register):
 
 def good_plugin(model: str, tag: str = "ok", aliases: tuple[str, ...] = ()) -> str:
     return GOOD_PLUGIN.format(model=model, tag=tag, aliases=list(aliases))
+
+
+def counted_lookups(monkeypatch: Any) -> list[str]:
+    """The names :meth:`PluginHost._lookup` (a lookup the host's memo did not answer) is
+    called with from now on, on every host (``monkeypatch``: pytest's fixture)."""
+    from granite_formatters._plugins import PluginHost
+
+    lookups: list[str] = []
+    lookup = PluginHost._lookup
+
+    def counted(self: PluginHost, name: str, registry: Any) -> Any:
+        lookups.append(name)
+        return lookup(self, name, registry)
+
+    monkeypatch.setattr(PluginHost, "_lookup", counted)
+    return lookups

@@ -66,6 +66,13 @@ BUNDLED_PLUGINS = frozenset(
 )
 
 
+#: How many names :meth:`PluginHost.formatter` keeps (then it starts again).
+_MAX_MEMO = 256
+
+#: The memo key after a change: equal to no state.
+_STALE = object()
+
+
 @functools.cache
 def _register_signature() -> inspect.Signature:
     """The signature every ``register`` call is checked against: the contract's own."""
@@ -237,6 +244,11 @@ class PluginHost:
         # and the formatters served from it (model id -> registration, formatter).
         self._catalog: tuple[dict[str, CatalogEntry], dict[str, CatalogEntry]] | None = None
         self._served: dict[str, tuple[FormatterSpec, Formatter[AssistantMessage]]] = {}
+        # The formatter of each name looked up (names that resolve), valid while what
+        # decides the answer stays the same: the registry, or before it is built, the
+        # selection variables (see :meth:`formatter`). Replaced whole, never emptied in
+        # place, so a lookup racing a change stores into the memo it started from.
+        self._memo: tuple[object, dict[str, Formatter[AssistantMessage]]] = (None, {})
 
     # -- configuration ------------------------------------------------------------
 
@@ -259,6 +271,7 @@ class PluginHost:
         with self._lock:
             self._programmatic[name] = (obj, bool(override))
             self._registry = None
+            self._forget()
 
     def unregister_plugin(self, name: str) -> None:
         """Remove a plugin added with :meth:`register_plugin`; unknown names are an error."""
@@ -269,6 +282,7 @@ class PluginHost:
                 )
             del self._programmatic[name]
             self._registry = None
+            self._forget()
 
     def reset(self) -> None:
         """Forget loaded entry points and programmatic plugins (for tests)."""
@@ -279,6 +293,11 @@ class PluginHost:
             self._registry = None
             self._catalog = None
             self._served.clear()
+            self._forget()
+
+    def _forget(self) -> None:
+        """Drop the formatters looked up by name (the answer for a name may change)."""
+        self._memo = (_STALE, {})
 
     # -- lookup -------------------------------------------------------------------
 
@@ -291,12 +310,40 @@ class PluginHost:
         keeps that formatter). Whatever could give the name to another plugin (a
         programmatic plugin, the selection and override variables) or must report
         every plugin's problems first (strict mode) sends the lookup to the registry.
+
+        The answer for each name that resolves is kept until something that decides it
+        changes: a plugin registered or unregistered, :meth:`reset`, the registry built
+        or, before it is built, one of the selection variables.
         """
-        if self._registry is None and isinstance(name, str) and self._catalog_applies():
+        named = isinstance(name, str)  # (anything else: the registry's error)
+        if not named:
+            return self.registry().get_formatter(name)
+        registry = self._registry
+        state = registry if registry is not None else self._selection()
+        key, memo = self._memo
+        if key is not state and key != state:
+            memo = {}
+            self._memo = (state, memo)
+        found = memo.get(name)
+        if found is None:
+            found = self._lookup(name, registry)
+            if len(memo) >= _MAX_MEMO:  # (client-given names: bounded)
+                memo.clear()
+            memo[name] = found
+        return found
+
+    def _lookup(self, name: str, registry: ModelRegistry | None) -> Formatter[AssistantMessage]:
+        if registry is None and self._catalog_applies():
             entry = self._catalog_entry(name)
             if entry is not None:
                 return self._served_formatter(entry)
         return self.registry().get_formatter(name)
+
+    def _selection(self) -> tuple[str | None, ...]:
+        """The selection variables' values (what the catalogue path and a registry
+        built now depend on, besides the plugins registered)."""
+        get = self.environ.get
+        return (get(ENV_LOAD), get(ENV_DISABLE), get(ENV_OVERRIDE), get(ENV_STRICT))
 
     def _catalog_applies(self) -> bool:
         environ = self.environ

@@ -23,6 +23,7 @@ __all__ = [
     "AccessLog",
     "RequestLog",
     "configure_logging",
+    "log_http",
     "loggable",
     "mark_logged",
 ]
@@ -104,13 +105,18 @@ class AccessLog:
             await self.app(scope, receive, send_status)
         finally:
             if not scope.get(_LOGGED):
-                LOGGER.info(
-                    "http method=%s path=%s status=%d latency_ms=%.1f",
-                    loggable(scope["method"], 16),
-                    loggable(scope["path"]),
-                    status,
-                    (time.perf_counter() - started) * 1000,
-                )
+                log_http(scope, status, started)
+
+
+def log_http(scope: Scope, status: int, started: float) -> None:
+    """The line of a request no route logged (``started``: its ``perf_counter`` time)."""
+    LOGGER.info(
+        "http method=%s path=%s status=%d latency_ms=%.1f",
+        loggable(scope["method"], 16),
+        loggable(scope["path"]),
+        status,
+        (time.perf_counter() - started) * 1000,
+    )
 
 
 @attrs.define

@@ -18,8 +18,7 @@ to the pool.
 from __future__ import annotations
 
 import asyncio
-import contextlib
-from collections.abc import AsyncIterator, Iterator, Mapping
+from collections.abc import AsyncIterator, Mapping
 
 import aiohttp
 import httpx
@@ -31,27 +30,59 @@ _OWN_HEADERS = frozenset({"host", "content-length", "transfer-encoding"})
 _JSON_HEADERS = [("content-type", "application/json")]
 
 
-@contextlib.contextmanager
-def _as_httpx(reading: bool) -> Iterator[None]:
-    """aiohttp's errors as httpx's (``reading``: while the body is read)."""
-    try:
-        yield
-    except aiohttp.ConnectionTimeoutError as exc:
-        raise httpx.ConnectTimeout(str(exc) or "timed out connecting") from None
-    except (aiohttp.ServerTimeoutError, asyncio.TimeoutError) as exc:
-        raise httpx.ReadTimeout(str(exc) or "timed out reading the response") from None
-    except aiohttp.ClientConnectorError as exc:
-        raise httpx.ConnectError(str(exc)) from None
-    except (aiohttp.ClientPayloadError, aiohttp.ClientResponseError) as exc:
-        raise httpx.RemoteProtocolError(str(exc)) from None
-    except aiohttp.ServerDisconnectedError as exc:
+def _httpx_error(exc: BaseException, reading: bool) -> httpx.HTTPError | None:
+    """aiohttp's error ``exc`` as httpx's (``reading``: while the body is read), or
+    ``None`` for anything else."""
+    if isinstance(exc, aiohttp.ConnectionTimeoutError):
+        return httpx.ConnectTimeout(str(exc) or "timed out connecting")
+    if isinstance(exc, aiohttp.ServerTimeoutError | asyncio.TimeoutError):
+        return httpx.ReadTimeout(str(exc) or "timed out reading the response")
+    if isinstance(exc, aiohttp.ClientConnectorError):
+        return httpx.ConnectError(str(exc))
+    if isinstance(exc, aiohttp.ClientPayloadError | aiohttp.ClientResponseError):
+        return httpx.RemoteProtocolError(str(exc))
+    if isinstance(exc, aiohttp.ServerDisconnectedError):
         if reading:
-            raise httpx.RemoteProtocolError(str(exc)) from None
-        raise httpx.RemoteProtocolError("the server disconnected without a response") from None
-    except (aiohttp.InvalidURL, aiohttp.NonHttpUrlClientError) as exc:
-        raise httpx.UnsupportedProtocol(str(exc)) from None
-    except aiohttp.ClientError as exc:
-        raise httpx.ReadError(str(exc) or type(exc).__name__) from None
+            return httpx.RemoteProtocolError(str(exc))
+        return httpx.RemoteProtocolError("the server disconnected without a response")
+    if isinstance(exc, aiohttp.InvalidURL | aiohttp.NonHttpUrlClientError):
+        return httpx.UnsupportedProtocol(str(exc))
+    if isinstance(exc, aiohttp.ClientError):
+        return httpx.ReadError(str(exc) or type(exc).__name__)
+    return None
+
+
+class _AsHttpx:
+    """A context in which aiohttp's errors are raised as httpx's (a class, not a
+    generator-based context manager: it is entered on every request and read)."""
+
+    __slots__ = ("reading",)
+
+    def __init__(self, reading: bool) -> None:
+        self.reading = reading
+
+    def __enter__(self) -> None:
+        return None
+
+    def __exit__(self, kind: object, exc: BaseException | None, traceback: object) -> None:
+        if exc is not None:
+            error = _httpx_error(exc, self.reading)
+            if error is not None:
+                raise error from None
+
+
+_SENDING = _AsHttpx(reading=False)
+_READING = _AsHttpx(reading=True)
+
+
+def _client_timeout(timeout: Mapping[str, float | None]) -> aiohttp.ClientTimeout:
+    """httpx's ``connect``, ``read`` and ``pool`` timeouts as aiohttp's."""
+    return aiohttp.ClientTimeout(
+        total=None,
+        connect=timeout.get("pool"),
+        sock_connect=timeout.get("connect"),
+        sock_read=timeout.get("read"),
+    )
 
 
 class _Body(httpx.AsyncByteStream):
@@ -62,14 +93,14 @@ class _Body(httpx.AsyncByteStream):
 
     async def __aiter__(self) -> AsyncIterator[bytes]:
         content = self._response.content
-        with _as_httpx(reading=True):
+        with _READING:
             async for data in content.iter_any():
                 yield data
 
     async def read_block(self) -> bytes:
         """What has arrived of the body, in one block (``b""`` at its end): for a reader
         that takes the body in bulk, without the layers of iterators of ``aiter_bytes``."""
-        with _as_httpx(reading=True):
+        with _READING:
             return await self._response.content.readany()
 
     async def aclose(self) -> None:
@@ -118,24 +149,21 @@ class AiohttpTransport(httpx.AsyncBaseTransport):
         url: str,
         headers: list[tuple[str, str]],
         body: bytes,
-        timeout: Mapping[str, float | None],
+        timeout: Mapping[str, float | None] | aiohttp.ClientTimeout,
     ) -> httpx.Response:
-        """Send one request (``timeout``: httpx's ``connect``, ``read`` and ``pool``); the
-        response's body is streamed."""
+        """Send one request (``timeout``: httpx's ``connect``, ``read`` and ``pool``, or
+        aiohttp's made of them); the response's body is streamed."""
         session = self._open_session()
-        with _as_httpx(reading=False):
+        if not isinstance(timeout, aiohttp.ClientTimeout):
+            timeout = _client_timeout(timeout)
+        with _SENDING:
             response = await session.request(
                 method,
                 url,
                 headers=headers,
                 data=body or None,
                 allow_redirects=False,
-                timeout=aiohttp.ClientTimeout(
-                    total=None,
-                    connect=timeout.get("pool"),
-                    sock_connect=timeout.get("connect"),
-                    sock_read=timeout.get("read"),
-                ),
+                timeout=timeout,
             )
         return httpx.Response(
             response.status,
@@ -163,9 +191,9 @@ class BackendClient(httpx.AsyncClient):
     def __init__(self, timeout: httpx.Timeout, max_connections: int = 512) -> None:
         self.hop = AiohttpTransport(max_connections)
         super().__init__(transport=self.hop, timeout=timeout, trust_env=False)
-        self._timeouts = timeout.as_dict()
+        self._hop_timeout = _client_timeout(timeout.as_dict())
 
     async def post_json(self, url: str, content: bytes) -> httpx.Response:
         """``POST`` the JSON ``content`` to ``url``, the response's body streamed (as
         ``send(request, stream=True)``), straight to the transport."""
-        return await self.hop.send("POST", url, _JSON_HEADERS, content, self._timeouts)
+        return await self.hop.send("POST", url, _JSON_HEADERS, content, self._hop_timeout)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import time
 from collections.abc import AsyncIterator
 from typing import Any
 
@@ -19,12 +20,13 @@ from starlette.middleware import Middleware
 from starlette.requests import ClientDisconnect, Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
+from starlette.types import Receive, Scope, Send
 
 from .._api import get_formatter, list_models
 from .._errors import InvalidRequestError, UnknownModelError, quote
-from .accesslog import LOGGER, AccessLog, RequestLog, loggable, mark_logged
+from .accesslog import LOGGER, AccessLog, RequestLog, log_http, loggable, mark_logged
 from .aiohttp_transport import BackendClient
-from .auth import BodyTooLarge, authorized, read_body
+from .auth import BodyTooLarge, authorized, key_matches, read_body
 from .backends import Backend, BackendError, Finish, Piece, make_backend
 from .exchange import (
     SPECIAL_TOKENS_DROPPED,
@@ -164,15 +166,20 @@ class _Server:
             log.error = public
         return public
 
-    async def chat(self, request: Request) -> Response:
+    async def chat_route(self, request: Request) -> Response:
+        """:meth:`chat` as a Starlette endpoint."""
+        return await self.chat(request.scope, request.receive)
+
+    async def chat(self, scope: Scope, receive: Receive) -> Response:
+        """``POST /v1/chat/completions``: the response to send (:class:`_App` calls it)."""
         log = RequestLog()
-        mark_logged(request.scope)
+        mark_logged(scope)
         try:
-            prepared = await self._prepare(request, log)
+            prepared = await self._prepare(scope, receive, log)
             log.model = prepared.params.model
             log.stream = bool(prepared.params.stream)
             if not prepared.params.stream:
-                return await self._complete(request, prepared, log)
+                return await self._complete(receive, prepared, log)
             response = await open_answer(self.client, self.backend, prepared)
         except Refusal as refused:
             log.status, log.error = refused.status, refused.param
@@ -207,16 +214,25 @@ class _Server:
 
     # -- steps --------------------------------------------------------------------------
 
-    async def _prepare(self, request: Request, log: RequestLog) -> Prepared:
-        if not authorized(request, self.config.api_key):
+    async def _prepare(self, scope: Scope, receive: Receive, log: RequestLog) -> Prepared:
+        authorization = content_type = length = None
+        for name, value in scope["headers"]:  # (the first of each, as Starlette reads them)
+            if name == b"authorization":
+                authorization = value if authorization is None else authorization
+            elif name == b"content-type":
+                content_type = value if content_type is None else content_type
+            elif name == b"content-length":
+                length = value if length is None else length
+        api_key = self.config.api_key
+        if api_key is not None and not key_matches(authorization or b"", api_key):
             raise Refusal(401, "missing or wrong API key", code="invalid_api_key")
-        media_type = request.headers.get("content-type", "").partition(";")[0].strip().lower()
-        if media_type != "application/json":
+        media_type = (content_type or b"").partition(b";")[0].strip().lower()
+        if media_type != b"application/json":
             raise Refusal(
                 415, "the request body must be JSON sent with Content-Type: application/json"
             )
         try:
-            raw = await read_body(request, self.config.max_body_bytes)
+            raw = await read_body(receive, length, self.config.max_body_bytes)
         except BodyTooLarge:
             raise Refusal(
                 413, f"the request body is over the limit of {self.config.max_body_bytes} bytes"
@@ -247,20 +263,31 @@ class _Server:
         finally:
             await response.aclose()
 
-    async def _complete(self, request: Request, prepared: Prepared, log: RequestLog) -> Response:
-        """The whole answer; a client that disconnects first cancels the backend request."""
-        reading = asyncio.ensure_future(self._answer(prepared))
-        gone = asyncio.ensure_future(_disconnected(request))
+    async def _complete(self, receive: Receive, prepared: Prepared, log: RequestLog) -> Response:
+        """The whole answer; a client that disconnects first cancels the backend request
+        (a task watching for the disconnect cancels this one while it waits)."""
+        task = asyncio.current_task()
+        assert task is not None
+        waiting = True
+
+        def on_gone(watch: asyncio.Future[None]) -> None:
+            if waiting and not watch.cancelled():
+                task.cancel()
+
+        gone = asyncio.ensure_future(_disconnected(receive))
+        gone.add_done_callback(on_gone)
         try:
-            await asyncio.wait((reading, gone), return_when=asyncio.FIRST_COMPLETED)
-            if not reading.done():
-                reading.cancel()
-                log.status, log.error = 499, "client disconnected"
-                return Response(status_code=499)
-            answer = reading.result()
+            answer = await self._answer(prepared)
+        except asyncio.CancelledError:
+            if not gone.done() or gone.cancelled():
+                raise  # (not the client's going: the server's own cancellation)
+            _uncancel(task)
+            log.status, log.error = 499, "client disconnected"
+            return Response(status_code=499)
         except BackendError as exc:
             return error_response(exc.status, self._backend_failure(exc, log), exc.param)
         finally:
+            waiting = False
             gone.cancel()
             if log.status != 200:
                 log.emit()
@@ -381,6 +408,10 @@ async def _http_error(request: Request, exc: Exception) -> Response:
 
 
 async def _server_error(request: Request, exc: Exception) -> Response:
+    return _server_error_response()
+
+
+def _server_error_response() -> Response:
     return error_response(500, "internal server error")
 
 
@@ -422,10 +453,49 @@ async def _take(queue: asyncio.Queue[Piece | Finish | _End]) -> list[Piece | Fin
 _event = sse_event
 
 
-async def _disconnected(request: Request) -> None:
+async def _disconnected(receive: Receive) -> None:
     """Return once the client has gone (the body is read, so only a disconnect is left)."""
-    while (await request.receive())["type"] != "http.disconnect":
+    while (await receive())["type"] != "http.disconnect":
         pass
+
+
+def _uncancel(task: asyncio.Task[Any]) -> None:
+    """Take back one ``cancel()`` of ``task`` that it has handled (Python 3.11+ counts them;
+    timeouts and task groups later in the task read the count)."""
+    uncancel = getattr(task, "uncancel", None)
+    if uncancel is not None:
+        uncancel()
+
+
+#: The path of the chat route, which :class:`_App` answers without Starlette's layers.
+CHAT_PATH = "/v1/chat/completions"
+
+
+class _App(Starlette):
+    """Starlette, with ``POST /v1/chat/completions`` (nearly every request) taken straight
+    to its handler: the same checks (:class:`RequestGuard`), the same 500 for a bug, the
+    route's own log line, without the framework's middleware, router and request wrappers
+    in between (the other routes and methods go through them)."""
+
+    server: _Server
+    guard: RequestGuard
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "http" and scope["method"] == "POST" and scope["path"] == CHAT_PATH:
+            scope["app"] = self
+            started = time.perf_counter()
+            admitted = await self.guard.admit(scope, receive, send)
+            if admitted is None:  # (a POST is answered there only by a 403 refusal)
+                log_http(scope, 403, started)
+                return
+            try:
+                response = await self.server.chat(scope, receive)
+            except Exception:
+                await _server_error_response()(scope, receive, admitted)
+                raise
+            await response(scope, receive, admitted)
+            return
+        await super().__call__(scope, receive, send)
 
 
 def create_app(config: ServeConfig) -> Starlette:
@@ -436,20 +506,23 @@ def create_app(config: ServeConfig) -> Starlette:
         Route("/ready", server.ready, methods=["GET"]),
         Route("/v1/models", server.models, methods=["GET"]),
         Route("/v1/models/{model_id:path}", server.model, methods=["GET"]),
-        Route("/v1/chat/completions", server.chat, methods=["POST"]),
+        # (reached through the stack only where _App's path test does not match, as
+        # when the application is mounted under a prefix; and for other methods' 405)
+        Route(CHAT_PATH, server.chat_route, methods=["POST"]),
     ]
-    guard = Middleware(
-        RequestGuard,
-        check_host=config.api_key is None or bool(config.allowed_hosts),
-        allowed_hosts=config.allowed_hosts,
-        bound_host=config.host,
-        cors_origins=config.cors_origins,
-    )
-    app = Starlette(
+    guard_options: dict[str, Any] = {
+        "check_host": config.api_key is None or bool(config.allowed_hosts),
+        "allowed_hosts": config.allowed_hosts,
+        "bound_host": config.host,
+        "cors_origins": config.cors_origins,
+    }
+    app = _App(
         routes=routes,
-        middleware=[Middleware(AccessLog), guard],
+        middleware=[Middleware(AccessLog), Middleware(RequestGuard, **guard_options)],
         exception_handlers={HTTPException: _http_error, Exception: _server_error},
         lifespan=server.lifespan,
     )
+    app.server = server
+    app.guard = RequestGuard(app, **guard_options)
     app.state.server = server
     return app

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import hmac
 
-from starlette.requests import Request
+from starlette.requests import ClientDisconnect, Request
+from starlette.types import Receive
 
-__all__ = ["BodyTooLarge", "authorized", "read_body"]
+__all__ = ["BodyTooLarge", "authorized", "key_matches", "read_body"]
 
 
 class BodyTooLarge(Exception):
@@ -22,23 +23,33 @@ def authorized(request: Request, api_key: str | None) -> bool:
     if api_key is None:
         return True
     # Starlette decodes header bytes as latin-1: encoding back gives the bytes sent.
-    header = request.headers.get("authorization", "").encode("latin-1")
+    return key_matches(request.headers.get("authorization", "").encode("latin-1"), api_key)
+
+
+def key_matches(header: bytes, api_key: str) -> bool:
+    """Whether the ``Authorization`` header's bytes ``header`` carry ``Bearer api_key``."""
     scheme, _, token = header.partition(b" ")
     if scheme.lower() != b"bearer":
         return False
     return hmac.compare_digest(token.strip(b" \t"), api_key.encode("utf-8"))
 
 
-async def read_body(request: Request, limit: int) -> bytes:
-    """The whole body, refusing (before reading it all) anything over ``limit`` bytes."""
-    declared = request.headers.get("content-length")
+async def read_body(receive: Receive, declared: bytes | None, limit: int) -> bytes:
+    """The whole body of the request whose ``receive`` is given, refusing (before reading
+    it all) anything over ``limit`` bytes (``declared``: its ``Content-Length`` header);
+    :class:`ClientDisconnect` if the client goes before its end."""
     if declared is not None and declared.isdigit() and int(declared) > limit:
         raise BodyTooLarge
     parts: list[bytes] = []
     size = 0
-    async for part in request.stream():
+    while True:
+        message = await receive()
+        if message["type"] != "http.request":
+            raise ClientDisconnect
+        part = message.get("body", b"")
         size += len(part)
         if size > limit:
             raise BodyTooLarge
         parts.append(part)
-    return b"".join(parts)
+        if not message.get("more_body", False):
+            return b"".join(parts)

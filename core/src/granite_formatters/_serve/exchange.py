@@ -85,25 +85,6 @@ def _answer_tokens(formatter: Formatter) -> tuple[str, ...]:
     return tuple(token for token in release.special_tokens.tokens if token not in ends)
 
 
-#: The formatter of each model name asked for, and its answer's special tokens, looked
-#: up once (names that resolve only; emptied when it holds this many).
-_FORMATTERS: dict[str, tuple[Formatter, tuple[str, ...]]] = {}
-_MAX_FORMATTERS = 256
-
-
-def _formatter(model: str) -> tuple[Formatter, tuple[str, ...]]:
-    """``model``'s formatter and :func:`_answer_tokens` (:class:`UnknownModelError`
-    for a name no plugin serves)."""
-    found = _FORMATTERS.get(model)
-    if found is None:
-        formatter = get_formatter(model)
-        found = (formatter, _answer_tokens(formatter))
-        if len(_FORMATTERS) >= _MAX_FORMATTERS:
-            _FORMATTERS.clear()
-        _FORMATTERS[model] = found
-    return found
-
-
 def prepare(
     body: Any, backend: Backend, models: Mapping[str, str], max_prompt_chars: int
 ) -> Prepared:
@@ -122,7 +103,7 @@ def prepare(
     else:
         backend_model = params.model
     try:
-        formatter, preserve = _formatter(params.model)
+        formatter = get_formatter(params.model)
     except UnknownModelError as exc:
         raise Refusal(
             404, unknown_model_text(params.model, exc), "model", "model_not_found"
@@ -148,6 +129,7 @@ def prepare(
             f"the prompt is {len(prompt)} characters, over the limit of {max_prompt_chars}",
             "messages",
         )
+    preserve = _answer_tokens(formatter)
     return Prepared(formatter, request_body, params, prompt, backend_model, preserve)
 
 
@@ -230,9 +212,11 @@ def text_stop(finish: Finish) -> str | None:
 
 
 def parse_answer(prepared: Prepared, text: str, stop: str | None) -> Any:
-    """The parsed assistant message of the whole answer ``text`` (parsed as a stream of
-    one chunk, which is what a batch parse is, so that the matched ``stop`` string
-    reaches the message as it does when streaming)."""
+    """The parsed assistant message of the whole answer ``text``: a batch parse, or,
+    when the backend matched a ``stop`` string, a stream of one chunk (the same
+    message, with that string, as when streaming)."""
+    if stop is None:
+        return prepared.formatter.parse(text, prepared.request)
     parser = prepared.formatter.stream_parser(prepared.request)
     parser.feed(text)
     parser.close(stop_reason=stop)

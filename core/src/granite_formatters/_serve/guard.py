@@ -19,7 +19,6 @@ from __future__ import annotations
 import ipaddress
 from collections.abc import Iterable
 
-from starlette.datastructures import Headers
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from .responses import error_response
@@ -96,19 +95,33 @@ class RequestGuard:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
-        headers = Headers(scope=scope)
-        if self.check_host and not self.host_allowed(scope, headers.get("host")):
+        admitted = await self.admit(scope, receive, send)
+        if admitted is not None:
+            await self.app(scope, receive, admitted)
+
+    async def admit(self, scope: Scope, receive: Receive, send: Send) -> Send | None:
+        """Apply the checks to HTTP request ``scope``: the ``send`` to answer it with (with
+        the CORS headers for a listed origin), or ``None`` when it has been answered here
+        (a refusal, or a preflight request)."""
+        host = origin = None
+        has_preflight_method = False
+        for name, value in scope["headers"]:
+            if name == b"host":
+                host = value.decode("latin-1") if host is None else host
+            elif name == b"origin":
+                origin = value.decode("latin-1") if origin is None else origin
+            elif name == b"access-control-request-method":
+                has_preflight_method = True
+        if self.check_host and not self.host_allowed(scope, host):
             refusal = error_response(
                 403,
                 "the Host header names a host this server does not answer to (see --allowed-hosts)",
                 code="host_not_allowed",
             )
             await refusal(scope, receive, send)
-            return
-        origin = headers.get("origin")
+            return None
         if origin is None:
-            await self.app(scope, receive, send)
-            return
+            return send
         if not self.origin_allowed(origin):
             refusal = error_response(
                 403,
@@ -116,12 +129,12 @@ class RequestGuard:
                 code="origin_not_allowed",
             )
             await refusal(scope, receive, send)
-            return
+            return None
         cors = [
             (b"access-control-allow-origin", origin.encode("latin-1")),
             (b"vary", b"Origin"),
         ]
-        if scope["method"] == "OPTIONS" and "access-control-request-method" in headers:
+        if scope["method"] == "OPTIONS" and has_preflight_method:
             await send(
                 {
                     "type": "http.response.start",
@@ -135,11 +148,11 @@ class RequestGuard:
                 }
             )
             await send({"type": "http.response.body", "body": b""})
-            return
+            return None
 
         async def send_with_cors(message: Message) -> None:
             if message["type"] == "http.response.start":
                 message = {**message, "headers": [*message.get("headers", []), *cors]}
             await send(message)
 
-        await self.app(scope, receive, send_with_cors)
+        return send_with_cors

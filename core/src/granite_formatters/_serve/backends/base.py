@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-import contextlib
 import functools
 import json
 import math
 import re
 from abc import ABC, abstractmethod
-from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Iterator, Mapping
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Mapping
 from typing import Any, Protocol, TypeVar, cast
 
 import anyio
@@ -249,17 +248,25 @@ def _entries_within(entries: list[dict[str, Any]], size: int) -> list[dict[str, 
     return kept
 
 
-@contextlib.contextmanager
-def _reading() -> Iterator[None]:
-    """Transport failures while reading a backend's answer as :class:`BackendError`."""
-    try:
-        yield
-    except httpx.TimeoutException:
-        raise BackendError("the backend stopped sending (timed out)", 504) from None
-    except SSEError:
-        raise BackendError("the backend did not answer with an event stream") from None
-    except httpx.HTTPError:
-        raise BackendError("the backend connection failed") from None
+class _Reading:
+    """A context in which transport failures while reading a backend's answer are
+    raised as :class:`BackendError` (a class: it is entered on every request)."""
+
+    __slots__ = ()
+
+    def __enter__(self) -> None:
+        return None
+
+    def __exit__(self, kind: object, exc: BaseException | None, traceback: object) -> None:
+        if isinstance(exc, httpx.TimeoutException):
+            raise BackendError("the backend stopped sending (timed out)", 504) from None
+        if isinstance(exc, SSEError):
+            raise BackendError("the backend did not answer with an event stream") from None
+        if isinstance(exc, httpx.HTTPError):
+            raise BackendError("the backend connection failed") from None
+
+
+_READING = _Reading()
 
 
 class Frames(Protocol):
@@ -493,7 +500,7 @@ class Backend(ABC):
         """:meth:`events`, with transport failures turned into :class:`BackendError`; past
         ``max_bytes`` of text the answer ends there (``finish_reason`` ``length``)."""
         left = max_bytes if max_bytes is not None else -1
-        with _reading():
+        with _READING:
             async for event in self.events(response):
                 if left >= 0 and isinstance(event, Piece):
                     size = _byte_size(event.text)
@@ -517,7 +524,7 @@ class Backend(ABC):
         a :class:`BackendError`). ``whole``: the request was sent with ``stream=False``,
         so the answer is one JSON body, read as one event (a backend that streams anyway,
         as its media type says, is read as a stream)."""
-        with _reading():
+        with _READING:
             if whole and not _streamed(response):
                 return await self._read_whole(response, max_bytes, top)
             return await self._read(response, max_bytes, top)

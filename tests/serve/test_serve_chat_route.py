@@ -1,0 +1,115 @@
+"""The chat route, which the application answers without Starlette's layers: a bug in it is
+still the OpenAI 500 error object (never a traceback to the client), with the CORS headers
+of a listed origin, and the server keeps answering."""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+import httpx
+import pytest
+
+from .servers import Script
+from .test_serve_failures import MODEL, assert_alive, prompt_for
+
+ORIGIN = "https://app.example"
+
+
+def test_a_bug_in_the_chat_route_is_a_500_error_object(
+    proxy_factory: Any,
+    fake_backend: Any,
+    monkeypatch: pytest.MonkeyPatch,
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    from granite_formatters._serve import app
+
+    fake, _ = fake_backend
+    proxy = proxy_factory("openai", cors_origins=(ORIGIN,))
+    messages = [{"role": "user", "content": "a bug in the route"}]
+    fake.script(prompt_for({"messages": messages}), Script("Still here."))
+    body = {"model": MODEL, "messages": messages}
+    url = proxy.url + "/v1/chat/completions"
+
+    def broken(*args: Any, **kwargs: Any) -> Any:
+        raise RuntimeError("a bug")
+
+    with monkeypatch.context() as patch:
+        patch.setattr(app, "prepare", broken)
+        with caplog.at_level(logging.ERROR):
+            response = httpx.post(url, json=body, headers={"Origin": ORIGIN}, timeout=30)
+    assert response.status_code == 500
+    assert response.json() == {
+        "error": {
+            "message": "internal server error",
+            "type": "server_error",
+            "param": None,
+            "code": None,
+        }
+    }
+    assert "a bug" not in response.text and "Traceback" not in response.text
+    assert response.headers["access-control-allow-origin"] == ORIGIN
+    again = httpx.post(url, json=body, headers={"Origin": ORIGIN}, timeout=30)
+    assert again.status_code == 200, again.text
+    assert again.json()["choices"][0]["message"]["content"] == "Still here."
+
+
+@pytest.mark.parametrize("kind", ["openai", "llamacpp"])
+def test_a_client_gone_before_a_whole_answer_cancels_the_backend_request(
+    proxy_factory: Any, fake_backend: Any, kind: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A client that does not stream and goes away while the backend is still working on
+    the whole answer: the backend request is cancelled, the request is logged as 499, and
+    the next request on the same server is answered."""
+    fake, _ = fake_backend
+    proxy = proxy_factory(kind)
+    messages = [{"role": "user", "content": f"a slow whole answer ({kind})"}]
+    fake.script(prompt_for({"messages": messages}), Script("word " * 100, fault="slow"))
+    with fake.lock:
+        cancelled_before = fake.cancelled
+    body = {"model": MODEL, "messages": messages, "max_tokens": 500}
+    with caplog.at_level(logging.INFO, logger="granite_formatters.serve"):
+        with pytest.raises(httpx.ReadTimeout):
+            httpx.post(proxy.url + "/v1/chat/completions", json=body, timeout=0.5)
+        assert fake.cancelled_since(cancelled_before) == 1
+        assert_alive(proxy, fake)
+    lines = [r.getMessage() for r in caplog.records if r.getMessage().startswith("chat ")]
+    assert any("status=499" in line and "error=client disconnected" in line for line in lines)
+
+
+def test_the_application_mounted_under_a_prefix_answers_its_chat_route(
+    fake_backend: Any,
+) -> None:
+    """Mounted in another Starlette application, the chat route (then reached through
+    the framework's router, since the path carries the prefix) answers as at the root,
+    with the same checks."""
+    from starlette.applications import Starlette
+    from starlette.routing import Mount
+
+    from granite_formatters._serve import ServeConfig, create_app
+
+    from .conftest import backend_url
+    from .servers import ServerThread
+
+    fake, thread = fake_backend
+    messages = [{"role": "user", "content": "mounted under a prefix"}]
+    fake.script(prompt_for({"messages": messages}), Script("Mounted."))
+    inner = create_app(ServeConfig(backend=backend_url(thread, "openai"), api_key="k"))
+    outer = ServerThread(
+        Starlette(
+            routes=[Mount("/proxy", app=inner)],
+            lifespan=inner.state.server.lifespan,  # (which closes its backend client)
+        )
+    )
+    try:
+        url = outer.url + "/proxy/v1/chat/completions"
+        body = {"model": MODEL, "messages": messages}
+        answered = httpx.post(url, json=body, headers={"Authorization": "Bearer k"}, timeout=30)
+        assert answered.status_code == 200, answered.text
+        assert answered.json()["choices"][0]["message"]["content"] == "Mounted."
+        refused = httpx.post(url, json=body, headers={"Authorization": "Bearer no"}, timeout=30)
+        assert refused.status_code == 401
+        assert refused.json()["error"]["code"] == "invalid_api_key"
+        assert httpx.get(url, timeout=30).status_code == 405
+    finally:
+        outer.stop()
