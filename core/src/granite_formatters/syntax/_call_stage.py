@@ -159,12 +159,13 @@ class CallStage:
         self._held = []
         self._held_len = 0
         self._ids = None
-        self._tools = None if facts is None else self._prepared_tools(facts)
-        self._tools_read = facts is not None
-        # A body read without its marker at the start of the content, when the request
-        # offered tools.
-        bare = syntax is not None and syntax.bare_body and self._tools
-        self._bare = BARE_NEXT if bare else NO_BARE
+        # The tools, as the syntax prepares them: when the first block ends (an answer
+        # without calls never pays for them), or here for a syntax with a bare body,
+        # read when the request offered tools.
+        read = facts is not None and syntax is not None and bool(syntax.bare_body)
+        self._tools = self._prepared_tools(facts) if read and facts is not None else None
+        self._tools_read = read
+        self._bare = BARE_NEXT if read and self._tools else NO_BARE
 
     def _prepared_tools(self, facts: PromptFacts) -> Any:
         """The tools the prompt lists, as the syntax reads them (once per output)."""
