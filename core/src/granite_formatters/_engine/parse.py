@@ -108,8 +108,7 @@ class ReleaseStreamParser(StreamParser):
         #: Whether feed's fast lanes are open (after the reasoning phase, until the
         #: stream is closed): no stage but the tool-call stage reads the chunk.
         self._lanes = False
-        # The stages (see the module docstring), built by their modules; positional
-        # arguments (see CallStage).
+        # The stages (see the module docstring; positional arguments, see CallStage).
         table = table or CallMarkers(release)
         notes, lanes = self._notes, self._open_lanes
         calls = self._stage = CallStage(
@@ -117,10 +116,11 @@ class ReleaseStreamParser(StreamParser):
         )
         self._read, self._take, self._lt = calls.read, calls.take, calls.first
         self._pieces, self._spaces = content.pieces, content.spaces  # (the lanes' trim)
-        phase = not MarkedStage.reads(release)
-        reasoning = ReasoningStage(release, facts, phase, calls, out, notes, lanes)
+        marks = MarkedStage.reads(release)  # (else the reasoning stage reads a phase)
+        reasoning = ReasoningStage(release, facts, not marks, calls, out, notes, lanes)
         self._reasoning = reasoning
-        marked = MarkedStage.of(release, facts, calls.bare_next, calls, reasoning, notes)
+        bare = calls.bare_next
+        marked = MarkedStage.of(release, facts, bare, calls, reasoning, notes) if marks else None
         self._marked = marked
         self._open_lanes()
         #: Whether the next chunk with no "<" in it is content whole (feed's first lane):
@@ -128,15 +128,12 @@ class ReleaseStreamParser(StreamParser):
         #: block or partial tag is pending. Set at the end of each chunk that takes the
         #: full path (the only path that changes any of these).
         self._steady = False
-        #: Whether the content has started and its role was sent (the cited lane's
-        #: trim): set with _steady.
-        self._c_ready = False
+        self._c_ready = False  # (the content started, its role sent: set with _steady)
         self._settled: frozenset[str] | None = None
         self._c_lane: frozenset[str] | None = None
         self._c_write: Callable[[str], str | None] = _ignored
         self._c_from = 0  # (the first of the chunks the lanes took: see _catch_up)
-        # What feed holds back (see _settle and _hold_tail): made for a stream only (a
-        # batch parse is one chunk).
+        # What feed holds back (see _settle and _hold_tail; for a stream only).
         self._hold = ""
         self._holding: frozenset[str] = _NONE
         self._h_sets: tuple[frozenset[str], ...] = ()

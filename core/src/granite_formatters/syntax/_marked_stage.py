@@ -70,12 +70,13 @@ def marked_tables(
     tuple[tuple[str, ...], ...],
     tuple[re.Pattern[str] | None, ...],
     tuple[frozenset[str], ...],
+    tuple[Partials, ...],
 ]:
     """The parser's marked stage (reasoning anywhere, dropped tokens): the markers it
-    searches in each state (:data:`OFF` … :data:`PASS`), as patterns, and their first
-    characters (made once per release and request shape). ``stray`` are end markers
-    removed with no reasoning opened, ``stoppers`` open a tool call (marker processing
-    stops), ``drops`` are removed everywhere."""
+    searches in each state (:data:`OFF` … :data:`PASS`), as patterns, their first
+    characters and their partials (made once per release and request shape). ``stray``
+    are end markers removed with no reasoning opened, ``stoppers`` open a tool call
+    (marker processing stops), ``drops`` are removed everywhere."""
     markers = tuple(
         tuple(dict.fromkeys(each))
         for each in (
@@ -87,7 +88,8 @@ def marked_tables(
         )
     )
     patterns = tuple(map(marker_pattern, markers))
-    return markers, patterns, tuple(frozenset(marker[0] for marker in each) for each in markers)
+    firsts = tuple(frozenset(marker[0] for marker in each) for each in markers)
+    return markers, patterns, firsts, tuple(map(partials, markers))
 
 
 @lru_cache(maxsize=64)
@@ -255,10 +257,9 @@ class MarkedStage:
         #: The markers searched in each state, and their first characters.
         self.markers: tuple[tuple[str, ...], ...]
         self.firsts: tuple[frozenset[str], ...]
-        self.markers, self._m_patterns, self.firsts = marked_tables(
+        self.markers, self._m_patterns, self.firsts, self._m_partials = marked_tables(
             starts, ends, tags, stray, stoppers, drops
         )
-        self._m_partials = tuple(map(partials, self.markers))
         self._bare = syntax.bare_body if syntax is not None else ""
         self._m_state = BEFORE
         self._m_pending = ""  # a partial marker at the end of the text read
