@@ -18,10 +18,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from granite_formatters import OutputProcessor, get_formatter
-from granite_formatters._engine.parse import ReleaseStreamParser as Granite4StreamParser
 from granite_formatters._streaming import Delta
 from granite_formatters._types import AssistantMessage
 from granite_formatters.syntax import JSON_BLOCKS
+from granite_formatters.syntax._call_stage import CallStage
 
 from support.granite3_output_support import comparable
 from support.json_block_samples import (
@@ -380,32 +380,32 @@ def test_feed_after_close_is_an_error(processor: OutputProcessor) -> None:
 def _work(
     processor: OutputProcessor, text: str, chunk: int, monkeypatch: pytest.MonkeyPatch
 ) -> int:
-    """Characters the engine's parser (its private machinery, counted here) looks at (chunk joins plus each step's span), for one chunking."""
+    """Characters the engine's tool-call stage (its private machinery, counted here) looks at (chunk joins plus each step's span), for one chunking."""
     count = 0
-    original_consume = Granite4StreamParser._consume
-    original_text = Granite4StreamParser._text
-    original_block = Granite4StreamParser._in_block
+    original_read = CallStage.read
+    original_text = CallStage._text
+    original_block = CallStage._in_block
 
-    def counted_consume(self: Granite4StreamParser, piece: str) -> None:
+    def counted_read(self: CallStage, piece: str) -> None:
         nonlocal count
         count += len(self._pending) + len(piece)
-        original_consume(self, piece)
+        original_read(self, piece)
 
-    def counted_text(self: Granite4StreamParser, piece: str, pos: int) -> int:
+    def counted_text(self: CallStage, piece: str, pos: int) -> int:
         nonlocal count
         end = original_text(self, piece, pos)
         count += end - pos + 1
         return end
 
-    def counted_block(self: Granite4StreamParser, piece: str, pos: int) -> int:
+    def counted_block(self: CallStage, piece: str, pos: int) -> int:
         nonlocal count
         end = original_block(self, piece, pos)
         count += end - pos + 1
         return end
 
-    monkeypatch.setattr(Granite4StreamParser, "_consume", counted_consume)
-    monkeypatch.setattr(Granite4StreamParser, "_text", counted_text)
-    monkeypatch.setattr(Granite4StreamParser, "_in_block", counted_block)
+    monkeypatch.setattr(CallStage, "read", counted_read)
+    monkeypatch.setattr(CallStage, "_text", counted_text)
+    monkeypatch.setattr(CallStage, "_in_block", counted_block)
     assert_stream_equals_batch(
         processor, text, [text[i : i + chunk] for i in range(0, len(text), chunk)]
     )

@@ -2,13 +2,13 @@
 whitespace removed, as :meth:`str.strip` removes it, the trailing blanks held back until
 more text follows), and the deltas of a chunk.
 
-:class:`ContentOutput` is a part of the parser (``parse.py``): it keeps its state on the
-parser, whose fast lanes read it.
+:class:`ContentOutput` is an object the parser (``parse.py``) holds: the stages write
+content and deltas of other kinds to it, and the parser takes each chunk's deltas.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, ClassVar
+from typing import TYPE_CHECKING
 
 from .._streaming import Delta, content_delta
 
@@ -21,44 +21,34 @@ __all__ = ["ContentOutput", "Trimmed"]
 class ContentOutput:
     """The parser's content and deltas (see the module docstring)."""
 
-    #: The parser's slots that hold this part's state.
-    FIELDS: ClassVar[tuple[str, ...]] = (
-        "_content",
-        "_lead",
-        "_out",
-        "_out_text",
-        "_spaces",
-        "_started",
-    )
+    __slots__ = ("_out", "_out_text", "lead", "pieces", "spaces", "started")
 
-    _content: list[str]  # the content passed on
-    _started: bool  # the content has started (its leading whitespace is behind)
-    _lead: int  # characters stripped from the start of the content
-    _spaces: list[str]  # trailing whitespace, held back
-    _out: list[Delta]  # the deltas of the chunk fed so far
-    _out_text: list[str]  # content of the chunk fed, not yet in a delta
+    def __init__(self) -> None:
+        #: The content passed on, and its trailing whitespace held back (the same lists
+        #: for the parser's life: its lanes add a chunk's content to them directly, as
+        #: :meth:`trim` would once the content has started and the deltas were taken).
+        self.pieces: list[str] = []
+        self.spaces: list[str] = []
+        self._out: list[Delta] = []  # the deltas of the chunk fed so far
+        self._out_text: list[str] = []  # content of the chunk fed, not yet in a delta
+        #: The content has started (its leading whitespace is behind).
+        self.started = False
+        #: The characters stripped from the start of the content.
+        self.lead = 0
 
-    def _content_setup(self) -> None:
-        self._content = []
-        self._started = False
-        self._lead = 0
-        self._spaces = []
-        self._out = []
-        self._out_text = []
-
-    def _trim(self, text: str) -> None:
+    def trim(self, text: str) -> None:
         """Content, with the whole content's leading and trailing whitespace removed."""
         if not text:
             return
-        if not self._started:
+        if not self.started:
             stripped = text.lstrip()
-            self._lead += len(text) - len(stripped)
+            self.lead += len(text) - len(stripped)
             text = stripped
             if not text:
                 return
-            self._started = True
+            self.started = True
         stripped = text.rstrip()
-        spaces = self._spaces
+        spaces = self.spaces
         if not stripped:
             spaces.append(text)
             return
@@ -69,19 +59,43 @@ class ContentOutput:
             body = stripped
         if len(stripped) < len(text):
             spaces.append(text[len(stripped) :])
-        self._content.append(body)
+        self.pieces.append(body)
         self._out_text.append(body)
 
-    def _flush_text(self) -> None:
-        """The content not yet in a delta, as one (before a delta of another kind)."""
+    def put(self, delta: Delta) -> None:
+        """A delta of another kind (reasoning, tool calls): the content so far first."""
         if self._out_text:
             self._out.append(content_delta("".join(self._out_text)))
             self._out_text = []
+        self._out.append(delta)
 
-    def _flush(self) -> list[Delta]:
-        self._flush_text()
+    def deltas(self) -> list[Delta]:
+        """The deltas of the chunk fed (taken)."""
+        if self._out:
+            return self.flush()
+        # Text only (the usual streamed chunk): at most one delta, built directly.
+        out_text = self._out_text
+        if not out_text:
+            return []
+        self._out_text = []
+        return [content_delta(out_text[0] if len(out_text) == 1 else "".join(out_text))]
+
+    def drop(self) -> None:
+        """A batch parse: no deltas are kept."""
+        self._out_text.clear()
+
+    def flush(self) -> list[Delta]:
+        """Every delta not yet taken (the content so far as one, last)."""
         out, self._out = self._out, []
+        if self._out_text:
+            out.append(content_delta("".join(self._out_text)))
+            self._out_text = []
         return out
+
+    @property
+    def text(self) -> str:
+        """The content so far."""
+        return "".join(self.pieces)
 
 
 class Trimmed:
@@ -89,8 +103,8 @@ class Trimmed:
 
     __slots__ = ("end", "write")
 
-    def __init__(self, parser: ContentOutput) -> None:
-        self.write: Callable[[str], None] = parser._trim
+    def __init__(self, content: ContentOutput) -> None:
+        self.write: Callable[[str], None] = content.trim
         self.end: Callable[[], None] = _nothing
 
 

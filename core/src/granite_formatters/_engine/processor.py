@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from .._processors import OutputProcessor
+from ..syntax._call_stage import CallMarkers
 from .parse import ReleaseStreamParser
 
 if TYPE_CHECKING:
@@ -22,6 +23,14 @@ class ReleaseOutputProcessor(OutputProcessor):
 
     def __init__(self, release: Release) -> None:
         self.release = release
+        self._table: CallMarkers | None = None
+
+    def _markers(self) -> CallMarkers:
+        """The release's tool-call markers (made on first use: once per release)."""
+        table = self._table
+        if table is None:
+            table = self._table = CallMarkers(self.release)
+        return table
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, ReleaseOutputProcessor):
@@ -38,7 +47,9 @@ class ReleaseOutputProcessor(OutputProcessor):
         *,
         stop_reason: str | None = None,
     ) -> AssistantMessage:
-        parser = ReleaseStreamParser(self.release, chat_completion, deltas=False)
+        parser = ReleaseStreamParser(
+            self.release, chat_completion, deltas=False, table=self._markers()
+        )
         parser.feed(model_output)  # (UTF-8 bytes are decoded, as in a stream)
         parser.close(stop_reason=stop_reason)
         message = parser.message
@@ -46,4 +57,4 @@ class ReleaseOutputProcessor(OutputProcessor):
         return message
 
     def stream_parser(self, chat_completion: RequestLike | None = None) -> StreamParser:
-        return ReleaseStreamParser(self.release, chat_completion)
+        return ReleaseStreamParser(self.release, chat_completion, table=self._markers())

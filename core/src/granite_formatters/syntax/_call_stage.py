@@ -9,15 +9,16 @@ complete body into calls. A block that is malformed or unclosed is content, with
 note (the syntax words why; :mod:`._block_notes` words where). A body the syntax may
 read without its marker at the start of the content (a bare body) is read the same way.
 
-:class:`CallStage` is a part of the parser (``_engine/parse.py``): it keeps its state
-on the parser, whose fast lanes read it, and declares what it uses of the parser.
+:class:`CallStage` is an object the parser (``_engine/parse.py``) holds and feeds, with
+its own state; the steady cases of a block's body (a chunk that only extends it, or a
+partial marker) are taken by :meth:`CallStage.take`, the parser's lane.
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Callable, Mapping
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, Any
 
 from .._streaming import Delta, tool_call_delta
 from .._types import ToolCall, ToolCallIds
@@ -25,12 +26,13 @@ from ._block_notes import closes_no_call, holds_no_call, kept_as_content, not_a_
 from ._markers import marker_pattern, partial_in, partials
 
 if TYPE_CHECKING:
+    from .._engine.content import ContentOutput
     from .._engine.prompt_facts import PromptFacts
     from ..release import Release
     from ._markers import Partials
     from ._protocols import BlockReader, ToolCallSyntax
 
-__all__ = ["BARE_BLOCK", "BARE_NEXT", "BODY", "CLOSE", "MAX_HELD", "NO_BARE", "TEXT", "CallStage"]
+__all__ = ["CallMarkers", "CallStage"]
 
 #: The stage's modes: in the text, after an open marker (before the body), inside the
 #: body, after the body (before the close marker).
@@ -42,6 +44,8 @@ NO_BARE, BARE_NEXT, BARE_BLOCK = range(3)
 #: BlockReader.holds): a body that fails is told within this many more characters.
 MAX_HELD = 256
 
+# Whitespace between a block's body and its close marker.
+_WHITESPACE = " \t\r\n"
 _NON_SPACE = re.compile(r"[^ \t\r\n]")
 # Python's ASCII blanks: skipped between an open marker and its body, and before the
 # content's first character (which a bare body may be).
@@ -60,19 +64,47 @@ def _partial_prefix(text: str, tag: str) -> int:
         start = found + 1
 
 
+class CallMarkers:
+    """The markers the tool-call stage finds for a release, and their searches (made
+    once per release: see ``_engine/processor.py``)."""
+
+    __slots__ = ("close", "ends", "finder", "first", "markers", "open", "partials", "syntax")
+
+    def __init__(self, release: Release) -> None:
+        syntax: ToolCallSyntax | None = release.tool_calls
+        self.syntax = syntax
+        #: The open marker (one that never matches without tool calls).
+        self.open = syntax.open if syntax is not None else "\x00" * 2
+        self.close = syntax.close if syntax is not None else ""
+        # The release's further open markers and the end markers it removes (3.x):
+        # found by one pattern when there are any.
+        self.ends: tuple[str, ...] = release.tool_call_ends if syntax is not None else ()
+        every = (self.open, *release.tool_call_markers, *self.ends) if syntax else ()
+        self.markers: tuple[str, ...] = tuple(dict.fromkeys(every)) or (self.open,)
+        self.partials: Partials = partials(self.markers)
+        self.finder: re.Pattern[str] | None = None
+        self.first = self.open[0]  # (of every marker: "" when they differ)
+        if len(self.markers) > 1:
+            self.finder = marker_pattern(self.markers)
+            if len({marker[0] for marker in self.markers}) > 1:
+                self.first = ""  # (no chunk is free of every first character: no lanes)
+
+
 class CallStage:
     """The tool-call stage of the parser (see the module docstring)."""
 
-    #: The parser's slots that hold this stage's state.
-    FIELDS: ClassVar[tuple[str, ...]] = (
+    __slots__ = (
         "_bare",
         "_block",
         "_block_len",
         "_c_partials",
         "_called",
+        "_calls",
         "_close_tag",
+        "_decided",
+        "_emit",
         "_ends",
-        "_every",
+        "_facts",
         "_finder",
         "_held",
         "_held_len",
@@ -80,91 +112,121 @@ class CallStage:
         "_json_end",
         "_json_start",
         "_lag",
-        "_lt",
         "_marker",
         "_mode",
+        "_notes",
         "_offset",
         "_open",
+        "_out",
         "_pending",
         "_scanner",
         "_syntax",
         "_tools",
         "_tools_read",
+        "first",
+        "markers",
     )
 
-    _syntax: ToolCallSyntax | None
-    _open: str  # the open marker (one that never matches without tool calls)
-    _close_tag: str
-    _lt: str  # the first character of every marker ("" when they differ)
-    _marker: str  # the marker of the block being read
-    _ends: tuple[str, ...]
-    _every: tuple[str, ...]
-    _finder: re.Pattern[str] | None
-    _c_partials: Partials
-    _called: bool  # a block has held calls: a later end marker is silent
-    _offset: int  # the offset in the output of the start of _pending / the block
-    _mode: int
-    _pending: str  # a partial open marker (TEXT) or close marker (CLOSE)
-    _block: list[str]  # the block so far, from its open marker
-    _block_len: int
-    _json_start: int  # the body's offsets inside the block
-    _json_end: int
-    _scanner: BlockReader | None
-    # Body text the reader let feed hold back unread (see BlockReader.holds): read with
-    # the next chunk that feed does not hold.
-    _held: list[str]
-    _held_len: int
-    _bare: int
-    _lag: int  # text a stage before this one removed inside a block (see _skip)
-    _ids: ToolCallIds | None  # made for the first call that needs an id
-    _tools: Any  # the tools the prompt lists, as the syntax prepared them
-    _tools_read: bool
-
-    # What the stage uses of the parser.
-    _notes: list[str]
-    _calls: list[ToolCall]
-    _deltas: bool
-    _out: list[Delta]
-    _emit: Callable[[str], None]  # content
-    _flush_text: Callable[[], None]
-    _prompt_facts: Callable[[], PromptFacts]
-    _open_lanes: Callable[[], None]  # the bare body is decided
-
-    def _call_setup(self, release: Release, facts: PromptFacts | None) -> None:
-        """The stage's state for an output of ``release`` (``facts``: the prompt's, when
-        read already)."""
-        syntax = self._syntax = release.tool_calls
-        self._open = syntax.open if syntax is not None else "\x00" * 2
-        self._close_tag = syntax.close if syntax is not None else ""
-        self._lt = self._open[0]
-        # The release's further open markers and the end markers it removes (3.x):
-        # found by one pattern when there are any.
-        self._marker = self._open
-        self._ends = release.tool_call_ends if syntax is not None else ()
-        every = (self._open, *release.tool_call_markers, *self._ends) if syntax else ()
-        self._every = every = tuple(dict.fromkeys(every)) or (self._open,)
-        self._finder = None
-        self._c_partials = partials(every)
-        if len(every) > 1:
-            self._finder = marker_pattern(every)
-            if len({marker[0] for marker in every}) > 1:
-                self._lt = ""  # (no chunk is free of every first character: no lanes)
-        self._called = False
-        self._offset = 0
+    def __init__(
+        self,
+        table: CallMarkers,
+        facts: PromptFacts | None,
+        read_facts: Callable[[], PromptFacts],
+        emit: Callable[[str], None],
+        out: ContentOutput | None,
+        calls: list[ToolCall],
+        notes: list[str],
+        decided: Callable[[], None],
+    ) -> None:
+        """The stage for an output of the release whose markers are ``table``
+        (``facts``: the prompt's, when read already, else ``read_facts`` reads them
+        when a block needs them): the text goes to ``emit``, the calls to ``calls``,
+        their deltas to ``out`` (``None``: none are made), the notes to ``notes``, and
+        ``decided`` is called once a bare body is decided. (Positional: keywords cost
+        a short parse measurably, the stages being built for each.)"""
+        self._emit = emit
+        self._calls = calls
+        self._notes = notes
+        self._out = out
+        self._facts = read_facts
+        self._decided = decided
+        syntax = self._syntax = table.syntax
+        self._open = self._marker = table.open  # (_marker: of the block being read)
+        self._close_tag = table.close
+        self._ends = table.ends
+        self._finder = table.finder
+        self._c_partials = table.partials
+        #: The first character of every marker ("" when they differ): a chunk without
+        #: it holds no marker and no part of one.
+        self.first = table.first
+        #: Every marker the stage finds in the text.
+        self.markers = table.markers
+        self._called = False  # a block has held calls: a later end marker is silent
+        self._offset = 0  # the offset in the output of the start of _pending / the block
         self._mode = TEXT
-        self._pending = ""
-        self._block = []
-        self._block_len = self._json_start = self._json_end = self._lag = 0
-        self._scanner = None
-        self._held = []
+        self._pending = ""  # a partial open marker (TEXT) or close marker (CLOSE)
+        self._block: list[str] = []  # the block so far, from its open marker
+        self._block_len = self._json_start = self._json_end = 0  # (the body's, in it)
+        self._lag = 0  # text a stage before this one removed inside a block (see skip)
+        self._scanner: BlockReader | None = None
+        # Body text the reader let the lane hold back unread (see BlockReader.holds):
+        # read with the next chunk that is not held.
+        self._held: list[str] = []
         self._held_len = 0
-        self._ids = None
-        self._tools = None if facts is None else self._prepared_tools(facts)
-        self._tools_read = facts is not None
-        # A body read without its marker at the start of the content, when the request
-        # offered tools.
-        bare = syntax is not None and syntax.bare_body and self._tools
-        self._bare = BARE_NEXT if bare else NO_BARE
+        self._ids: ToolCallIds | None = None  # made for the first call that needs an id
+        # The tools, as the syntax prepares them: when the first block ends (an answer
+        # without calls never pays for them), or here for a syntax with a bare body,
+        # read when the request offered tools.
+        read = facts is not None and syntax is not None and bool(syntax.bare_body)
+        self._tools: Any = self._prepared_tools(facts) if read and facts is not None else None
+        self._tools_read = read
+        self._bare = BARE_NEXT if read and self._tools else NO_BARE
+
+    @property
+    def idle(self) -> bool:
+        """In the text with nothing pending, no bare body to come or inside one."""
+        return self._mode == TEXT and not self._pending and not self._bare
+
+    @property
+    def held(self) -> int:
+        """The characters of a block's body held back unread (at most :data:`MAX_HELD`)."""
+        return self._held_len
+
+    @property
+    def bare_next(self) -> bool:
+        """A bare body may still open at the content's first character."""
+        return self._bare == BARE_NEXT
+
+    def take(self, text: str) -> bool:
+        """The steady cases of the parser's lane (the output is read by this stage
+        alone): whether ``text`` only extends a block's body, is body text that cannot
+        end it (held, read with the next chunk), extends a marker begun so far (or begins
+        one), or is whitespace after a body, and was taken so (what :meth:`read` would
+        do, its output none)."""
+        mode = self._mode
+        scanner = self._scanner
+        if mode == BODY and scanner is not None:
+            waiting = self._held_len
+            if not waiting and scanner.take(text):
+                self._block.append(text)
+                self._block_len += len(text)
+                return True
+            if waiting + len(text) <= MAX_HELD and scanner.holds(text, self._held):
+                self._held.append(text)
+                self._held_len = waiting + len(text)
+                return True
+        if mode == CLOSE or (mode == TEXT and self._finder is None):
+            pending = self._pending
+            tag = self._open if mode == TEXT else self._close_tag
+            if (pending or text[0] == self.first) and len(pending) + len(text) < len(tag):
+                extended = pending + text
+                if tag.startswith(extended):
+                    self._pending = extended
+                    return True
+            elif mode == CLOSE and not pending and not text.strip(_WHITESPACE):
+                self._add_block(text)
+                return True
+        return False
 
     def _prepared_tools(self, facts: PromptFacts) -> Any:
         """The tools the prompt lists, as the syntax reads them (once per output)."""
@@ -172,16 +234,16 @@ class CallStage:
         tools: list[Mapping[str, Any]] | None = facts.tools
         return tools if syntax is None else syntax.prepare_tools(tools)
 
-    def _skip(self, size: int) -> None:
+    def skip(self, size: int) -> None:
         """``size`` characters of the output that this stage does not see."""
         if self._mode == TEXT:
             self._offset += size
         else:
             self._lag += size  # (inside a block: counted when the block ends)
 
-    def _read(self, text: str) -> None:
+    def read(self, text: str) -> None:
         """Read ``text``: text and tool-call blocks."""
-        lt = self._lt
+        lt = self.first
         if lt and lt not in text and self._mode == TEXT and not self._pending and not self._bare:
             # The steady case: no marker can start in ``text`` (what _text would find).
             self._emit(text)
@@ -203,11 +265,11 @@ class CallStage:
         while pos < len(text):
             pos = self._text(text, pos) if self._mode == TEXT else self._in_block(text, pos)
 
-    def _calls_end(self) -> None:
+    def end(self) -> None:
         """The output ended: held body text is read, and what is left undecided (a
         partial marker, an unfinished block, noted) is content."""
         if self._held:
-            self._read("")
+            self.read("")
         if self._mode == TEXT:
             self._emit(self._pending)
             self._pending = ""
@@ -239,7 +301,7 @@ class CallStage:
             self._scanner = self._syntax.reader()
         else:
             self._bare = NO_BARE
-        self._open_lanes()
+        self._decided()
         return start
 
     def _text(self, text: str, pos: int) -> int:
@@ -360,7 +422,7 @@ class CallStage:
         if ids is None:
             ids = self._ids = ToolCallIds()
         if not self._tools_read:
-            self._tools, self._tools_read = self._prepared_tools(self._prompt_facts()), True
+            self._tools, self._tools_read = self._prepared_tools(self._facts()), True
         bare = self._bare == BARE_BLOCK
         if bare:
             self._bare = NO_BARE
@@ -376,11 +438,10 @@ class CallStage:
                 self._notes.append(holds_no_call(self._marker, self._offset))
             index = len(self._calls)
             self._calls += result
-            if self._deltas:
+            if self._out is not None:
                 deltas = []
                 for call in result:
                     deltas.append(tool_call_delta(index, call))
                     index += 1
-                self._flush_text()
-                self._out.append(Delta(tool_calls=tuple(deltas)))
+                self._out.put(Delta(tool_calls=tuple(deltas)))
         self._block_done(block)

@@ -9,32 +9,29 @@ anywhere before a tool call to an end marker goes to the reasoning sink, the res
 tags and stray end markers are removed (the blanks at the seam of a removed marker not
 doubled), the dropped tokens are removed everywhere, and the rest goes on to the
 tool-call stage. A partial marker at the end of a chunk is held back. Like the other
-stages it is a part of the parser (``_engine/parse.py``): it keeps its state on the
-parser, whose lanes read it, and declares what it uses of the parser.
+stages it is an object the parser (``_engine/parse.py``) holds and feeds, with its own
+state; it tells the parser's cited lane what it needs (:meth:`MarkedStage.lane`,
+:meth:`MarkedStage.passed`).
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
 from functools import lru_cache
-from typing import TYPE_CHECKING, ClassVar
+from typing import TYPE_CHECKING
 
 from ._markers import Partials, marker_pattern, partial_in, partials
 
 if TYPE_CHECKING:
     from .._engine.prompt_facts import PromptFacts
     from ..release import Release
-    from ._protocols import MarkedReasoningSyntax, ToolCallSyntax
+    from ._call_stage import CallStage
+    from ._protocols import MarkedReasoningSyntax
+    from ._reasoning_stage import ReasoningStage
 
 __all__ = [
-    "AFTER",
-    "BEFORE",
-    "BLANKS",
-    "INSIDE",
-    "OFF",
-    "PASS",
     "MarkedStage",
+    "hold_start",
     "hold_tables",
     "lane_firsts",
     "marked_tables",
@@ -73,12 +70,13 @@ def marked_tables(
     tuple[tuple[str, ...], ...],
     tuple[re.Pattern[str] | None, ...],
     tuple[frozenset[str], ...],
+    tuple[Partials, ...],
 ]:
     """The parser's marked stage (reasoning anywhere, dropped tokens): the markers it
-    searches in each state (:data:`OFF` … :data:`PASS`), as patterns, and their first
-    characters (made once per release and request shape). ``stray`` are end markers
-    removed with no reasoning opened, ``stoppers`` open a tool call (marker processing
-    stops), ``drops`` are removed everywhere."""
+    searches in each state (:data:`OFF` … :data:`PASS`), as patterns, their first
+    characters and their partials (made once per release and request shape). ``stray``
+    are end markers removed with no reasoning opened, ``stoppers`` open a tool call
+    (marker processing stops), ``drops`` are removed everywhere."""
     markers = tuple(
         tuple(dict.fromkeys(each))
         for each in (
@@ -90,7 +88,8 @@ def marked_tables(
         )
     )
     patterns = tuple(map(marker_pattern, markers))
-    return markers, patterns, tuple(frozenset(marker[0] for marker in each) for each in markers)
+    firsts = tuple(frozenset(marker[0] for marker in each) for each in markers)
+    return markers, patterns, firsts, tuple(map(partials, markers))
 
 
 @lru_cache(maxsize=64)
@@ -150,65 +149,92 @@ def hold_tables(
     return tuple(sets), (re.compile(f"[{firsts}]"), every_set, max(map(len, every_set)))
 
 
+def hold_start(chunk: str, tails: tuple[re.Pattern[str], frozenset[str], int]) -> int | None:
+    """Where the end of ``chunk`` that may be held back in some state starts (``tails``:
+    the search of :func:`hold_tables`), or ``None``. (A chunk longer than any text held
+    is not a small chunk of a stream: its end is not looked for, a second pass over it
+    would cost more than it saves.)"""
+    first, texts, longest = tails
+    if len(chunk) > longest:
+        return None
+    found = first.search(chunk)
+    while found is not None:
+        start = found.start()
+        if chunk[start:] in texts:  # (the earliest is the longest)
+            return start
+        found = first.search(chunk, start + 1)
+    return None
+
+
 class MarkedStage:
     """The marked stage of the parser (see the module docstring)."""
 
-    #: The parser's slots that hold this stage's state.
-    FIELDS: ClassVar[tuple[str, ...]] = (
+    __slots__ = (
+        "_bare",
+        "_calls",
         "_collapse",
         "_drops",
         "_fresh",
         "_last_space",
         "_m_at",
-        "_m_firsts",
         "_m_lead",
-        "_m_markers",
         "_m_partials",
         "_m_patterns",
         "_m_pending",
         "_m_state",
         "_marked_syntax",
+        "_notes",
+        "_reasoning",
         "_response_tags",
         "_starts",
         "_stoppers",
         "_stray",
+        "firsts",
+        "markers",
     )
 
-    _m_state: int
-    _marked_syntax: MarkedReasoningSyntax | None
-    _drops: tuple[str, ...]
-    _starts: tuple[str, ...]
-    _response_tags: tuple[str, ...]
-    _stray: tuple[str, ...]
-    _stoppers: tuple[str, ...]
-    _m_markers: tuple[tuple[str, ...], ...]
-    _m_patterns: tuple[re.Pattern[str] | None, ...]
-    _m_firsts: tuple[frozenset[str], ...]
-    _m_partials: tuple[Partials, ...]
-    _m_pending: str  # a partial marker at the end of the text read
-    _m_at: int  # the offset of the start of _m_pending in the output
-    _m_lead: bool  # a bare body may come first
-    _fresh: bool  # no content but blanks passed on yet
-    _collapse: bool  # the blanks next passed on are a removed marker's seam
-    _last_space: bool  # whether the content passed on last ended in a blank
+    @classmethod
+    def of(
+        cls,
+        release: Release,
+        facts: PromptFacts | None,
+        bare: bool,
+        calls: CallStage,
+        reasoning: ReasoningStage,
+        notes: list[str],
+    ) -> MarkedStage | None:
+        """The stage for an output of ``release`` (``None`` when the release has no
+        marked reasoning and drops no token); ``bare``: a bare body may come first.
+        Reasoning goes to ``reasoning``, the rest on to ``calls``."""
+        if not cls.reads(release):
+            return None
+        marked = release.reasoning.marked() if release.reasoning is not None else None
+        return cls(release, marked, facts, bare, calls, reasoning, notes)
 
-    # What the stage uses of the parser.
-    _notes: list[str]
-    _r_seen: bool  # a start marker was read
-    _syntax: ToolCallSyntax | None
-    _emit_reasoning: Callable[[str], None]  # the reasoning sink
-    _read: Callable[[str], None]  # the tool-call stage
-    _skip: Callable[[int], None]  # text the tool-call stage does not see
-
-    def _marked_setup(self, release: Release, facts: PromptFacts | None, bare: bool) -> None:
-        """The stage's state for an output of ``release`` (off when the release has no
-        marked reasoning and drops no token); ``bare``: a bare body may come first."""
+    @staticmethod
+    def reads(release: Release) -> bool:
+        """Whether the stage reads the outputs of ``release`` (it has marked reasoning or
+        drops tokens)."""
         reasoning = release.reasoning
-        marked = self._marked_syntax = reasoning.marked() if reasoning is not None else None
-        drops = self._drops = release.dropped_tokens
-        self._m_state = OFF
-        if marked is None and not drops:
-            return
+        return bool(release.dropped_tokens) or (
+            reasoning is not None and reasoning.marked() is not None
+        )
+
+    def __init__(
+        self,
+        release: Release,
+        marked: MarkedReasoningSyntax | None,
+        facts: PromptFacts | None,
+        bare: bool,
+        calls: CallStage,
+        reasoning: ReasoningStage,
+        notes: list[str],
+    ) -> None:
+        self._marked_syntax = marked
+        self._drops = drops = release.dropped_tokens
+        self._calls = calls
+        self._reasoning = reasoning
+        self._notes = notes
         starts: tuple[str, ...] = ()
         ends: tuple[str, ...] = ()
         tags: tuple[str, ...] = ()
@@ -223,31 +249,56 @@ class MarkedStage:
             ends = tuple(marked.ends)
             tags = tuple(marked.response_tags)
             if marked.drop_stray_ends:
-                stray = ends
+                stray = ends  # (end markers removed with no reasoning opened)
         syntax = release.tool_calls
         stoppers = (syntax.open, *release.tool_call_markers) if syntax is not None else ()
         self._starts, self._response_tags, self._stray = starts, tags, stray
-        self._stoppers = stoppers
-        self._m_markers, self._m_patterns, self._m_firsts = marked_tables(
+        self._stoppers = stoppers  # (they open a tool call: marker processing stops)
+        #: The markers searched in each state, and their first characters.
+        self.markers: tuple[tuple[str, ...], ...]
+        self.firsts: tuple[frozenset[str], ...]
+        self.markers, self._m_patterns, self.firsts, self._m_partials = marked_tables(
             starts, ends, tags, stray, stoppers, drops
         )
-        self._m_partials = tuple(map(partials, self._m_markers))
+        self._bare = syntax.bare_body if syntax is not None else ""
         self._m_state = BEFORE
-        self._m_pending = ""
-        self._m_at = 0
-        self._m_lead = bare
-        self._fresh = True
-        self._collapse = False
-        self._last_space = True
+        self._m_pending = ""  # a partial marker at the end of the text read
+        self._m_at = 0  # the offset of the start of _m_pending in the output
+        self._m_lead = bare  # a bare body may come first
+        self._fresh = True  # no content but blanks passed on yet
+        self._collapse = False  # the blanks next passed on are a removed marker's seam
+        self._last_space = True  # whether the content passed on last ended in a blank
 
-    def _marked(self, text: str, final: bool = False) -> None:
+    def lane(self) -> int | None:
+        """The state whose markers (:attr:`firsts`) a chunk must not hold to pass the
+        stage as content unread, or ``None`` while every chunk must be read (inside the
+        reasoning, a partial marker pending, a seam to collapse, a bare body to come)."""
+        state = self._m_state
+        if (
+            state == INSIDE
+            or self._m_pending
+            or self._collapse
+            or (self._m_lead and self._fresh and state == BEFORE)
+        ):
+            return None
+        return state
+
+    def passed(self, taken: list[str], size: int) -> None:
+        """``taken`` (``size`` characters) passed the stage as content unread while
+        :meth:`lane` allowed it: its bookkeeping."""
+        self._m_at += size
+        self._last_space = taken[-1][-1] in BLANKS
+        if self._fresh and any(piece.strip(BLANKS) for piece in taken):
+            self._fresh = False
+
+    def read(self, text: str, final: bool = False) -> None:
         """Read ``text`` (see the module docstring); a partial marker at its end is held
         back unless ``final``."""
         state = self._m_state
         if (
             not self._m_pending
             and not self._collapse
-            and self._m_firsts[state].isdisjoint(text)
+            and self.firsts[state].isdisjoint(text)
             and not (self._m_lead and self._fresh and state == BEFORE)
         ):
             # The steady case: no marker of this state can start in ``text``.
@@ -264,8 +315,7 @@ class MarkedStage:
             if self._m_lead and self._fresh and state == BEFORE:
                 # Before any content, a bare body ends marker processing (as a marker does).
                 first = _NON_BLANK.search(text, pos)
-                bare = self._syntax.bare_body if self._syntax is not None else ""
-                if first is not None and first.group() in bare:
+                if first is not None and first.group() in self._bare:
                     state = self._m_state = PASS
             pattern = self._m_patterns[state]
             found = pattern.search(text, pos) if pattern is not None else None
@@ -283,30 +333,29 @@ class MarkedStage:
             self._m_at += len(marker)
             pos = found.end()
 
-    def _marked_end(self) -> None:
+    def end(self) -> None:
         """The output ended: what is held back is read, reasoning left open noted."""
-        if self._m_state != OFF:
-            self._marked("", final=True)
-            if self._m_state == INSIDE:
-                assert self._marked_syntax is not None  # (only its markers open reasoning)
-                self._notes.append(self._marked_syntax.unclosed_note())
+        self.read("", final=True)
+        if self._m_state == INSIDE:
+            assert self._marked_syntax is not None  # (only its markers open reasoning)
+            self._notes.append(self._marked_syntax.unclosed_note())
 
     def _on_marker(self, marker: str) -> None:
         state = self._m_state
         if marker in self._drops:
             if state != INSIDE:
                 self._collapse = self._last_space
-            self._skip(len(marker))
+            self._calls.skip(len(marker))
             return
         if state != INSIDE and marker in self._stoppers:
             # A tool call: marker processing stops (the call's body is the syntax's).
             self._m_emit(marker)
             self._m_state = PASS
             return
-        self._skip(len(marker))
+        self._calls.skip(len(marker))
         if state == BEFORE and marker in self._starts:
             self._m_state = INSIDE
-            self._r_seen = True
+            self._reasoning.opened()
         elif state == INSIDE:
             self._m_state = AFTER
         elif marker in self._stray and marker not in self._response_tags:
@@ -319,18 +368,18 @@ class MarkedStage:
         if not text:
             return
         if self._m_state == INSIDE:
-            self._emit_reasoning(text)
-            self._skip(len(text))
+            self._reasoning.emit(text)
+            self._calls.skip(len(text))
             return
         if self._collapse:
             stripped = text.lstrip(BLANKS)
             if len(stripped) < len(text):
-                self._skip(len(text) - len(stripped))
+                self._calls.skip(len(text) - len(stripped))
                 text = stripped
             if not text:
                 return
             self._collapse = False
-        self._read(text)
+        self._calls.read(text)
         self._last_space = text[-1] in BLANKS
         if self._fresh and text.strip(BLANKS):
             self._fresh = False

@@ -10,6 +10,7 @@ cut from turns before the last user message. The specification is in
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
+from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
 import attrs
@@ -164,6 +165,14 @@ def _partial_tail(text: str, markers: tuple[str, ...], firsts: str) -> int:
     return longest
 
 
+@lru_cache(maxsize=64)
+def _searched(close: str, stopper: str) -> tuple[tuple[str, ...], str]:
+    """The markers an :class:`OpenedReasoningReader` searches (its end marker and the
+    stopper, if any) and their first characters (made once per release)."""
+    markers = (close, stopper) if stopper else (close,)
+    return markers, "".join(dict.fromkeys(marker[0] for marker in markers))
+
+
 class OpenedReasoningReader:
     """The reading of reasoning that the prompt may have opened (a
     :class:`~granite_formatters.syntax.ReasoningSyntax` that is not ``marked()``), at the
@@ -211,20 +220,20 @@ class OpenedReasoningReader:
         self,
         syntax: ReasoningSyntax,
         options: Mapping[str, Any],
-        *,
-        opened: bool | None = None,
+        opened: bool | None,
         stopper: str,
         emit: Callable[[str], None],
         notes: list[str],
     ) -> None:
+        """(Positional: a parser builds one per output, and keywords cost a short
+        parse measurably.)"""
         self._open, self._close, self._after = syntax.open, syntax.close, syntax.after_close
         self._removed = syntax.removed_when_off(options)
         if opened is None:
             opened = syntax.starts_inside(options)
         self._state = _OPENED if opened else _LEAD
         self._stopper = stopper
-        self._markers = (self._close, stopper) if stopper else (self._close,)
-        self._firsts = "".join(dict.fromkeys(marker[0] for marker in self._markers))
+        self._markers, self._firsts = _searched(self._close, stopper)
         self._emit = emit
         self._notes = notes
         self._held: list[str] = []  # undecided text: the end of the output given so far

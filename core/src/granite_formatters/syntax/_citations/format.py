@@ -10,7 +10,12 @@ from typing import TYPE_CHECKING
 import attrs
 
 if TYPE_CHECKING:
-    from ...granite3._types import Citation, Granite3AssistantMessage, Granite3ChatCompletion
+    from ...granite3._types import (
+        Citation,
+        Granite3AssistantMessage,
+        Granite3ChatCompletion,
+        Granite3Kwargs,
+    )
     from .citation_input import CitationInput
     from .line_patterns import PatternSet
     from .lines import CitationEntry
@@ -48,8 +53,10 @@ class CitationFormat:
         answer text written to it goes on to ``content`` with the tags removed. The
         request is read as :meth:`request_type` (one that is not valid is read as no
         request: a parser never raises)."""
-        from .reader import CitationReader, citation_request, reads_citations
+        from .reader import CitationReader, citation_request, plainly_uncited, reads_citations
 
+        if type(given) is dict and plainly_uncited(given, _types()[2]):
+            return None  # (what validating the whole request would decide, at a fraction)
         request = citation_request(given, self.request_type())
         if not reads_citations(request):
             return None
@@ -73,9 +80,11 @@ class CitationFormat:
 
 
 @cache
-def _types() -> tuple[type[Granite3AssistantMessage], type[Granite3ChatCompletion]]:
-    """The message and request types (pydantic), imported on first use and kept (an
-    import statement per parse shows on a short answer's parse)."""
-    from ...granite3._types import Granite3AssistantMessage, Granite3ChatCompletion
+def _types() -> tuple[
+    type[Granite3AssistantMessage], type[Granite3ChatCompletion], type[Granite3Kwargs]
+]:
+    """The message, request and options types (pydantic), imported on first use and kept
+    (an import statement per parse shows on a short answer's parse)."""
+    from ...granite3._types import Granite3AssistantMessage, Granite3ChatCompletion, Granite3Kwargs
 
-    return Granite3AssistantMessage, Granite3ChatCompletion
+    return Granite3AssistantMessage, Granite3ChatCompletion, Granite3Kwargs

@@ -12,8 +12,11 @@ from __future__ import annotations
 from collections.abc import Callable
 from functools import lru_cache
 from operator import itemgetter
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
+from pydantic import ValidationError
+
+from ..._engine.request import plain_request
 from ..._errors import InvalidRequestError
 from ..._types import RequestT, coerce_request
 from .._markers import marker_pattern, partial_marker_length
@@ -29,11 +32,13 @@ from .tag_grammar import TagEvent
 from .tag_remover import CitationTagRemover, remove_citation_tags
 
 if TYPE_CHECKING:
+    from pydantic import BaseModel
+
     from ..._types import Document
     from ...granite3._types import Citation, Hallucination
     from .format import CitationFormat
 
-__all__ = ["CitationReader", "citation_request", "reads_citations"]
+__all__ = ["CitationReader", "citation_request", "plainly_uncited", "reads_citations"]
 
 
 def citation_request(given: object, request_type: type[RequestT]) -> RequestT | None:
@@ -45,6 +50,26 @@ def citation_request(given: object, request_type: type[RequestT]) -> RequestT | 
         return coerce_request(given, request_type)
     except InvalidRequestError:
         return None
+
+
+def plainly_uncited(given: dict[str, Any], kwargs_type: type[BaseModel]) -> bool:
+    """Whether the plain dict request ``given`` is valid and reads no citations (no
+    documents, neither the ``citations`` nor the ``hallucinations`` control), told
+    without validating the whole request: the renderer's plain reading
+    (:func:`~granite_formatters._engine.request.plain_request`) accepts it as validation
+    would, and its ``chat_template_kwargs`` validate as ``kwargs_type`` (the only field
+    the Granite 3 request adds checks to). ``False`` when undecided."""
+    plain = plain_request(given)
+    if plain is None or plain.documents:
+        return False
+    options = plain.chat_template_kwargs
+    if not options:
+        return True
+    try:
+        controls = kwargs_type.model_validate(options).controls  # type: ignore[attr-defined]
+    except ValidationError:
+        return False
+    return not controls or ("citations" not in controls and "hallucinations" not in controls)
 
 
 def reads_citations(request: object) -> bool:
