@@ -127,7 +127,6 @@ class DocumentTurns:
         layout: DocumentsTurn | DocumentTurnPerDocument,
         policy: SpecialTokenPolicy,
         problems: Problems,
-        *,
         plain: bool,
         typed: bool,
     ) -> None:
