@@ -485,6 +485,77 @@ def coerce(request: dict[str, Any], cls: type[Any]) -> Any:
 # --------------------------------------------------------------------------- format
 
 
+def floor_format(
+    version: str, formatter: Any, request: dict[str, Any], prompt: str
+) -> Callable[[], str] | None:
+    """The floor of a plain-dict RAG row (:func:`rag_cases`, Granite 3.2 and 3.3): the
+    least code that writes ``prompt`` for exactly this request's shape and still checks
+    each caller string it prints with the release's ``SpecialTokens.search``. What does
+    not depend on the request's strings (the dated system turn, the documents' headings,
+    the turn headers, the generation prompt with the controls) is cut out of ``prompt``
+    or made once, here; per call it reads the request's documents and messages, checks
+    and writes them, and joins. A measure, not a renderer (it knows one request shape
+    and refuses nothing else): ``None`` for another release; its output is asserted
+    equal to ``prompt``."""
+    if version not in ("3.2", "3.3"):
+        return None
+    release = formatter.input_processor.release
+    turns = release.turns
+    end = turns.end
+    search = release.special_tokens.search
+    headers = {role: turns.header(role) for role in ("user", "assistant")}
+    system = prompt[: prompt.index(end) + len(end)]
+    generation = prompt[prompt.rindex(end) + len(end) :]
+    documents = request["documents"]
+    messages = request["messages"]
+
+    if version == "3.2":
+        # one documents turn: "Document i" headings, the texts two newlines apart
+        head = [system, turns.header("documents")]
+        headings = [f"Document {i}\n" if i == 0 else f"\n\nDocument {i}\n" for i in range(16)]
+
+        def render() -> str:
+            out = head.copy()
+            for index, document in enumerate(documents):
+                text = document["text"]
+                if search(text) is not None:
+                    raise ValueError("a special token in caller text")
+                out += (headings[index], text)
+            out.append(end)
+            for message in messages:
+                text = message["content"]
+                if search(text) is not None:
+                    raise ValueError("a special token in caller text")
+                out += (headers[message["role"]], text, end)
+            out.append(generation)
+            return "".join(out)
+
+    else:
+        # a turn per document, its doc_id printed in the role ("" when it has none)
+        before, after = 'document {"document_id": "', '"}'
+        frame = turns.header(before + "\0" + after).split("\0")
+        opening, closing = frame[0], frame[1] + "\n"
+
+        def render() -> str:
+            out = [system]
+            for document in documents:
+                text = document["text"]
+                doc_id = document.get("doc_id", "")
+                if search(text) is not None or search(doc_id) is not None:
+                    raise ValueError("a special token in caller text")
+                out += (opening, doc_id, closing, text, end)
+            for message in messages:
+                text = message["content"]
+                if search(text) is not None:
+                    raise ValueError("a special token in caller text")
+                out += (headers[message["role"]], text, end)
+            out.append(generation)
+            return "".join(out)
+
+    assert render() == prompt, "the floor must write the library's prompt"
+    return render
+
+
 def bench_format(
     release: Any, formatter: Any, baseline: Baseline | None, settings: Settings
 ) -> dict[str, Any]:
@@ -509,6 +580,11 @@ def bench_format(
             "dict_ns": partial(formatter.format, request, **options),
             "typed_ns": partial(formatter.format, typed, **options),
         }
+        floor = None
+        if key.startswith("rag-"):
+            floor = floor_format(release.version, formatter, request, prompt)
+        if floor is not None:
+            fns["floor_ns"] = floor
         row: dict[str, Any] = {"key": key, "prompt_chars": len(prompt), "matches_template": None}
         if baseline is not None:
             prepared = baseline.prepare(request)
@@ -1333,8 +1409,11 @@ def _rag_shape_target(
     if any(row["matches_template"] is False for row in rows):
         return _target(key, version, None, "–", "the prompt differs from the template's render")
     ratios = [ratio(row["jinja_ns"], row["dict_ns"]) or 0.0 for row in rows]
-    pairs = zip(RAG_DOCUMENT_COUNTS, ratios, strict=True)
-    measured = ", ".join(f"{n} docs {show_ratio(value)}" for n, value in pairs)
+    floors = [ratio(row["jinja_ns"], row.get("floor_ns")) for row in rows]
+    measured = ", ".join(
+        f"{n} docs {show_ratio(value)}" + ("" if floor is None else f" (floor {show_ratio(floor)})")
+        for n, value, floor in zip(RAG_DOCUMENT_COUNTS, ratios, floors, strict=True)
+    )
     return _target(key, version, min(ratios), measured)
 
 
@@ -1496,7 +1575,17 @@ def format_table(results: dict[str, Any]) -> str | None:
     measured = _measured(results, "format")
     if not measured:
         return None
-    header = ["release", "case", "dict", "typed", "Jinja", "Jinja ÷ dict", "Jinja ÷ typed"]
+    header = [
+        "release",
+        "case",
+        "dict",
+        "typed",
+        "Jinja",
+        "Jinja ÷ dict",
+        "Jinja ÷ typed",
+        "floor",
+        "Jinja ÷ floor",
+    ]
     rows = []
     for release, data in measured:
         for case, r in data.items():
@@ -1504,6 +1593,7 @@ def format_table(results: dict[str, Any]) -> str | None:
             typed_speed = show_ratio(ratio(r["jinja_ns"], r["typed_ns"]))
             if r["matches_template"] is False:
                 dict_speed += " (prompt differs!)"
+            floor = r.get("floor_ns")
             rows.append(
                 [
                     release,
@@ -1513,6 +1603,8 @@ def format_table(results: dict[str, Any]) -> str | None:
                     human(r["jinja_ns"]),
                     dict_speed,
                     typed_speed,
+                    "–" if floor is None else human(floor),
+                    "–" if floor is None else show_ratio(ratio(r["jinja_ns"], floor)),
                 ]
             )
     return table(header, rows)

@@ -127,7 +127,6 @@ class DocumentTurns:
         layout: DocumentsTurn | DocumentTurnPerDocument,
         policy: SpecialTokenPolicy,
         problems: Problems,
-        *,
         plain: bool,
         typed: bool,
     ) -> None:
@@ -153,26 +152,29 @@ class DocumentTurns:
             if typed:
                 text = document.text
                 doc_id = document.doc_id if reads_ids else ""
+                # (no doc_id given, not even null: the text alone, as below)
+                alone = doc_id is None and "doc_id" not in document.__pydantic_fields_set__
             else:
                 try:  # (subscripts, faster than get(): a missing key is the slow path's)
                     text = document["text"]
-                    if len(document) == 1:
-                        doc_id = ""  # (the text alone, as many callers send it)
-                        checked = type(text) is str and (sentinel is None or sentinel not in text)
-                        if checked and reads_ids:
-                            # (written below as the template prints a missing id)
-                            problems.add(
-                                self._missing_id,
-                                id_fields[index]
-                                if index < len(id_fields)
-                                else f"documents[{index}].doc_id",
-                            )
-                    else:
+                    alone = len(document) == 1  # (the text alone, as many callers send it)
+                    if not alone:
                         doc_id = document["doc_id"]
                         if len(document) != 3 or type(document["title"]) not in _TITLE_TYPES:
                             text = None
                 except (KeyError, TypeError):
-                    text = None
+                    text = alone = None
+            if alone:
+                doc_id = ""
+                checked = type(text) is str and (sentinel is None or sentinel not in text)
+                if checked and reads_ids:
+                    # (written below as the template prints a missing id)
+                    problems.add(
+                        self._missing_id,
+                        id_fields[index]
+                        if index < len(id_fields)
+                        else f"documents[{index}].doc_id",
+                    )
             if not checked and (
                 type(text) is not str
                 or type(doc_id) is not str

@@ -357,16 +357,21 @@ class ReleaseInputProcessor(InputProcessor):
             raw_messages = None if raw is None else raw.get("messages")
         tools_field = "tools"
         prompt = None
+        known = None
         if not (kwargs or self._reads_effort):
             options = self._defaults
-        elif (
+        elif type(kwargs) is dict:
+            if self._option_sets:  # (options of the same data: see _options)
+                try:
+                    known = self._option_sets.get(marshal.dumps(kwargs))
+                except ValueError:  # (not marshalled: judged by _options)
+                    known = None
+        elif kwargs is not None and layout.reads_typed:
             # (a typed options object the layout reads by attribute, when valid)
-            layout.reads_typed
-            and type(kwargs) is not dict
-            and (known := layout.typed_options(kwargs)) is not None
-        ):
+            known = layout.typed_options(kwargs)
+        if known is not None:
             options, prompt = known
-        else:
+        elif kwargs or self._reads_effort:
             tools, tools_field, options, prompt = self._options(tools, raw, problems, kwargs)
         out, start, last_user, marked, generation = layout.head(
             request,

@@ -19,7 +19,7 @@ from .._engine.render import (
     _history_calls,
     _Writer,
 )
-from .._engine.request import NotPlain, plain_turn
+from .._engine.request import plain_turn
 from .._errors import InvalidRequestError, quote
 from .._special_tokens import SpecialTokenPolicy
 from ._context_turns import DocumentsTurn, DocumentTurnPerDocument
@@ -180,20 +180,13 @@ class DatedWriter:
         elif type(today) is not _DATE:
             today = _checked_day(today)
         tokens = self._tokens
-        end = self._end
         if plain:
+            # (only its role read here: a message that is not the system's is read, and
+            # checked, with the others by the render loop)
             first = messages[0]
-            if type(first) is dict and len(first) == 2:
-                try:  # (subscripts, faster than get())
-                    first_role = first["role"]
-                    first_text = first["content"]
-                except KeyError:
-                    raise NotPlain from None
-                first_calls = None
-                if type(first_role) is not str or type(first_text) is not str:
-                    raise NotPlain
-            else:
-                first_role, first_text, first_calls = plain_turn(first)
+            first_role = first.get("role") if type(first) is dict else None
+            if type(first_role) is not str:
+                first_role = None  # (not plain: the render loop finds it)
         else:
             first_role = messages[0].role  # (its text and calls read if it is the system's)
             if documents and raw is not None:
@@ -220,7 +213,9 @@ class DatedWriter:
             ):
                 problems.add(why, field)
         if custom_system:
-            if not plain:
+            if plain:
+                _, first_text, first_calls = plain_turn(messages[0])
+            else:
                 first_text = messages[0].content
                 first_calls = messages[0].tool_calls
             if first_text is None:
@@ -231,7 +226,7 @@ class DatedWriter:
             # (a str subclass's own __contains__ could hide a token: checked in full)
             if type(text) is not str or policy == "keep" or tokens.sentinel in text:
                 text = _checked(text, "messages[0].content", policy, tokens)
-            out = [processor._headers["system"], text, end]
+            out = [processor._headers["system"], text, self._end]
             if first_calls:
                 problems.add(
                     "tool_calls on a 'system' message are not rendered; only assistant "
@@ -263,7 +258,7 @@ class DatedWriter:
                 out += (
                     self._tools_header,
                     processor._indented(tools, tools_field, policy, tools_turn.indent),
-                    end,
+                    self._end,
                 )
         if documents:
             documents_turns = layout.documents_turns
@@ -276,8 +271,8 @@ class DatedWriter:
                     documents_turns,
                     policy,
                     problems,
-                    plain=plain,
-                    typed=raw is None,
+                    plain,
+                    raw is None,  # (typed: a validated request's documents)
                 )
         if len(messages) <= start:
             generation = ""
