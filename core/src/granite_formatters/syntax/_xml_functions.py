@@ -116,7 +116,8 @@ class XmlBlockReader:
     (files that hold the markup). A ``</tool_call>`` where ``</function>`` may come ends
     the element and the block (:attr:`closed`: the model left ``</function>`` out). Only
     the structure is checked here; names and values are read by
-    :meth:`XmlFunctions.decode`, which splits the body by the same rule.
+    :meth:`XmlFunctions.decode`, which splits the body by the same rule (or takes the
+    split from :data:`_last_walked` when this reader read the element whole).
     """
 
     __slots__ = (
@@ -172,15 +173,19 @@ class XmlBlockReader:
 
         A fresh reader first tries the element whole (:func:`_walk`, within
         :data:`_WHOLE_CHARS` characters: bounded work per block, so reading stays
-        linear); the steady case of a batch parse.
+        linear); the steady case of a batch parse. What it read is kept in
+        :data:`_last_walked` for :meth:`XmlFunctions.decode`.
         """
+        global _last_walked
         if not self.consumed and self._state == _FUNCTION_TAG and not self._matched:
             walked = _walk(text, pos, min(len(text), pos + _WHOLE_CHARS))
             if walked is not None:
-                self.consumed = walked[0] - pos
-                self.stop = walked[0]
-                self.closed = walked[3]
-                return walked[0]
+                end, name, pairs, closed = walked
+                _last_walked = (text[pos:end], name, pairs, closed)
+                self.consumed = end - pos
+                self.stop = end
+                self.closed = closed
+                return end
         start = pos
         end = min(len(text), pos + _MAX_BODY_CHARS - self.consumed)
         result = self._scan(text, pos, end)
@@ -487,12 +492,25 @@ def _walk(text: str, pos: int, limit: int) -> tuple[int, str, list[tuple[str, st
         at = close + len(_PARAMETER_END)
 
 
+#: The element an :class:`XmlBlockReader` last read whole: ``(its text, its name, its
+#: raw (key, value) pairs, whether </tool_call> ended it)``. The parser decodes a block
+#: as soon as its reader has ended it, so :func:`_read_function` takes the split from
+#: here when the body is that text, rather than splitting it again. (Any other body,
+#: read in pieces or by another thread meanwhile, is split anew: the same rule, the same
+#: result.) Kept here, not on the reader: ``ToolCallSyntax.decode`` is given the body.
+_last_walked: tuple[str, str, list[tuple[str, str]], bool] | None = None
+
+
 def _read_function(body: str) -> tuple[str, list[tuple[str, str]], bool] | str:
     """The name, raw ``(key, value)`` pairs and whether ``</function>`` was left out, of
     the element the reader delimited."""
-    walked = _walk(body, body.index(_FUNCTION), len(body))
-    assert walked is not None  # (the reader accepted it: the same rule)
-    _end, name, pairs, closed = walked
+    last = _last_walked
+    if last is not None and last[0] == body:
+        _text, name, pairs, closed = last
+    else:
+        walked = _walk(body, body.index(_FUNCTION), len(body))
+        assert walked is not None  # (the reader accepted it: the same rule)
+        _end, name, pairs, closed = walked
     name = name.strip()
     if not name:
         return "its function name is empty"
