@@ -20,6 +20,10 @@ from granite_formatters.syntax._citations.reader import citation_request, reads_
 
 from support.releases import release
 
+# (the requests are parsed by the bundled Granite 3.3 and 4.2 plugins)
+pytest.importorskip("granite_formatters_granite33")
+pytest.importorskip("granite_formatters_granite42")
+
 _TOOLS = [
     {
         "type": "function",

@@ -13,6 +13,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from granite_formatters._serve import aiohttp_transport
 from granite_formatters._serve.aiohttp_transport import AiohttpTransport, BackendClient
 
 Script = Callable[[bytes], list[bytes]]
@@ -271,6 +272,31 @@ def test_a_kept_alive_connection_the_server_closed_is_not_reused() -> None:
         async with server as url, client() as http:
             assert (await http.get(url + "/x")).text == "ok"
             await asyncio.sleep(0.05)  # the end of the idle connection arrives
+            assert (await http.get(url + "/x")).text == "ok"
+        assert server.connections == 2
+
+    run(go)
+
+
+def test_an_idle_connection_is_dropped_before_the_backend_drops_it(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Backends close an idle connection after 5 seconds (uvicorn's default, under vLLM
+    and SGLang): the pool lets one go sooner, so no request races the backend's close."""
+    import uvicorn
+
+    assert (
+        uvicorn.Config(app="app:app").timeout_keep_alive > aiohttp_transport.IDLE_KEEPALIVE_SECONDS
+    )
+    monkeypatch.setattr(aiohttp_transport, "IDLE_KEEPALIVE_SECONDS", 0.1)
+    server = RawServer(lambda _: [b"HTTP/1.1 200 OK\r\ncontent-length: 2\r\n\r\nok"])
+
+    async def go() -> None:
+        async with server as url, client() as http:
+            assert (await http.get(url + "/x")).text == "ok"
+            assert (await http.get(url + "/x")).text == "ok"
+            assert server.connections == 1  # (kept alive while in use)
+            await asyncio.sleep(0.4)
             assert (await http.get(url + "/x")).text == "ok"
         assert server.connections == 2
 

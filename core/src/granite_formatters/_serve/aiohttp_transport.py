@@ -29,6 +29,12 @@ __all__ = ["AiohttpTransport", "BackendClient"]
 _OWN_HEADERS = frozenset({"host", "content-length", "transfer-encoding"})
 _JSON_HEADERS = [("content-type", "application/json")]
 
+#: How long an idle connection to the backend is kept for reuse, in seconds: less than
+#: the 5 seconds after which the usual backends close an idle connection themselves
+#: (uvicorn, under vLLM and SGLang; cpp-httplib, under llama.cpp's server), so a request is
+#: not sent on a connection the backend is closing (aiohttp keeps one 15 seconds).
+IDLE_KEEPALIVE_SECONDS = 4.0
+
 
 def _httpx_error(exc: BaseException, reading: bool) -> httpx.HTTPError | None:
     """aiohttp's error ``exc`` as httpx's (``reading``: while the body is read), or
@@ -123,7 +129,9 @@ class AiohttpTransport(httpx.AsyncBaseTransport):
     def _open_session(self) -> aiohttp.ClientSession:
         if self._session is None:
             self._session = aiohttp.ClientSession(
-                connector=aiohttp.TCPConnector(limit=self._max_connections),
+                connector=aiohttp.TCPConnector(
+                    limit=self._max_connections, keepalive_timeout=IDLE_KEEPALIVE_SECONDS
+                ),
                 # httpx decodes the body and sets the headers; aiohttp adds none of its own
                 auto_decompress=False,
                 skip_auto_headers=("User-Agent", "Accept", "Accept-Encoding"),
