@@ -9,9 +9,14 @@ from typing import Any
 
 import httpx
 import pytest
+from hypothesis import given
+from starlette.responses import JSONResponse
+
+from granite_formatters._serve.responses import JSONBody
 
 from .servers import Script
 from .test_serve_failures import MODEL, assert_alive, prompt_for
+from .test_serve_jsonbody import VALUES
 
 ORIGIN = "https://app.example"
 
@@ -75,6 +80,47 @@ def test_a_client_gone_before_a_whole_answer_cancels_the_backend_request(
         assert_alive(proxy, fake)
     lines = [r.getMessage() for r in caplog.records if r.getMessage().startswith("chat ")]
     assert any("status=499" in line and "error=client disconnected" in line for line in lines)
+
+
+@given(VALUES)
+def test_a_whole_answer_body_is_what_starlettes_json_response_writes(value: Any) -> None:
+    built, starlette = JSONBody(value), JSONResponse(value)
+    assert (built.status_code, built.body, built.raw_headers, built.background) == (
+        starlette.status_code,
+        starlette.body,
+        starlette.raw_headers,
+        starlette.background,
+    )
+
+
+def test_a_whole_answer_sooner_than_the_watch_starts_no_disconnect_watch(
+    proxy_factory: Any, fake_backend: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The disconnect watch of a client that does not stream starts only once the answer
+    has taken ``WATCH_AFTER`` seconds: a sooner answer starts none (a slower one does, and
+    a client gone is then seen: the test above)."""
+    from granite_formatters._serve import app
+
+    fake, _ = fake_backend
+    proxy = proxy_factory("openai")
+    watches: list[object] = []
+    watch = app._disconnected
+
+    def counted(receive: Any) -> Any:
+        watches.append(receive)
+        return watch(receive)
+
+    monkeypatch.setattr(app, "_disconnected", counted)
+    url = proxy.url + "/v1/chat/completions"
+    for seconds, slow, expected in ((30.0, False, 0), (0.0, True, 1)):
+        monkeypatch.setattr(app, "WATCH_AFTER", seconds)
+        messages = [{"role": "user", "content": f"watched after {seconds} s"}]
+        script = Script("word " * 19 + "word", fault="slow") if slow else Script("Soon.")
+        fake.script(prompt_for({"messages": messages}), script)
+        response = httpx.post(url, json={"model": MODEL, "messages": messages}, timeout=30)
+        assert response.status_code == 200
+        assert len(watches) == expected
+    assert response.json()["choices"][0]["message"]["content"] == "word " * 19 + "word"
 
 
 def test_the_application_mounted_under_a_prefix_answers_its_chat_route(

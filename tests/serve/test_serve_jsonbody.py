@@ -50,6 +50,36 @@ def test_valid_bodies_decode_as_json_does(value: Any) -> None:
         assert load_body(json.dumps(value, ensure_ascii=ensure_ascii).encode()) == value
 
 
+@given(
+    st.from_regex(r"-?(0|[1-9][0-9]{0,119})(\.[0-9]{1,120})?([eE][+-]?[0-9]{1,4})?", fullmatch=True)
+)
+def test_a_number_is_refused_exactly_when_it_is_not_a_finite_float(literal: str) -> None:
+    """Whether the walk is skipped or not, a number is refused exactly when Python reads
+    it as an infinite float (the text screen before the walk misses none)."""
+    value = json.loads(literal)
+    body = f'{{"model":"m","temperature":{literal}}}'.encode()
+    if isinstance(value, float) and not math.isfinite(value):
+        with pytest.raises(InvalidRequestError) as info:
+            load_body(body)
+        assert info.value.field == "temperature"
+    else:
+        assert load_body(body) == {"model": "m", "temperature": value}
+
+
+def test_a_body_that_cannot_fail_the_walk_is_not_walked(monkeypatch: pytest.MonkeyPatch) -> None:
+    from granite_formatters._serve import jsonbody
+
+    walked: list[object] = []
+    monkeypatch.setattr(jsonbody, "_check", walked.append)
+    plain = {"model": "m", "messages": [{"role": "user", "content": "Zürich 😀"}], "top_p": 0.5}
+    load_body(json.dumps(plain, ensure_ascii=False).encode())
+    assert walked == []
+    for risky in ("Infinity", "NaN", "\\ud83d\\ude00", "1e100", "[" * 70 + "]" * 70):
+        load_body(b'{"content":"' + risky.encode() + b'"}')
+    load_body(json.dumps({"a": [[[1]]] * MAX_DEPTH}).encode())
+    assert len(walked) == 6
+
+
 @given(STEPS, st.sampled_from(["\ud800", "a\udfff", "\udbff\udbff"]))
 def test_a_lone_surrogate_anywhere_is_named(steps: list[int | str], bad: str) -> None:
     body, field = embed(bad, steps)

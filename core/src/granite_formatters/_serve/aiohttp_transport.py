@@ -103,6 +103,11 @@ class _Body(httpx.AsyncByteStream):
             async for data in content.iter_any():
                 yield data
 
+    def header(self, name: str) -> str:
+        """The response's header ``name`` (``""``: none), looked up in aiohttp's headers
+        (a lookup in httpx's ``Headers`` decodes every header)."""
+        return self._response.headers.get(name, "")
+
     async def read_block(self) -> bytes:
         """What has arrived of the body, in one block (``b""`` at its end): for a reader
         that takes the body in bulk, without the layers of iterators of ``aiter_bytes``."""

@@ -49,6 +49,7 @@ from .public import backend_text, unknown_model_text
 from .responses import (
     STREAMED_KEYS,
     ChunkMaker,
+    JSONBody,
     error_body,
     error_response,
     finish_reason,
@@ -265,21 +266,16 @@ class _Server:
 
     async def _complete(self, receive: Receive, prepared: Prepared, log: RequestLog) -> Response:
         """The whole answer; a client that disconnects first cancels the backend request
-        (a task watching for the disconnect cancels this one while it waits)."""
+        (a task watching for the disconnect, started once the answer has taken
+        :data:`WATCH_AFTER` seconds, cancels this one while it waits)."""
         task = asyncio.current_task()
         assert task is not None
-        waiting = True
-
-        def on_gone(watch: asyncio.Future[None]) -> None:
-            if waiting and not watch.cancelled():
-                task.cancel()
-
-        gone = asyncio.ensure_future(_disconnected(receive))
-        gone.add_done_callback(on_gone)
+        watch = _Watch(receive, task)
+        timer = asyncio.get_running_loop().call_later(WATCH_AFTER, watch.start)
         try:
             answer = await self._answer(prepared)
         except asyncio.CancelledError:
-            if not gone.done() or gone.cancelled():
+            if not watch.saw_gone():
                 raise  # (not the client's going: the server's own cancellation)
             _uncancel(task)
             log.status, log.error = 499, "client disconnected"
@@ -287,8 +283,8 @@ class _Server:
         except BackendError as exc:
             return error_response(exc.status, self._backend_failure(exc, log), exc.param)
         finally:
-            waiting = False
-            gone.cancel()
+            timer.cancel()
+            watch.stop()
             if log.status != 200:
                 log.emit()
         self.backend.observe(prepared.prompt, answer.finish.usage)
@@ -296,7 +292,7 @@ class _Server:
         message = parse_answer(prepared, answer.text, text_stop(answer.finish))
         warnings = self._warnings(message, log)
         log.emit()
-        return JSONResponse(completion_body(prepared, message, answer, warnings))
+        return JSONBody(completion_body(prepared, message, answer, warnings))
 
     async def _stream(
         self,
@@ -453,10 +449,47 @@ async def _take(queue: asyncio.Queue[Piece | Finish | _End]) -> list[Piece | Fin
 _event = sse_event
 
 
+#: How long a whole answer is waited for before a task starts watching for the client's
+#: disconnect (a sooner answer costs no task; a client gone sooner is seen at that time).
+WATCH_AFTER = 0.02
+
+
 async def _disconnected(receive: Receive) -> None:
     """Return once the client has gone (the body is read, so only a disconnect is left)."""
     while (await receive())["type"] != "http.disconnect":
         pass
+
+
+class _Watch:
+    """Cancels ``task`` when the client of ``receive`` has gone, from :meth:`start` (a
+    timer's callback) until :meth:`stop`."""
+
+    __slots__ = ("_gone", "_receive", "_task", "_waiting")
+
+    def __init__(self, receive: Receive, task: asyncio.Task[Any]) -> None:
+        self._receive = receive
+        self._task = task
+        self._gone: asyncio.Future[None] | None = None
+        self._waiting = True
+
+    def start(self) -> None:
+        if self._waiting:
+            self._gone = asyncio.ensure_future(_disconnected(self._receive))
+            self._gone.add_done_callback(self._on_gone)
+
+    def _on_gone(self, gone: asyncio.Future[None]) -> None:
+        if self._waiting and not gone.cancelled():
+            self._task.cancel()
+
+    def saw_gone(self) -> bool:
+        """Whether the client's going cancelled the task."""
+        gone = self._gone
+        return gone is not None and gone.done() and not gone.cancelled()
+
+    def stop(self) -> None:
+        self._waiting = False
+        if self._gone is not None:
+            self._gone.cancel()
 
 
 def _uncancel(task: asyncio.Task[Any]) -> None:

@@ -3,18 +3,20 @@
 from __future__ import annotations
 
 import json
+import os
 import time
-import uuid
 from collections.abc import Mapping
 from typing import Any
 
-from starlette.responses import JSONResponse
+from starlette.background import BackgroundTask
+from starlette.responses import JSONResponse, Response
 
 from .backends import Usage
 
 __all__ = [
     "STREAMED_KEYS",
     "ChunkMaker",
+    "JSONBody",
     "completion",
     "error_body",
     "error_response",
@@ -66,6 +68,26 @@ def error_response(
     )
 
 
+#: JSON as Starlette's ``JSONResponse`` writes it (compact, non-ASCII as is, no NaN).
+_encode = json.JSONEncoder(ensure_ascii=False, allow_nan=False, separators=(",", ":")).encode
+
+
+class JSONBody(Response):
+    """A ``200`` response of JSON ``content``: the same bytes and headers as Starlette's
+    ``JSONResponse``, its head built in one step (the body of every whole answer)."""
+
+    media_type = "application/json"
+
+    def __init__(self, content: Any) -> None:
+        self.status_code = 200
+        self.background: BackgroundTask | None = None
+        self.body = _encode(content).encode("utf-8")
+        self.raw_headers = [
+            (b"content-length", b"%d" % len(self.body)),
+            (b"content-type", b"application/json"),
+        ]
+
+
 def openai_message(message: Any) -> dict[str, Any]:
     """``message.to_openai()`` with ``reasoning`` mirroring ``reasoning_content``."""
     out: dict[str, Any] = dict(message.to_openai())
@@ -81,7 +103,7 @@ def finish_reason(message: dict[str, Any], backend_reason: str) -> str:
 
 
 def _new_id() -> str:
-    return "chatcmpl-" + uuid.uuid4().hex
+    return "chatcmpl-" + os.urandom(16).hex()
 
 
 def completion(

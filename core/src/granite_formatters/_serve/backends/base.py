@@ -167,14 +167,19 @@ def finite(value: Any) -> Any:
     return value
 
 
+#: Compact JSON without NaN or Infinity: non-ASCII as is, or (for a lone surrogate) escaped.
+_ENCODE_TEXT = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), allow_nan=False).encode
+_ENCODE_ASCII = json.JSONEncoder(separators=(",", ":"), allow_nan=False).encode
+
+
 def encode_json(body: Any) -> bytes:
     """``body`` as UTF-8 JSON; a lone surrogate in it is sent escaped (``\\ud800``), which is
     valid JSON, rather than failing. Non-finite numbers raise :class:`ValueError`."""
-    text = json.dumps(body, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+    text = _ENCODE_TEXT(body)
     try:
         return text.encode("utf-8")
     except UnicodeEncodeError:
-        return json.dumps(body, separators=(",", ":"), allow_nan=False).encode("ascii")
+        return _ENCODE_ASCII(body).encode("ascii")
 
 
 def loads_object(data: str, what: str) -> dict[str, Any]:
@@ -314,9 +319,18 @@ async def _within(next_item: Awaitable[_T]) -> _T | None:
 _STREAM_TYPES = ("text/event-stream", "application/x-ndjson")
 
 
+def _header(response: httpx.Response, name: str) -> str:
+    """``response``'s header ``name`` (``""``: none), from the backend client's own
+    response where it has one."""
+    header = getattr(response.stream, "header", None)
+    if header is not None:
+        return cast("str", header(name))
+    return cast("str", response.headers.get(name, ""))
+
+
 def _streamed(response: httpx.Response) -> bool:
     """Whether ``response`` is a stream of events (by its media type)."""
-    media = response.headers.get("content-type", "").partition(";")[0].strip().lower()
+    media = _header(response, "content-type").partition(";")[0].strip().lower()
     return media in _STREAM_TYPES
 
 
@@ -325,7 +339,7 @@ def _block_reader(response: httpx.Response) -> Callable[[], Awaitable[bytes]]:
     straight from the backend client's connection where the body is not compressed,
     else through httpx's decoding."""
     read_block = getattr(response.stream, "read_block", None)
-    if read_block is not None and "content-encoding" not in response.headers:
+    if read_block is not None and not _header(response, "content-encoding"):
         return cast("Callable[[], Awaitable[bytes]]", read_block)
     blocks = response.aiter_bytes()
 
