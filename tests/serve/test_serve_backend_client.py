@@ -197,6 +197,34 @@ def test_informational_answers_are_skipped_and_head_requests_have_no_body() -> N
     run(go)
 
 
+def test_the_generation_answer_is_made_without_httpx_construction() -> None:
+    """``post_json``'s response (the generation request's) is httpx's interface made
+    without its construction: its headers and extensions are made only when read, and
+    then as httpx makes them (repeated and case-insensitive headers, version, reason)."""
+    wire = (
+        b"HTTP/1.1 202 Taken\r\nContent-Type: application/json\r\nX-A: 1\r\nx-a: 2\r\n"
+        b"content-length: 2\r\n\r\n{}"
+    )
+    server = RawServer(lambda _: [wire])
+
+    async def go() -> None:
+        async with server as url, client() as http:
+            assert isinstance(http, BackendClient)
+            response = await http.post_json(url + "/v1/completions", b"{}")
+            assert isinstance(response, httpx.Response)
+            assert "headers" not in vars(response) and "extensions" not in vars(response)
+            assert response.status_code == 202
+            assert response.headers.get_list("x-a") == ["1", "2"]
+            assert response.headers["CONTENT-TYPE"] == "application/json"
+            assert (response.http_version, response.reason_phrase) == ("HTTP/1.1", "Taken")
+            assert await response.aread() == b"{}"
+            await response.aclose()
+            with pytest.raises(AttributeError):
+                response.no_such_attribute  # noqa: B018
+
+    run(go)
+
+
 @pytest.mark.parametrize(
     "wire",
     [

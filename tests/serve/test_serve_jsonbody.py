@@ -67,17 +67,24 @@ def test_a_number_is_refused_exactly_when_it_is_not_a_finite_float(literal: str)
 
 
 def test_a_body_that_cannot_fail_the_walk_is_not_walked(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The walk runs only for a body that may fail it: a non-finite number (a constant, or
+    a float out of range), a surrogate's escape, or as many brackets as MAX_DEPTH; words
+    and digits that only look like those inside strings, or finite floats, skip it."""
     from granite_formatters._serve import jsonbody
 
     walked: list[object] = []
     monkeypatch.setattr(jsonbody, "_check", walked.append)
     plain = {"model": "m", "messages": [{"role": "user", "content": "Zürich 😀"}], "top_p": 0.5}
     load_body(json.dumps(plain, ensure_ascii=False).encode())
+    load_body(json.dumps({"content": "Zürich", "top_p": 0.5}).encode())  # (as \u00fc)
+    for harmless in ("Infinity", "NaN", "1e999", "9" * 400):
+        load_body(b'{"content":"' + harmless.encode() + b'","x":1e300,"n":' + b"9" * 400 + b"}")
     assert walked == []
-    for risky in ("Infinity", "NaN", "\\ud83d\\ude00", "1e100", "[" * 70 + "]" * 70):
-        load_body(b'{"content":"' + risky.encode() + b'"}')
+    for risky in ("Infinity", "-Infinity", "NaN", "1e999", "-1e400", "1" * 400 + ".0"):
+        load_body(b'{"x":[1.5,' + risky.encode() + b"]}")
+    load_body(b'{"content":"\\ud83d\\ude00"}')
     load_body(json.dumps({"a": [[[1]]] * MAX_DEPTH}).encode())
-    assert len(walked) == 6
+    assert len(walked) == 8
 
 
 @given(STEPS, st.sampled_from(["\ud800", "a\udfff", "\udbff\udbff"]))

@@ -99,3 +99,30 @@ def test_a_models_formatter_is_looked_up_once(monkeypatch: pytest.MonkeyPatch) -
         assert refused.value.status == 404
     assert lookups == [MODEL, "no-such-model-xyz", "no-such-model-xyz"]
     assert "no-such-model-xyz" not in host._memo[1]
+
+
+def test_the_answer_tokens_are_worked_out_once_per_release(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The special tokens an answer may hold (sent for llama.cpp to print) are the
+    release's less its ends, worked out on its first request and kept per release (by
+    identity, bounded): each release its own, a new release object anew."""
+    import attrs
+
+    from granite_formatters._serve import exchange
+
+    monkeypatch.setattr(exchange, "_ANSWER_TOKENS", {})
+    monkeypatch.setattr(exchange, "_MAX_RELEASES", 2)
+    g33, g4 = get_formatter(MODEL), get_formatter("granite-4.0-h-small")
+    first = exchange._answer_tokens(g33)
+    assert exchange._answer_tokens(g33) is first
+    assert "<|start_of_cite|>" in first and "<|end_of_text|>" not in first
+    other = exchange._answer_tokens(g4)
+    assert other is not first and "<|start_of_cite|>" not in other
+    assert "<|end_of_text|>" not in other
+    release = g33.release
+    assert release is not None
+    twin = attrs.evolve(release, stop_strings=(*release.stop_strings, "<|start_of_cite|>"))
+    monkeypatch.setattr(type(g33), "release", property(lambda self: twin))
+    assert "<|start_of_cite|>" not in exchange._answer_tokens(g33)  # (a new release: anew)
+    assert len(exchange._ANSWER_TOKENS) <= 2

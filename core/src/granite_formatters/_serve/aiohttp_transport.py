@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import AsyncIterator, Mapping
+from typing import Any
 
 import aiohttp
 import httpx
@@ -121,6 +122,42 @@ class _Body(httpx.AsyncByteStream):
             self._response.close()
 
 
+class _Response(httpx.Response):
+    """An aiohttp response as an httpx one (its body streamed), made without httpx's own
+    construction: its ``headers`` and ``extensions`` are made on first use (the
+    generation request's answer is read through :class:`_Body`, which needs neither;
+    ``httpx.Response(...)`` with four headers costs about 25 k instructions)."""
+
+    def __init__(self, response: aiohttp.ClientResponse) -> None:
+        # (every attribute httpx.Response.__init__ sets for a streamed response)
+        self.status_code = response.status
+        self._request: httpx.Request | None = None
+        self.next_request: httpx.Request | None = None
+        self.history: list[httpx.Response] = []
+        self.is_closed = False
+        self.is_stream_consumed = False
+        self.default_encoding = "utf-8"
+        self.stream = _Body(response)
+        self._num_bytes_downloaded = 0
+        self._hop = response
+
+    def __getattr__(self, name: str) -> Any:
+        """``headers`` and ``extensions``, made on first use as httpx makes them."""
+        response = self.__dict__.get("_hop")
+        if response is None:
+            raise AttributeError(name)
+        if name == "headers":
+            self.headers = httpx.Headers(list(response.raw_headers))
+            return self.headers
+        if name == "extensions":
+            self.extensions = {
+                "http_version": b"HTTP/%d.%d" % tuple(response.version or (1, 1)),
+                "reason_phrase": (response.reason or "").encode("latin-1", "replace"),
+            }
+            return self.extensions
+        raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+
+
 class AiohttpTransport(httpx.AsyncBaseTransport):
     """An httpx transport sending through one :class:`aiohttp.ClientSession` (made on the
     first request, in the running event loop): at most ``max_connections`` open at once,
@@ -178,15 +215,7 @@ class AiohttpTransport(httpx.AsyncBaseTransport):
                 allow_redirects=False,
                 timeout=timeout,
             )
-        return httpx.Response(
-            response.status,
-            headers=list(response.raw_headers),
-            stream=_Body(response),
-            extensions={
-                "http_version": b"HTTP/%d.%d" % tuple(response.version or (1, 1)),
-                "reason_phrase": (response.reason or "").encode("latin-1", "replace"),
-            },
-        )
+        return _Response(response)
 
     async def aclose(self) -> None:
         if self._session is not None:

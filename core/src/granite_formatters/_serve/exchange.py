@@ -9,7 +9,7 @@ requests arrive and answers leave.
 from __future__ import annotations
 
 from collections.abc import AsyncIterator, Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import attrs
 import httpx
@@ -24,6 +24,9 @@ from .effort import effort_refusal
 from .params import GenerationParams, chat_request, read_params
 from .public import request_text, unknown_model_text
 from .responses import completion, openai_message
+
+if TYPE_CHECKING:
+    from ..release import Release
 
 __all__ = [
     "SPECIAL_TOKENS_DROPPED",
@@ -75,14 +78,27 @@ _END_OF_TEXT = "<|end_of_text|>"
 SPECIAL_TOKENS_DROPPED = "special_tokens_dropped"
 
 
+#: The answer tokens of each release met, by identity (a release is immutable; kept with
+#: it, so an id is never another's), a handful per process: bounded all the same.
+_ANSWER_TOKENS: dict[int, tuple[Release, tuple[str, ...]]] = {}
+_MAX_RELEASES = 64
+
+
 def _answer_tokens(formatter: Formatter) -> tuple[str, ...]:
     """The release's special tokens an answer may hold: all but its stop strings (the
-    end of the answer) and the tokens the parser drops."""
+    end of the answer) and the tokens the parser drops (worked out once per release)."""
     release = formatter.release
     if release is None:
         return ()
+    kept = _ANSWER_TOKENS.get(id(release))
+    if kept is not None and kept[0] is release:
+        return kept[1]
     ends = {*release.stop_strings, *release.dropped_tokens, _END_OF_TEXT}
-    return tuple(token for token in release.special_tokens.tokens if token not in ends)
+    tokens = tuple(token for token in release.special_tokens.tokens if token not in ends)
+    if len(_ANSWER_TOKENS) >= _MAX_RELEASES:
+        _ANSWER_TOKENS.clear()
+    _ANSWER_TOKENS[id(release)] = (release, tokens)
+    return tokens
 
 
 def prepare(

@@ -22,11 +22,31 @@ MAX_DEPTH = 64
 
 _SURROGATE = re.compile("[\ud800-\udfff]")
 
-#: What may make a decoded body fail :func:`_check`, found in its text: a surrogate's
-#: escape, a non-finite constant, a number that may overflow a float (an exponent of 100
-#: or more, or 100 digits in a row: under both, a number is below 1e198). A body without
-#: any, and with fewer brackets than :data:`MAX_DEPTH`, cannot fail: it is not walked.
-_MAY_FAIL = re.compile(r"\\u[dD][89a-fA-F]|Infinity|NaN|[eE]\+?\d{3}|\d{100}")
+#: A surrogate's escape in a body's text: only such a body can hold a lone surrogate
+#: (UTF-8 carries none).
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
+
+
+class _NotFinite(Exception):
+    """The decoder met a number that is not a finite float (the body is then walked)."""
+
+
+def _finite(literal: str) -> float:
+    value = float(literal)
+    if not math.isfinite(value):  # (an exponent or a run of digits past float's range)
+        raise _NotFinite
+    return value
+
+
+def _constant(name: str) -> float:
+    raise _NotFinite  # (NaN, Infinity, -Infinity)
+
+
+#: The decoder of a body that may skip the walk: a number that could fail it (a
+#: non-finite constant, a float out of range) stops it, and the body is then decoded
+#: as JSON reads it and walked. Only a body with such a number, a surrogate's escape or
+#: as many brackets as :data:`MAX_DEPTH` can fail :func:`_check`.
+_DECODE_FINITE = json.JSONDecoder(parse_float=_finite, parse_constant=_constant).decode
 
 # A path is a chain of (parent path, key or index), built into text only for an error.
 _Path = tuple[Any, ...] | None
@@ -93,13 +113,20 @@ def load_body(raw: bytes) -> Any:
             f"the request body is not valid UTF-8 (at byte {exc.start})"
         ) from None
     try:
-        value = json.loads(text)
+        try:
+            value, walk = _DECODE_FINITE(text), False
+        except _NotFinite:
+            value, walk = json.loads(text), True
     except RecursionError:
         raise InvalidRequestError(
             f"the request body is nested more than {MAX_DEPTH} levels deep"
         ) from None
     except ValueError as exc:
         raise InvalidRequestError(f"the request body is not valid JSON ({exc})") from None
-    if text.count("{") + text.count("[") >= MAX_DEPTH or _MAY_FAIL.search(text):
+    if (
+        walk
+        or text.count("{") + text.count("[") >= MAX_DEPTH
+        or ("\\u" in text and _SURROGATE_ESCAPE.search(text) is not None)
+    ):
         _check(value)
     return value
