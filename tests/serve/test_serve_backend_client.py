@@ -220,7 +220,7 @@ def test_the_generation_answer_is_made_without_httpx_construction() -> None:
             assert await response.aread() == b"{}"
             await response.aclose()
             with pytest.raises(AttributeError):
-                response.no_such_attribute  # noqa: B018
+                response.no_such_attribute  # type: ignore[attr-defined]  # noqa: B018
 
     run(go)
 

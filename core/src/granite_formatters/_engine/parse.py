@@ -75,10 +75,12 @@ class ReleaseStreamParser(StreamParser):
         *,
         deltas: bool = True,
         table: CallMarkers | None = None,
+        defaults: PromptFacts | None = None,
     ) -> None:
         """A parser of one output of ``release`` for ``request``; with ``deltas=False``
         (a batch parse, which wants only :attr:`message`) ``feed`` and ``close`` build
-        and return no deltas. ``table``: the release's markers, made once per release."""
+        and return no deltas. ``table``: the release's markers, made once per release;
+        ``defaults``: the facts of a ``defaults_only`` request (which reads no citations)."""
         self._deltas = deltas
         self._message_type: type[AssistantMessage] = AssistantMessage
         self._message: AssistantMessage | None = None
@@ -88,22 +90,20 @@ class ReleaseStreamParser(StreamParser):
         self._notes: list[str] = []
         self._text_of: ChunkText | None = None  # (made when bytes arrive: decoded as UTF-8)
         self._surrogates = False  # (lone surrogates were replaced: noted first)
-        # What the request's prompt says, read once as the renderer reads the request:
-        # here when the reasoning or a bare body needs it, else when a block first does.
+        # The prompt's facts: read here for the reasoning or a bare body, else on first use.
         syntax = release.tool_calls
         self._request = (release, request)
-        self._facts: PromptFacts | None = None
+        self._facts: PromptFacts | None = defaults
         read = release.reasoning is not None or (syntax is not None and syntax.bare_body)
         facts = self._prompt_facts() if read else None
         content = self._content = ContentOutput()
         out = content if deltas else None
-        # The citation stages (see CitationReader): the content goes through them, and
-        # the message is of their syntax's message type.
+        # The citation stages (CitationReader) read the content; the message is their type.
         cite = release.citations
         self._cite: CitationReader | None = None
         if cite is not None:
             self._message_type = cite.message_type()
-            self._cite = cite.reader(Trimmed(content), self._notes, request)
+            self._cite = None if defaults else cite.reader(Trimmed(content), self._notes, request)
         emit = content.trim if self._cite is None else self._cite.write
         #: Whether feed's fast lanes are open (after the reasoning phase, until the
         #: stream is closed): no stage but the tool-call stage reads the chunk.

@@ -30,6 +30,7 @@ from .request import (
     body_flag,
     body_value,
     plain_fields,
+    plain_request,
     request_body,
     top_level_effort,
     typed_options,
@@ -39,7 +40,7 @@ from .request import (
 if TYPE_CHECKING:
     from ..release import Release
 
-__all__ = ["PromptFacts", "prompt_facts"]
+__all__ = ["PromptFacts", "defaults_only", "prompt_facts"]
 
 
 @attrs.frozen
@@ -101,6 +102,25 @@ def _loose_fields(body: Mapping[str, Any] | None) -> tuple[Any, Any]:
         except ValueError:
             continue  # (a tool whose object cannot be read: not listed)
     return read, kwargs
+
+
+def defaults_only(request: object) -> bool:
+    """Whether ``request`` is a plain dict that validation accepts unchanged
+    (:func:`plain_request`) and that sets nothing the parser reads: no tools, documents or
+    template options, none of vLLM's flags, no ``reasoning_effort``. Its facts are the
+    release's defaults (``prompt_facts(release, None)``) and its answer is read for no
+    citations (no documents, no citation controls)."""
+    if type(request) is not dict or not _FLAG_KEYS.isdisjoint(request):
+        return False
+    if request.get("reasoning_effort") is not None:
+        return False
+    plain = plain_request(request)
+    return (
+        plain is not None
+        and plain.tools is None
+        and not plain.documents
+        and not plain.chat_template_kwargs
+    )
 
 
 def prompt_facts(release: Release, request: object) -> PromptFacts:
