@@ -4,19 +4,23 @@ of a listed origin, and the server keeps answering."""
 
 from __future__ import annotations
 
+import json
 import logging
+import time
 from typing import Any
 
 import httpx
 import pytest
 from hypothesis import given
+from hypothesis import strategies as st
 from starlette.responses import JSONResponse
 
-from granite_formatters._serve.responses import JSONBody
+from granite_formatters._serve.backends import Usage
+from granite_formatters._serve.responses import JSONBody, completion, completion_json
 
 from .servers import Script
 from .test_serve_failures import MODEL, assert_alive, prompt_for
-from .test_serve_jsonbody import VALUES
+from .test_serve_jsonbody import TEXT, VALUES
 
 ORIGIN = "https://app.example"
 
@@ -91,6 +95,44 @@ def test_a_whole_answer_body_is_what_starlettes_json_response_writes(value: Any)
         starlette.raw_headers,
         starlette.background,
     )
+
+
+COUNTS = st.integers(0, 10**12)
+ENTRIES = st.lists(st.dictionaries(TEXT, VALUES, max_size=3), max_size=3)
+
+
+@given(
+    message=st.fixed_dictionaries(
+        {"role": st.just("assistant"), "content": TEXT | st.none()},
+        optional={"tool_calls": ENTRIES, "reasoning_content": TEXT, "citations": ENTRIES},
+    ),
+    model=TEXT,
+    reason=st.sampled_from(["stop", "length"]),
+    usage=st.none() | st.builds(Usage, COUNTS, COUNTS),
+    logprobs=st.none() | ENTRIES,
+    stop_reason=st.none() | TEXT.filter(bool) | st.integers(0, 10**6),
+    warnings=st.none() | st.lists(st.fixed_dictionaries({"code": TEXT, "message": TEXT})),
+)
+def test_a_whole_answers_json_is_its_completion_objects(
+    message: dict[str, Any],
+    model: str,
+    reason: str,
+    usage: Usage | None,
+    logprobs: list[dict[str, Any]] | None,
+    stop_reason: str | int | None,
+    warnings: list[dict[str, str]] | None,
+) -> None:
+    """A whole answer's body is written without building its object: byte for byte what
+    Starlette's ``JSONResponse`` writes of :func:`completion` (id and time aside)."""
+    args = (model, message, reason, usage, logprobs, stop_reason, warnings)
+    body = completion_json(*args)
+    written = JSONBody(body)
+    assert written.body is body
+    sent = json.loads(body)
+    expected = {**completion(*args), "id": sent["id"], "created": sent["created"]}
+    assert body == JSONResponse(expected).body
+    assert written.raw_headers == JSONResponse(expected).raw_headers
+    assert sent["id"].startswith("chatcmpl-") and abs(sent["created"] - time.time()) < 60
 
 
 def test_a_whole_answer_sooner_than_the_watch_starts_no_disconnect_watch(

@@ -157,6 +157,14 @@ class _Response(httpx.Response):
             return self.extensions
         raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
 
+    async def aclose(self) -> None:
+        """Close the response (its connection back to the pool when the body was read to
+        its end): httpx's ``aclose`` without its error context, which closing the body
+        never needs (:meth:`_Body.aclose` raises no transport error)."""
+        if not self.is_closed:
+            self.is_closed = True
+            await self.stream.aclose()  # type: ignore[union-attr]
+
 
 class AiohttpTransport(httpx.AsyncBaseTransport):
     """An httpx transport sending through one :class:`aiohttp.ClientSession` (made on the

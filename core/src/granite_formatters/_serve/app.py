@@ -34,7 +34,7 @@ from .exchange import (
     Prepared,
     Refusal,
     answer_events,
-    completion_body,
+    completion_bytes,
     dropped_tokens_text,
     open_answer,
     parse_answer,
@@ -292,7 +292,7 @@ class _Server:
         message = parse_answer(prepared, answer.text, text_stop(answer.finish))
         warnings = self._warnings(message, log)
         log.emit()
-        return JSONBody(completion_body(prepared, message, answer, warnings))
+        return JSONBody(completion_bytes(prepared, message, answer, warnings))
 
     async def _stream(
         self,

@@ -23,7 +23,7 @@ from .backends.base import Answer, cut_logprobs
 from .effort import effort_refusal
 from .params import GenerationParams, chat_request, read_params
 from .public import request_text, unknown_model_text
-from .responses import completion, openai_message
+from .responses import completion, completion_json, openai_message
 
 if TYPE_CHECKING:
     from ..release import Release
@@ -36,6 +36,7 @@ __all__ = [
     "answer_events",
     "collect",
     "completion_body",
+    "completion_bytes",
     "dropped_tokens_text",
     "open_answer",
     "parse_answer",
@@ -249,6 +250,16 @@ def dropped_tokens_text(message: Any, backend: Backend) -> str | None:
     )
 
 
+def _completion_parts(
+    prepared: Prepared, message: Any, answer: Answer, warnings: list[dict[str, str]] | None
+) -> tuple[Any, ...]:
+    finish = answer.finish
+    logprobs = answer.logprobs if prepared.params.logprobs else None
+    message_data = openai_message(message)
+    return (prepared.params.model, message_data, finish.reason, finish.usage, logprobs,
+            finish.stop_reason, warnings)  # fmt: skip
+
+
 def completion_body(
     prepared: Prepared,
     message: Any,
@@ -256,13 +267,14 @@ def completion_body(
     warnings: list[dict[str, str]] | None = None,
 ) -> dict[str, Any]:
     """The ``chat.completion`` body of a parsed answer."""
-    finish = answer.finish
-    return completion(
-        prepared.params.model,
-        openai_message(message),
-        finish.reason,
-        finish.usage,
-        answer.logprobs if prepared.params.logprobs else None,
-        finish.stop_reason,
-        warnings,
-    )
+    return completion(*_completion_parts(prepared, message, answer, warnings))
+
+
+def completion_bytes(
+    prepared: Prepared,
+    message: Any,
+    answer: Answer,
+    warnings: list[dict[str, str]] | None = None,
+) -> bytes:
+    """:func:`completion_body` as the JSON a response writes of it (serve's whole answer)."""
+    return completion_json(*_completion_parts(prepared, message, answer, warnings))

@@ -8,6 +8,7 @@ from it, so no field is accepted and then dropped.
 
 from __future__ import annotations
 
+import functools
 import json
 from collections.abc import Callable, Mapping
 from typing import Any, Literal
@@ -29,6 +30,7 @@ __all__ = [
     "chat_request",
     "check_fields",
     "fields_table",
+    "kind_rules",
     "place",
     "read_params",
 ]
@@ -334,6 +336,17 @@ def place(out: dict[str, Any], name: str, value: Any) -> None:
         out[name] = value
 
 
+@functools.cache
+def kind_rules(kind: str) -> dict[str, Rule]:
+    """Each field's rule for backend type ``kind`` (the column of :data:`FIELDS`, read
+    once per type: every request reads it)."""
+    return {name: row.rule(kind) for name, row in FIELDS.items()}
+
+
+#: The fields :func:`backend_fields` places itself (the stop strings and token limit).
+_PLACED = frozenset({"stop", "max_tokens", "max_completion_tokens"})
+
+
 def backend_fields(
     kind: str,
     body: Mapping[str, Any],
@@ -346,18 +359,21 @@ def backend_fields(
     ``options``. The token limit is left to the caller when the request sets none.
     ``preserve``: special tokens the answer may hold, which llama.cpp is asked to print
     (``preserved_tokens``; it prints control tokens otherwise only with ``--special``)."""
+    rules = kind_rules(kind)
     out: dict[str, Any] = {}
     if kind == "llamacpp" and preserve:
         out["preserved_tokens"] = list(preserve)
-    stop = [*stops, *(s for s in params.stop_list if s not in stops)]
-    place(out, FIELDS["stop"].rule(kind).name, stop)
-    if params.token_limit is not None:
-        place(out, FIELDS["max_tokens"].rule(kind).name, params.token_limit)
+    stop = [*stops]
+    if params.stop is not None:
+        stop += [s for s in params.stop_list if s not in stops]
+    place(out, rules["stop"].name, stop)
+    limit = params.token_limit
+    if limit is not None:
+        place(out, rules["max_tokens"].name, limit)
     for key, value in body.items():
-        row = FIELDS.get(key)
-        if row is None or value is None or key in ("stop", "max_tokens", "max_completion_tokens"):
+        rule = rules.get(key)
+        if rule is None or value is None or key in _PLACED:
             continue
-        rule = row.rule(kind)
         if rule.action == "forward":
             place(out, rule.name or key, getattr(params, key, value))
         elif rule.action == "translate" and rule.convert is not None:
@@ -398,11 +414,11 @@ def _refuse(field: str, message: str) -> InvalidRequestError:
 
 def check_fields(kind: str, body: Mapping[str, Any], params: GenerationParams) -> None:
     """Refuse, with a 400 naming it, every field the backend type cannot honour."""
+    rules = kind_rules(kind)
     for key, value in body.items():
-        row = FIELDS.get(key)
-        if row is None or value is None:
+        rule = rules.get(key)
+        if rule is None or value is None:
             continue
-        rule = row.rule(kind)
         if rule.action == "refuse" and not any(
             value == ok and type(value) is type(ok) for ok in rule.accepts
         ):

@@ -18,6 +18,7 @@ __all__ = [
     "ChunkMaker",
     "JSONBody",
     "completion",
+    "completion_json",
     "error_body",
     "error_response",
     "finish_reason",
@@ -74,14 +75,15 @@ _encode = json.JSONEncoder(ensure_ascii=False, allow_nan=False, separators=(",",
 
 class JSONBody(Response):
     """A ``200`` response of JSON ``content``: the same bytes and headers as Starlette's
-    ``JSONResponse``, its head built in one step (the body of every whole answer)."""
+    ``JSONResponse``, its head built in one step (the body of every whole answer);
+    ``content`` given as ``bytes`` is that JSON already (:func:`completion_json`)."""
 
     media_type = "application/json"
 
     def __init__(self, content: Any) -> None:
         self.status_code = 200
         self.background: BackgroundTask | None = None
-        self.body = _encode(content).encode("utf-8")
+        self.body = content if type(content) is bytes else _encode(content).encode("utf-8")
         self.raw_headers = [
             (b"content-length", b"%d" % len(self.body)),
             (b"content-type", b"application/json"),
@@ -138,6 +140,34 @@ def completion(
     if warnings:
         body["warnings"] = warnings
     return body
+
+
+#: A usage object as JSON (see :meth:`Usage.to_openai`), of its three counts.
+_USAGE = '{"prompt_tokens":%d,"completion_tokens":%d,"total_tokens":%d}'
+
+
+def completion_json(
+    model: str,
+    message: dict[str, Any],
+    reason: str,
+    usage: Usage | None,
+    logprobs: list[dict[str, Any]] | None = None,
+    stop_reason: str | int | None = None,
+    warnings: list[dict[str, str]] | None = None,
+) -> bytes:
+    """:func:`completion` as the JSON :class:`JSONBody` writes of it, byte for byte,
+    without building the object: its fixed parts written as they are (a whole answer's
+    body; encoding the object costs about twice as much)."""
+    lp = "null" if logprobs is None else _encode({"content": logprobs})
+    stop = "" if stop_reason is None else ',"stop_reason":' + _encode(stop_reason)
+    counts = "null" if usage is None else _USAGE % usage.counts()
+    tail = ',"warnings":' + _encode(warnings) if warnings else ""
+    return (
+        f'{{"id":"{_new_id()}","object":"chat.completion","created":{int(time.time())},'
+        f'"model":{_encode(model)},"choices":[{{"index":0,"message":{_encode(message)},'
+        f'"finish_reason":"{finish_reason(message, reason)}","logprobs":{lp}{stop}}}],'
+        f'"usage":{counts}{tail}}}'
+    ).encode()
 
 
 def _dumps(data: Any) -> str:

@@ -16,7 +16,7 @@ import httpx
 from httpx_sse import SSEError
 
 from ..aiohttp_transport import BackendClient
-from ..params import FIELDS, GenerationParams, backend_fields, place
+from ..params import GenerationParams, backend_fields, kind_rules, place
 from .sse import SSEFrames, check_event_stream
 
 __all__ = [
@@ -53,12 +53,17 @@ class Usage:
     prompt_tokens: int = 0
     completion_tokens: int = 0
 
+    def counts(self) -> tuple[int, int, int]:
+        """The prompt, completion and total token counts."""
+        return (
+            self.prompt_tokens,
+            self.completion_tokens,
+            self.prompt_tokens + self.completion_tokens,
+        )
+
     def to_openai(self) -> dict[str, int]:
-        return {
-            "prompt_tokens": self.prompt_tokens,
-            "completion_tokens": self.completion_tokens,
-            "total_tokens": self.prompt_tokens + self.completion_tokens,
-        }
+        keys = ("prompt_tokens", "completion_tokens", "total_tokens")
+        return dict(zip(keys, self.counts(), strict=True))
 
 
 @attrs.frozen
@@ -157,7 +162,11 @@ def clean_text(text: str) -> str:
     """``text`` with any lone surrogate (which JSON allows and UTF-8 cannot carry) as U+FFFD."""
     if text.isascii():
         return text
-    return _SURROGATE.sub("\ufffd", text)
+    try:
+        text.encode()  # (cheaper than a search: the usual text has no lone surrogate)
+    except UnicodeEncodeError:
+        return _SURROGATE.sub("\ufffd", text)
+    return text
 
 
 def finite(value: Any) -> Any:
@@ -472,7 +481,7 @@ class Backend(ABC):
         if params.token_limit is None:
             limit = await self.token_limit(client, prompt, model)
             if limit is not None:
-                place(fields, FIELDS["max_tokens"].rule(self.kind).name, limit)
+                place(fields, kind_rules(self.kind)["max_tokens"].name, limit)
         try:
             content = encode_json(self.body(prompt, model, fields, stream))
         except ValueError:
