@@ -15,6 +15,7 @@ import pytest
 
 from granite_formatters import get_formatter
 from granite_formatters._engine import documents
+from granite_formatters._engine.request import Problems
 from granite_formatters._errors import DroppedInputWarning, InvalidRequestError
 from granite_formatters._types import ChatCompletion
 
@@ -268,3 +269,28 @@ def test_a_string_subclass_in_a_usual_document_is_checked_by_its_text(
     assert outcome == _outcome(processor, typed)
     if field == "text":
         assert outcome == f"documents[{position}].text"
+
+
+def test_problems_added_at_once_are_those_added_one_by_one() -> None:
+    """``Problems.add_each`` keeps what ``add`` would, field by field (strict: the first
+    field refused); ``warning`` is the message of the items, whatever was met before it
+    (a long one is made again, not kept)."""
+    message = "has no id."
+    fields = ("documents[0].doc_id", "documents[1].doc_id", "documents[2].doc_id")
+    one_by_one, at_once = Problems(False), Problems(False)
+    for field in fields:
+        one_by_one.add(message, field)
+    at_once.add_each(message, fields)
+    at_once.add_each(message, fields[:1])
+    one_by_one.add(message, fields[0])
+    assert at_once.items == one_by_one.items
+    with pytest.raises(InvalidRequestError) as refused:
+        Problems(True).add_each(message, fields)
+    assert refused.value.field == "documents[0].doc_id"
+    lead = "granite-x: the prompt leaves out what the official chat template drops: "
+    for items in (one_by_one.items, one_by_one.items[:2], ["a" * 20000], ["a" * 20000]):
+        problems = Problems(False)
+        problems.items.extend(items)
+        assert problems.warning("granite-x") == lead + "; ".join(items)
+        assert problems.warning("granite-x") == lead + "; ".join(items)
+    assert Problems(False).warning("granite-y") == "granite-y: " + lead[len("granite-x: ") :]

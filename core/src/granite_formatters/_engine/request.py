@@ -86,7 +86,7 @@ class Problems:
 
     def warning(self, name: str) -> str:
         """The message of the warning about the problems, for release ``name``: made once
-        for the same (few) problems, its hash then kept with it."""
+        for the same few problems (a short message is kept, its hash with it)."""
         items = self.items
         key = (name, *items) if len(items) <= _KEPT else None
         message = _MESSAGES.get(key) if key is not None else None
@@ -95,7 +95,7 @@ class Problems:
                 f"{name}: the prompt leaves out what the official chat template drops: "
                 + "; ".join(items)
             )
-            if key is not None:
+            if key is not None and len(message) <= _MESSAGE_LENGTH:
                 if len(_MESSAGES) >= _KEPT:
                     _MESSAGES.clear()
                 _MESSAGES[key] = message
@@ -103,8 +103,10 @@ class Problems:
 
 
 #: How many sets of problems' items and warning messages are kept (then they start
-#: afresh), and the most problems a kept message holds.
+#: afresh), the most problems a kept message holds, and its longest (a caller's long
+#: option name is not kept).
 _KEPT = 32
+_MESSAGE_LENGTH = 16384
 _ITEMS: dict[tuple[str, tuple[str, ...]], tuple[str, ...]] = {}
 _MESSAGES: dict[tuple[str, ...], str] = {}
 
