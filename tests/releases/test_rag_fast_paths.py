@@ -15,6 +15,7 @@ import pytest
 
 from granite_formatters import get_formatter
 from granite_formatters._engine import documents
+from granite_formatters._engine.request import Problems
 from granite_formatters._errors import DroppedInputWarning, InvalidRequestError
 from granite_formatters._types import ChatCompletion
 
@@ -106,3 +107,190 @@ def test_a_special_token_in_a_history_message_is_refused_naming_it(release: Rele
             warnings.simplefilter("ignore", DroppedInputWarning)
             processor.transform(given, strict=False)
         assert refused.value.field == "messages[1].content"
+
+
+def _written_as_turns(release: Release) -> None:
+    """Skip a release whose documents are not turns of their own (the Granite 3 layouts'
+    documents turn(s), which read caller dicts in the fewest steps)."""
+    if not release.has("controls"):
+        pytest.skip("documents are written as turns by the Granite 3 layouts only")
+
+
+def _outcome(processor: Any, request: Any, **options: Any) -> tuple[str, list[str]] | str:
+    """The prompt and warnings, or the field the refusal names."""
+    try:
+        return _render(processor, request, **options)
+    except InvalidRequestError as refused:
+        assert refused.field is not None
+        return refused.field
+
+
+def _documents(shape: str, count: int) -> list[dict[str, Any]]:
+    if shape == "text":
+        return [{"text": f"Text {index}."} for index in range(count)]
+    return [
+        {"doc_id": f"d{index}", "title": f"Title {index}", "text": f"Text {index}."}
+        for index in range(count)
+    ]
+
+
+@pytest.mark.parametrize("position", [0, 6, 15, 16, 19])
+@pytest.mark.parametrize(
+    ("shape", "field"), [("text", "text"), ("ids", "text"), ("ids", "doc_id"), ("ids", "title")]
+)
+def test_every_document_of_a_usual_shape_is_checked(
+    release: Release, shape: str, position: int, field: str
+) -> None:
+    """Twenty documents of one usual shape (``{"text"}`` alone, or ``doc_id``, title and
+    text), one of them with a special token in a field: the text's is refused naming it
+    (or stripped), an id's wherever the id is printed, as when the request is validated
+    first (its documents read one by one)."""
+    _written_as_turns(release)
+    processor = get_formatter(release.model).input_processor
+    token = _token(release)
+    request = _request([])
+    request["documents"] = _documents(shape, 20)
+    request["documents"][position][field] = f"Fou{token}rth."
+    typed = ChatCompletion.model_validate(request)
+    outcome = _outcome(processor, request)
+    assert outcome == _outcome(processor, typed)
+    if field == "text":
+        assert outcome == f"documents[{position}].text"
+    stripped = _outcome(processor, request, special_tokens="strip")
+    assert stripped == _outcome(processor, typed, special_tokens="strip")
+    assert not isinstance(stripped, str) and f"Fou{token}" not in stripped[0]
+    kept = _outcome(processor, request, special_tokens="keep")
+    assert kept == _outcome(processor, typed, special_tokens="keep")
+
+
+@pytest.mark.parametrize(
+    "odd",
+    [
+        {"text": "Odd."},
+        {"doc_id": "x", "text": "Odd."},
+        {"doc_id": None, "title": "T", "text": "Odd."},
+        {"doc_id": 7, "title": "T", "text": "Odd."},
+        {"doc_id": "x", "title": None, "text": "Odd."},
+        {"doc_id": "x", "title": 3, "text": "Odd."},
+        {"doc_id": "x", "title": "T", "source": "s"},
+        {"doc_id": "x", "title": "T", "text": "Odd.", "source": "s"},
+        {"doc_id": ["x"], "title": "T", "text": "Odd."},
+        {"doc_id": "x", "title": "T", "text": "Odd.", 1: "one"},
+        {"text": 5},
+        {"text": None},
+        {"text": ["Odd."]},
+        {"title": "T", "text": "Odd.", "source": "s"},
+        ["text"],
+        "text",
+    ],
+)
+@pytest.mark.parametrize("shape", ["text", "ids"])
+@pytest.mark.parametrize("position", [0, 2, 17])
+def test_a_document_of_another_shape_among_usual_ones(
+    release: Release, odd: Any, shape: str, position: int
+) -> None:
+    """A document of another shape among twenty of a usual one (first, between, past
+    the headings kept): the prompt and warnings (or the error) are those of the
+    validated request, read one by one."""
+    _written_as_turns(release)
+    processor = get_formatter(release.model).input_processor
+    request = _request([])
+    request["documents"] = _documents(shape, 20)
+    request["documents"][position] = odd
+    try:
+        typed: Any = ChatCompletion.model_validate(request)
+    except ValueError:
+        # (validation refuses it: the plain dict is refused too, naming the document)
+        with pytest.raises(InvalidRequestError) as refused:
+            _render(processor, request)
+        assert refused.value.field is not None
+        assert refused.value.field.startswith(f"documents[{position}]")
+        return
+    assert _outcome(processor, request) == _outcome(processor, typed)
+    assert _outcome(processor, MappingProxyType(request)) == _outcome(processor, typed)
+
+
+@pytest.mark.parametrize("count", [1, 3, 10, 17])
+def test_the_warning_about_missing_ids_is_the_same_on_every_call(
+    release: Release, count: int
+) -> None:
+    """Documents given as ``{"text"}`` alone: each call warns (a release that prints ids:
+    one problem per document, in order), with the message of the validated request;
+    strict, the first missing id is refused even when a later text holds a special
+    token."""
+    _written_as_turns(release)
+    processor = get_formatter(release.model).input_processor
+    request = _request([f"Text {index}." for index in range(count)])
+    typed = ChatCompletion.model_validate(request)
+    expected = _render(processor, typed)
+    assert _render(processor, request) == expected
+    assert _render(processor, request) == expected
+    if not expected[1]:
+        return
+    (message,) = expected[1]
+    fields = [f"documents[{index}].doc_id" for index in range(count)]
+    assert message.count(".doc_id: ") == count
+    assert [message.index(field + ": ") for field in fields] == sorted(
+        message.index(field + ": ") for field in fields
+    )
+    request["documents"][-1]["text"] = f"Last{_token(release)}."
+    with pytest.raises(InvalidRequestError) as refused:
+        processor.transform(request)
+    with pytest.raises(InvalidRequestError) as typed_refused:
+        processor.transform(ChatCompletion.model_validate(request))
+    assert refused.value.field == typed_refused.value.field
+    last = f"documents[{count - 1}]"
+    assert refused.value.field == ("documents[0].doc_id" if count > 1 else f"{last}.text")
+
+
+class _Sly(str):
+    """A ``str`` that denies holding anything (``in`` is always false)."""
+
+    __slots__ = ()
+
+    def __contains__(self, part: object) -> bool:
+        return False
+
+
+@pytest.mark.parametrize("field", ["text", "doc_id"])
+@pytest.mark.parametrize("position", [0, 5])
+def test_a_string_subclass_in_a_usual_document_is_checked_by_its_text(
+    release: Release, field: str, position: int
+) -> None:
+    """A ``str`` subclass whose ``in`` lies, holding a special token, among documents of
+    a usual shape: checked by what it holds, as when the request is validated first."""
+    _written_as_turns(release)
+    processor = get_formatter(release.model).input_processor
+    request = _request([])
+    request["documents"] = _documents("ids", 8)
+    request["documents"][position][field] = _Sly(f"Fou{_token(release)}rth.")
+    typed = ChatCompletion.model_validate(request)
+    outcome = _outcome(processor, request)
+    assert outcome == _outcome(processor, typed)
+    if field == "text":
+        assert outcome == f"documents[{position}].text"
+
+
+def test_problems_added_at_once_are_those_added_one_by_one() -> None:
+    """``Problems.add_each`` keeps what ``add`` would, field by field (strict: the first
+    field refused); ``warning`` is the message of the items, whatever was met before it
+    (a long one is made again, not kept)."""
+    message = "has no id."
+    fields = ("documents[0].doc_id", "documents[1].doc_id", "documents[2].doc_id")
+    one_by_one, at_once = Problems(False), Problems(False)
+    for field in fields:
+        one_by_one.add(message, field)
+    at_once.add_each(message, fields)
+    at_once.add_each(message, fields[:1])
+    one_by_one.add(message, fields[0])
+    assert at_once.items == one_by_one.items
+    with pytest.raises(InvalidRequestError) as refused:
+        Problems(True).add_each(message, fields)
+    assert refused.value.field == "documents[0].doc_id"
+    lead = "granite-x: the prompt leaves out what the official chat template drops: "
+    for items in (one_by_one.items, one_by_one.items[:2], ["a" * 20000], ["a" * 20000]):
+        problems = Problems(False)
+        problems.items.extend(items)
+        assert problems.warning("granite-x") == lead + "; ".join(items)
+        assert problems.warning("granite-x") == lead + "; ".join(items)
+    assert Problems(False).warning("granite-y") == "granite-y: " + lead[len("granite-x: ") :]

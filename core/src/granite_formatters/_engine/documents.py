@@ -11,6 +11,7 @@ from .._errors import InvalidRequestError
 from ..syntax._context_turns import DocumentsTurn, DocumentTurnPerDocument
 from .checks import _checked
 from .request import (
+    _ID_TYPES,
     _TITLE_TYPES,
     NotPlain,
     PlainRequest,
@@ -134,10 +135,88 @@ class DocumentTurns:
         (each checked as it is read: :class:`NotPlain`), a ``typed`` request's validated
         documents (read by attribute), or mappings.
 
-        A document of exactly ``text``, ``doc_id`` and ``title``, its text and id exact
-        ``str`` without the sentinel and its title a ``str`` or null, or of ``text`` alone
-        when ids are not printed (a plain document) is written as it is; any other is
-        checked (:func:`is_plain_document`) and read field by field."""
+        The first documents of a usual shape are written with the fewest steps: dicts of
+        ``text`` alone, or of exactly ``text``, ``doc_id`` and ``title`` (the title a
+        ``str`` or null, the id an exact ``str`` when it is printed, else a plain id), the
+        text and printed id exact ``str`` without the sentinel (a layout that prints ids:
+        those of the first one's shape, a problem for each missing id; the one documents
+        turn: its first documents of either shape, as many as its headings kept). The
+        others are read one by one (:meth:`_write_each`)."""
+        sentinel = self._tokens.sentinel if policy != "keep" else None
+        per_document = layout is self._per_document
+        if not per_document:
+            out.append(self._documents_header)
+        written = 0
+        if not typed and sentinel is not None:
+            start = len(out)
+            alone = False  # (texts alone: their ids are missing)
+            try:
+                if not per_document:
+                    for heading, document in zip(self._document_headings, documents):  # noqa: B905
+                        text = document["text"]
+                        if not (
+                            type(text) is str
+                            and sentinel not in text
+                            and (
+                                len(document) == 1
+                                or (
+                                    len(document) == 3
+                                    and type(document["doc_id"]) in _ID_TYPES
+                                    and type(document["title"]) in _TITLE_TYPES
+                                )
+                            )
+                        ):
+                            break
+                        out += (heading, text)
+                elif alone := len(documents[0]) == 1:
+                    before, after, end = self._document_frame
+                    for document in documents:
+                        text = document["text"]
+                        if len(document) != 1 or type(text) is not str or sentinel in text:
+                            break
+                        out += (before, "", after, text, end)
+                else:
+                    before, after, end = self._document_frame
+                    for document in documents:
+                        text = document["text"]
+                        doc_id = document["doc_id"]
+                        if not (
+                            len(document) == 3
+                            and type(text) is str
+                            and type(doc_id) is str
+                            and type(document["title"]) in _TITLE_TYPES
+                            and sentinel not in text
+                            and sentinel not in doc_id
+                        ):
+                            break
+                        out += (before, doc_id, after, text, end)
+            except (KeyError, TypeError):  # (not a dict of these keys: read one by one)
+                pass
+            if per_document:
+                written = (len(out) - start) // 5
+                if written and alone:
+                    problems.add_each(self._missing_id, self._fields(written))
+            else:
+                written = (len(out) - start) // 2
+        if written < len(documents):
+            self._write_each(out, documents, written, layout, policy, problems, plain, typed)
+        if not per_document:
+            out.append(self._end)
+
+    def _write_each(
+        self,
+        out: list[str],
+        documents: Sequence[Any],
+        start: int,
+        layout: DocumentsTurn | DocumentTurnPerDocument,
+        policy: SpecialTokenPolicy,
+        problems: Problems,
+        plain: bool,
+        typed: bool,
+    ) -> None:
+        """Append the documents from index ``start`` on (see :meth:`write`), each read as
+        it is when it has a usual shape, else checked (:func:`is_plain_document`) and
+        read field by field."""
         sentinel = self._tokens.sentinel if policy != "keep" else None
         per_document = layout is self._per_document
         reads_ids = self._reads_ids
@@ -145,9 +224,7 @@ class DocumentTurns:
         headings = self._document_headings
         id_fields = self._id_fields
         kept = len(headings)
-        if not per_document:
-            out.append(self._documents_header)
-        for index, document in enumerate(documents):
+        for index, document in enumerate(documents[start:] if start else documents, start):
             checked = False  # (a text alone, exact str without the sentinel: written as it is)
             if typed:
                 text = document.text
@@ -193,8 +270,12 @@ class DocumentTurns:
             else:
                 assert isinstance(layout, DocumentsTurn)  # (the one-turn layout)
                 out += (layout.heading(index), text)
-        if not per_document:
-            out.append(self._end)
+
+    def _fields(self, count: int) -> tuple[str, ...]:
+        """The ``doc_id`` fields of the first ``count`` documents."""
+        if count <= len(self._id_fields):
+            return self._id_fields[:count]
+        return tuple(f"documents[{index}].doc_id" for index in range(count))
 
     def _document_text(self, index: int, text: Any, policy: SpecialTokenPolicy) -> str:
         field = f"documents[{index}].text"

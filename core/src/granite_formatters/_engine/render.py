@@ -300,12 +300,7 @@ class ReleaseInputProcessor(InputProcessor):
             request = revalidated(request)
             prompt = self._render(request, None, add_generation_prompt, policy, problems, today)
         if problems.items:
-            warnings.warn(
-                f"{self.release.name}: the prompt leaves out what the official chat "
-                "template drops: " + "; ".join(problems.items),
-                DroppedInputWarning,
-                stacklevel=3,
-            )
+            warnings.warn(problems.warning(self.release.name), DroppedInputWarning, stacklevel=3)
         return prompt
 
     # ------------------------------------------------------------------ rendering

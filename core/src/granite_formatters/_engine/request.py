@@ -70,6 +70,46 @@ class Problems:
             )
         self.items.append(f"{field}: {message}")
 
+    def add_each(self, message: str, fields: tuple[str, ...]) -> None:
+        """:meth:`add` ``message`` for each of ``fields`` (at least one), in order: the
+        items made once for the same message and fields."""
+        if self.strict:
+            self.add(message, fields[0])
+        key = (message, fields)
+        items = _ITEMS.get(key)
+        if items is None:
+            items = tuple(f"{field}: {message}" for field in fields)
+            if len(_ITEMS) >= _KEPT:
+                _ITEMS.clear()
+            _ITEMS[key] = items
+        self.items += items
+
+    def warning(self, name: str) -> str:
+        """The message of the warning about the problems, for release ``name``: made once
+        for the same few problems (a short message is kept, its hash with it)."""
+        items = self.items
+        key = (name, *items) if len(items) <= _KEPT else None
+        message = _MESSAGES.get(key) if key is not None else None
+        if message is None:
+            message = (
+                f"{name}: the prompt leaves out what the official chat template drops: "
+                + "; ".join(items)
+            )
+            if key is not None and len(message) <= _MESSAGE_LENGTH:
+                if len(_MESSAGES) >= _KEPT:
+                    _MESSAGES.clear()
+                _MESSAGES[key] = message
+        return message
+
+
+#: How many sets of problems' items and warning messages are kept (then they start
+#: afresh), the most problems a kept message holds, and its longest (a caller's long
+#: option name is not kept).
+_KEPT = 32
+_MESSAGE_LENGTH = 16384
+_ITEMS: dict[tuple[str, tuple[str, ...]], tuple[str, ...]] = {}
+_MESSAGES: dict[tuple[str, ...], str] = {}
+
 
 #: Problems of a strict render: raised at once, never kept, so one object serves all.
 STRICT = Problems(True)
