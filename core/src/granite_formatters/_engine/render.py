@@ -42,7 +42,7 @@ if TYPE_CHECKING:
     from .._processors import RequestLike
     from ..release import Release
     from ..syntax._blocks import SystemBlock
-    from ..syntax._protocols import LayoutWriter, TurnContext, TurnSyntax
+    from ..syntax._protocols import LayoutWriter, OptionSet, TurnContext, TurnSyntax
 
 __all__ = ["ROLES", "ReleaseInputProcessor"]
 
@@ -53,7 +53,6 @@ _OPTION_KEY_LENGTH = 4096
 
 #: The roles every chat has.
 ROLES = frozenset({"system", "user", "assistant", "tool"})
-_NO_ROLES: frozenset[str] = frozenset()
 
 
 #: The message keys past reasoning is read from, first non-null first (transformers).
@@ -206,6 +205,7 @@ class ReleaseInputProcessor(InputProcessor):
     def __init__(self, release: Release) -> None:
         self.release = release
         self._tokens = release.special_tokens
+        self._sentinel = release.special_tokens.sentinel
         record = frozenset(release.record_tokens)
         self._assistant_tokens = SpecialTokens(
             token for token in release.special_tokens if token not in record
@@ -216,6 +216,8 @@ class ReleaseInputProcessor(InputProcessor):
         self._defaults: Mapping[str, Any] = {
             option.name: option.default for option in release.options
         }
+        # (as an option set: see _option_sets)
+        self._default_set: OptionSet = (self._defaults, None, {})
         self._reads_effort = release.option("reasoning_effort") is not None
         self._joins_parts = release.template_joins_parts
         self._declared = {option.name: option for option in reversed(release.options)}
@@ -226,13 +228,17 @@ class ReleaseInputProcessor(InputProcessor):
         self._generation_prompt = self._headers["assistant"]
         # The release's layout, bound to this processor: what the render loop asks.
         self._layout: LayoutWriter = release.layout.writer(self)
+        # The turn header of each role whose messages the loop writes as they are (an
+        # exact dict: the loop's subscript is the fastest).
+        self._verbatim = {role: self._headers[role] for role in self._layout.verbatim_roles}
         # The documents turn(s) of a layout that has them (see DocumentTurns).
         self._documents = DocumentTurns(release, self._layout.documents_turns)
-        # The template options of recent chat_template_kwargs that raised no problem and
-        # name no tools, by the kwargs' marshal bytes (equal bytes: the same data of the
-        # same exact types, so the same options; kept options are read only), each with
-        # the generation prompt of its controls (None: none, or a release without them).
-        self._option_sets: dict[bytes, tuple[Mapping[str, Any], str | None]] = {}
+        # The option sets of recent chat_template_kwargs that raised no problem and name
+        # no tools, by the kwargs' marshal bytes (equal bytes: the same data of the same
+        # exact types, so the same options; kept options are read only), each with the
+        # generation prompt of its controls (None: none, or a release without them) and
+        # the layout's plans for it.
+        self._option_sets: dict[bytes, OptionSet] = {}
         # The JSON lines of recently rendered tool and document lists (usually sent again
         # with every turn), keyed by the list's marshal bytes, the field and the policy.
         self._blocks = PlainDataMemo()
@@ -351,23 +357,21 @@ class ReleaseInputProcessor(InputProcessor):
             kwargs = request.chat_template_kwargs
             raw_messages = None if raw is None else raw.get("messages")
         tools_field = "tools"
-        prompt = None
-        known = None
+        option_set: OptionSet | None
         if not (kwargs or self._reads_effort):
-            options = self._defaults
+            option_set = self._default_set
         elif type(kwargs) is dict:
-            if self._option_sets:  # (options of the same data: see _options)
-                try:
-                    known = self._option_sets.get(marshal.dumps(kwargs))
-                except ValueError:  # (not marshalled: judged by _options)
-                    known = None
+            try:  # (options of the same data: see _options)
+                option_set = self._option_sets.get(marshal.dumps(kwargs))
+            except ValueError:  # (not marshalled: judged by _options)
+                option_set = None
         elif kwargs is not None and layout.reads_typed:
             # (a typed options object the layout reads by attribute, when valid)
-            known = layout.typed_options(kwargs)
-        if known is not None:
-            options, prompt = known
-        elif kwargs or self._reads_effort:
-            tools, tools_field, options, prompt = self._options(tools, raw, problems, kwargs)
+            option_set = layout.typed_options(kwargs)
+        else:
+            option_set = None
+        if option_set is None:
+            tools, tools_field, option_set = self._options(tools, raw, problems, kwargs)
         out, start, last_user, marked, generation = layout.head(
             request,
             plain,
@@ -375,8 +379,7 @@ class ReleaseInputProcessor(InputProcessor):
             tools,
             tools_field,
             documents,
-            options,
-            prompt,
+            option_set,
             raw,
             raw_messages,
             policy,
@@ -384,14 +387,13 @@ class ReleaseInputProcessor(InputProcessor):
             today,
         )
         context: TurnContext | None = None  # (made for the first message given to the layout)
-        headers = self._headers
         end = self._end
-        roles = layout.verbatim_roles
+        verbatim = self._verbatim
         # (the message the layout writes itself, whatever it holds: see Head)
         last = messages[marked] if marked >= 0 else None
         # Text without the sentinel has no special token ("" with "keep": every text is
         # given to the layout, which keeps it).
-        sentinel = self._tokens.sentinel if policy != "keep" else ""
+        sentinel = self._sentinel if policy != "keep" else ""
         role: Any
         text: Any
         after = start  # (where the next message is looked for, see below)
@@ -401,12 +403,18 @@ class ReleaseInputProcessor(InputProcessor):
                     if type(message) is dict and len(message) == 2:
                         role = message["role"]
                         text = message["content"]
-                        calls = None
                         if type(role) is not str or type(text) is not str:
                             raise NotPlain
+                        if role in verbatim and sentinel not in text and message is not last:
+                            # (three appends: cheaper than extending by a tuple)
+                            out.append(verbatim[role])
+                            out.append(text)
+                            out.append(end)
+                            continue
+                        calls = None
                     else:
                         role, text, calls = plain_turn(message)
-                    if calls or role not in roles or sentinel in text or message is last:
+                    if calls or role not in verbatim or sentinel in text or message is last:
                         # (the index found only here, enumerate costing every message;
                         # the same message object met again takes this path again)
                         index = (
@@ -423,20 +431,22 @@ class ReleaseInputProcessor(InputProcessor):
                                 True,
                                 policy,
                                 problems,
-                                options,
+                                option_set[0],
                                 last_user,
                                 start,
                             )
                         layout.turn(out, index, role, text, calls, context)
                     else:
-                        out += (headers[role], text, end)
+                        out.append(verbatim[role])
+                        out.append(text)
+                        out.append(end)
             except KeyError:
                 raise NotPlain from None
         else:
             # (a text starting with a newline may be joined from parts: see _typed_text)
             joins = self._joins_parts
             if raw_messages is not None:
-                roles = _NO_ROLES  # (a viewed dict's messages all go to the layout)
+                verbatim = {}  # (a viewed dict's messages all go to the layout)
             for message in messages[start:] if start else messages:
                 role = message.role
                 text = message.content
@@ -445,7 +455,7 @@ class ReleaseInputProcessor(InputProcessor):
                     type(text) is not str
                     or type(role) is not str
                     or calls
-                    or role not in roles
+                    or role not in verbatim
                     or sentinel in text
                     or message is last
                     or (joins and text and text[0] == "\n")
@@ -462,24 +472,26 @@ class ReleaseInputProcessor(InputProcessor):
                             False,
                             policy,
                             problems,
-                            options,
+                            option_set[0],
                             last_user,
                             start,
                         )
                     layout.turn(out, index, role, text, calls, context)
                 else:
-                    out += (headers[role], text, end)
+                    out.append(verbatim[role])
+                    out.append(text)
+                    out.append(end)
         if add_generation_prompt:
             out.append(generation)
         return "".join(out)
 
     def _options(
         self, tools: Any, raw: Mapping[str, Any] | None, problems: Problems, kwargs: Any
-    ) -> tuple[Any, str, Mapping[str, Any], str | None]:
+    ) -> tuple[Any, str, OptionSet]:
         """The tools to list (``available_tools`` may replace them), the request field
-        they come from, the template options, the release's defaults filled in, and the
-        generation prompt with the options' controls when it is kept with them (else
-        ``None``).
+        they come from, and the template options (the release's defaults filled in) as
+        an :data:`OptionSet`: kept (with the generation prompt of their controls) when
+        they raised no problem and replace no tools.
 
         A release with a ``reasoning_effort`` option also reads the OpenAI top-level
         ``reasoning_effort`` as vLLM's chat endpoint applies it: passed to the template
@@ -490,7 +502,7 @@ class ReleaseInputProcessor(InputProcessor):
             # (a Granite3ChatCompletion's options object, checked by name)
             kwargs = _typed_options(kwargs)
         if not kwargs and (not self._reads_effort or body_value(raw, "reasoning_effort") is None):
-            return tools, "tools", self._defaults, None  # (read only: shared)
+            return tools, "tools", self._default_set  # (read only: shared)
         data: bytes | None = None
         if type(kwargs) is dict and not self._reads_effort:
             # Options of the same exact data are the same (see _option_sets).
@@ -501,7 +513,7 @@ class ReleaseInputProcessor(InputProcessor):
             else:
                 known = self._option_sets.get(data)
                 if known is not None:
-                    return tools, "tools", *known
+                    return tools, "tools", known
                 kwargs = marshal.loads(data)  # (a copy: kept options share nothing with the caller)
         release = self.release
         tools_field = "tools"
@@ -555,12 +567,12 @@ class ReleaseInputProcessor(InputProcessor):
             and len(problems.items) == problems_before
             and len(data) <= _OPTION_KEY_LENGTH
         ):
-            prompt = self._layout.options_prompt(options)
+            option_set: OptionSet = (options, self._layout.options_prompt(options), {})
             if len(self._option_sets) >= _OPTION_SETS_KEPT:
                 self._option_sets.clear()
-            self._option_sets[data] = (options, prompt)
-            return tools, tools_field, options, prompt
-        return tools, tools_field, options, None
+            self._option_sets[data] = option_set
+            return tools, tools_field, option_set
+        return tools, tools_field, (options, None, {})  # (planned for this call only)
 
     def _unrendered(self, field: str, problems: Problems) -> None:
         """The problem of a list the release has no system block for."""

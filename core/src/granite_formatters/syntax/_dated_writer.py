@@ -29,7 +29,7 @@ if TYPE_CHECKING:
     from .._engine.render import ReleaseInputProcessor
     from .._engine.request import Problems
     from ._dated_layout import DatedLayout
-    from ._protocols import Head, TurnContext
+    from ._protocols import Head, OptionSet, TurnContext
 
 __all__ = ["DatedWriter"]
 
@@ -47,6 +47,14 @@ _TYPED_OPTION_DECLARATIONS = {
 #: What a default system turn's text depends on: the date, whether there are tools and
 #: documents, thinking, and whether the controls ask for citations and hallucinations.
 _SystemKey = tuple[datetime.date, bool, bool, bool, bool, bool]
+
+#: What a head's plan depends on besides the options: the date, whether the first
+#: message is the caller's system message, whether there are no tools, no documents.
+_PlanKey = tuple[datetime.date, bool, bool, bool]
+
+#: A head's plan: the default system turn (``None``: the caller's is written), the
+#: options the template would not honour (field, problem), the generation prompt.
+_Plan = tuple["str | None", tuple[tuple[str, str], ...], str]
 
 _DATE = datetime.date
 
@@ -74,6 +82,7 @@ class DatedWriter:
         "_system_texts",
         "_tokens",
         "_tools_header",
+        "_typed_sets",
         "_writes_calls",
         "layout",
         "processor",
@@ -117,15 +126,17 @@ class DatedWriter:
         # Generation prompts with controls, by the controls' items (checked valid: exact
         # str keys, bool/str/null values, so equal items print alike).
         self._controlled: dict[tuple[tuple[str, Any], ...], str] = {}
+        # The option sets of typed options objects, by thinking and the controls' items.
+        self._typed_sets: dict[tuple[bool, tuple[tuple[str, Any], ...] | None], OptionSet] = {}
 
     @property
     def documents_turns(self) -> DocumentsTurn | DocumentTurnPerDocument | None:
         """How the documents are written: turns after the system turn."""
         return self.layout.documents_turns
 
-    def typed_options(self, kwargs: Any) -> tuple[Mapping[str, Any], str | None] | None:
+    def typed_options(self, kwargs: Any) -> OptionSet | None:
         """A ``Granite3ChatCompletion``'s options read by attribute (their defaults the
-        release's), and the generation prompt of their controls when kept; ``None`` when
+        release's), with the generation prompt of their controls when kept; ``None`` when
         they are not of that type or not valid (the caller then checks them by name and
         raises the error)."""
         options_type = self._options_type
@@ -139,15 +150,27 @@ class DatedWriter:
             return None
         if controls is None:
             if thinking is not True:
-                return self.processor._defaults, None  # (read only: shared)
-            return {"thinking": True, "controls": None}, None
-        if type(controls) is not dict:
+                return self.processor._default_set  # (read only: shared)
+            items = None
+        elif type(controls) is not dict:
             return None
-        items = valid_control_items(controls)
-        if items is None:
-            return None
-        prompt = self._controlled.get(items) if controls else None
-        return {"thinking": thinking is True, "controls": controls}, prompt
+        else:
+            items = valid_control_items(controls)
+            if items is None:
+                return None
+        key = (thinking is True, items)
+        option_set = self._typed_sets.get(key)
+        if option_set is None:
+            # (the controls copied: checked valid, equal items print alike)
+            options = {
+                "thinking": thinking is True,
+                "controls": None if items is None else dict(items),
+            }
+            option_set = (options, self._controlled.get(items) if items else None, {})
+            if len(self._typed_sets) >= _KEPT:
+                self._typed_sets.clear()
+            self._typed_sets[key] = option_set
+        return option_set
 
     def options_prompt(self, options: Mapping[str, Any]) -> str | None:
         """The generation prompt with the (checked) options' controls, if they set any."""
@@ -162,8 +185,7 @@ class DatedWriter:
         tools: Any,
         tools_field: str,
         documents: Any,
-        options: Mapping[str, Any],
-        prompt: str | None,
+        option_set: OptionSet,
         raw: Mapping[str, Any] | None,
         raw_messages: Any,
         policy: SpecialTokenPolicy,
@@ -172,100 +194,61 @@ class DatedWriter:
     ) -> Head:
         """The system turn (the caller's or the dated default), the tools turn and the
         documents turns; the first message they consume; the generation prompt (printed
-        only after a message besides the caller's system message)."""
-        processor = self.processor
-        layout = self.layout
+        only after a message besides the caller's system message).
+
+        What the date, the options and the request's shape decide (the default system
+        turn, the options the template would not honour, the generation prompt) is
+        planned once (:meth:`_plan`) and kept in the option set's dict."""
         if today is None:
-            today = layout.today()
+            today = self.layout.today()
         elif type(today) is not _DATE:
             today = _checked_day(today)
-        tokens = self._tokens
+        first = messages[0]
         if plain:
             # (only its role read here: a message that is not the system's is read, and
             # checked, with the others by the render loop)
-            first = messages[0]
             first_role = first.get("role") if type(first) is dict else None
-            if type(first_role) is not str:
-                first_role = None  # (not plain: the render loop finds it)
         else:
-            first_role = messages[0].role  # (its text and calls read if it is the system's)
+            first_role = first.role  # (its text and calls read if it is the system's)
             if documents and raw is not None:
                 documents = request_documents(request, raw)
-        if options is processor._defaults:
-            controls, thinking = self._default_flags
-        else:
-            controls = options.get("controls")
-            thinking = options.get("thinking") is True
         if policy == "strip" and type(first_role) is str:
             # As if the request had been sanitized first: "sys<|end_of_text|>tem" is a
             # system role.
-            first_role = tokens.remove(first_role)
-        custom_system = first_role == "system"
-        if thinking or (controls and (custom_system or not documents)):
-            # (nothing unhonoured otherwise)
-            for field, why in layout.system_prompt.unhonoured(
-                processor.release.name,
-                custom_system=custom_system,
-                tools=bool(tools),
-                documents=bool(documents),
-                thinking=thinking,
-                controls=controls,
-            ):
+            first_role = self._tokens.remove(first_role)
+        custom_system = first_role == "system" and type(first_role) is str
+        key = (today, custom_system, not tools, not documents)
+        plan = option_set[2].get(key)
+        if plan is None:
+            plan = self._plan(key, option_set)
+        system, unhonoured, generation = plan
+        if unhonoured:
+            for field, why in unhonoured:
                 problems.add(why, field)
-        if custom_system:
-            if plain:
-                _, first_text, first_calls = plain_turn(messages[0])
-            else:
-                first_text = messages[0].content
-                first_calls = messages[0].tool_calls
-            if first_text is None:
-                raise processor._missing_content(0)
-            text = first_text
-            if raw_messages is not None or text[:1] == "\n":
-                text = processor._text(raw_messages, messages, 0, text)
-            # (a str subclass's own __contains__ could hide a token: checked in full)
-            if type(text) is not str or policy == "keep" or tokens.sentinel in text:
-                text = _checked(text, "messages[0].content", policy, tokens)
-            out = [processor._headers["system"], text, self._end]
-            if first_calls:
-                problems.add(
-                    "tool_calls on a 'system' message are not rendered; only assistant "
-                    "messages carry tool calls.",
-                    "messages[0].tool_calls",
-                )
-            start = 1
+        start = 0
+        if system is not None:
+            out = [system]
         else:
-            has_tools = bool(tools)
-            has_documents = bool(documents)
-            key = (
-                today,
-                has_tools,
-                has_documents,
-                thinking,
-                has_documents and controls is not None and "citations" in controls,
-                has_documents and controls is not None and "hallucinations" in controls,
-            )
-            turn = self._system_texts.get(key)
-            if turn is None:
-                turn = self._system_turn(key, controls)
-            out = [turn]
-            start = 0
+            out = self._system(plain, messages, raw_messages, policy, problems)
+            start = 1
+            if len(messages) == 1:
+                generation = ""  # (only the caller's system message: no generation prompt)
         if tools:
-            tools_turn = layout.tools_turn
+            tools_turn = self.layout.tools_turn
             if tools_turn is None:
-                processor._unrendered("tools", problems)
+                self.processor._unrendered("tools", problems)
             else:
                 out += (
                     self._tools_header,
-                    processor._indented(tools, tools_field, policy, tools_turn.indent),
+                    self.processor._indented(tools, tools_field, policy, tools_turn.indent),
                     self._end,
                 )
         if documents:
-            documents_turns = layout.documents_turns
+            documents_turns = self.layout.documents_turns
             if documents_turns is None:
-                processor._unrendered("documents", problems)
+                self.processor._unrendered("documents", problems)
             else:
-                processor._documents.write(
+                self.processor._documents.write(
                     out,
                     documents,
                     documents_turns,
@@ -274,15 +257,94 @@ class DatedWriter:
                     plain,
                     raw is None,  # (typed: a validated request's documents)
                 )
-        if len(messages) <= start:
-            generation = ""
-        elif prompt is not None:
+        return out, start, -1, -1, generation
+
+    def _plan(self, key: _PlanKey, option_set: OptionSet) -> _Plan:
+        """What the head writes for ``key`` (the date, whether the first message is the
+        caller's system message, whether there are no tools and no documents) and the
+        option set: the default system turn (``None``: the caller's), the options the
+        template would not honour (field, problem), the generation prompt; kept in the
+        option set's dict when it has one (bounded) and the date is a ``datetime.date``."""
+        today, custom_system, no_tools, no_documents = key
+        options, prompt, plans = option_set
+        processor = self.processor
+        layout = self.layout
+        if options is processor._defaults:
+            controls, thinking = self._default_flags
+        else:
+            controls = options.get("controls")
+            thinking = options.get("thinking") is True
+        unhonoured: tuple[tuple[str, str], ...] = ()
+        if thinking or (controls and (custom_system or no_documents)):
+            # (nothing unhonoured otherwise)
+            unhonoured = tuple(
+                layout.system_prompt.unhonoured(
+                    processor.release.name,
+                    custom_system=custom_system,
+                    tools=not no_tools,
+                    documents=not no_documents,
+                    thinking=thinking,
+                    controls=controls,
+                )
+            )
+        system = None
+        if not custom_system:
+            has_documents = not no_documents
+            system_key = (
+                today,
+                not no_tools,
+                has_documents,
+                thinking,
+                has_documents and controls is not None and "citations" in controls,
+                has_documents and controls is not None and "hallucinations" in controls,
+            )
+            system = self._system_texts.get(system_key)
+            if system is None:
+                system = self._system_turn(system_key, controls)
+        if prompt is not None:
             generation = prompt
         elif not controls or layout.controls is None:
             generation = processor._generation_prompt
         else:
             generation = self.controlled_prompt(controls)
-        return out, start, -1, -1, generation
+        plan = (system, unhonoured, generation)
+        if type(today) is _DATE:
+            if len(plans) >= _KEPT:
+                plans.clear()
+            plans[key] = plan
+        return plan
+
+    def _system(
+        self,
+        plain: bool,
+        messages: Sequence[Any],
+        raw_messages: Any,
+        policy: SpecialTokenPolicy,
+        problems: Problems,
+    ) -> list[str]:
+        """The caller's system turn (the first message), checked."""
+        processor = self.processor
+        if plain:
+            _, first_text, first_calls = plain_turn(messages[0])
+        else:
+            first_text = messages[0].content
+            first_calls = messages[0].tool_calls
+        if first_text is None:
+            raise processor._missing_content(0)
+        text = first_text
+        if raw_messages is not None or text[:1] == "\n":
+            text = processor._text(raw_messages, messages, 0, text)
+        # (a str subclass's own __contains__ could hide a token: checked in full)
+        tokens = self._tokens
+        if type(text) is not str or policy == "keep" or tokens.sentinel in text:
+            text = _checked(text, "messages[0].content", policy, tokens)
+        if first_calls:
+            problems.add(
+                "tool_calls on a 'system' message are not rendered; only assistant "
+                "messages carry tool calls.",
+                "messages[0].tool_calls",
+            )
+        return [processor._headers["system"], text, self._end]
 
     def turn(
         self,

@@ -31,6 +31,7 @@ __all__ = [
     "Layout",
     "LayoutWriter",
     "MarkedReasoningSyntax",
+    "OptionSet",
     "ReasoningSyntax",
     "ToolCallDefaults",
     "ToolCallSyntax",
@@ -298,6 +299,13 @@ class MarkedReasoningSyntax(ReasoningSyntax, Protocol):
         ...
 
 
+#: A set of template options as the render loop keeps it: the options (the release's
+#: defaults filled in), the generation prompt kept with them (``None``: none), and a
+#: dict the layout may keep what it plans for them in (see :meth:`LayoutWriter.head`; a
+#: fresh one for options made for one call). Kept option sets are read only; the same
+#: data gives the same set.
+OptionSet = tuple[Mapping[str, Any], "str | None", "dict[Any, Any]"]
+
 #: What a layout writes before the messages (:meth:`LayoutWriter.head`): the prompt's
 #: first pieces, the index of the first message not yet written, the index of the last
 #: user message (given back in :data:`TurnContext`; -1: none or not read), the index of
@@ -347,9 +355,9 @@ class LayoutWriter(Protocol):
         """Whether :meth:`typed_options` may read a typed options object."""
         ...
 
-    def typed_options(self, kwargs: Any) -> tuple[Mapping[str, Any], str | None] | None:
-        """A typed options object's template options and kept generation prompt, read
-        by attribute; ``None``: read it by name."""
+    def typed_options(self, kwargs: Any) -> OptionSet | None:
+        """A typed options object's :data:`OptionSet`, read by attribute; ``None``: read
+        it by name."""
         ...
 
     def options_prompt(self, options: Mapping[str, Any]) -> str | None:
@@ -364,15 +372,16 @@ class LayoutWriter(Protocol):
         tools: Any,
         tools_field: str,
         documents: Any,
-        options: Mapping[str, Any],
-        prompt: str | None,
+        option_set: OptionSet,
         raw: Mapping[str, Any] | None,
         raw_messages: Any,
         policy: SpecialTokenPolicy,
         problems: Problems,
         today: datetime.date | None,
     ) -> Head:
-        """What comes before the messages (see :data:`Head`)."""
+        """What comes before the messages (see :data:`Head`). What depends only on the
+        options, the date and the request's shape may be kept in the option set's dict
+        (bounded), never what a call's strings are."""
         ...
 
     def turn(

@@ -28,7 +28,7 @@ if TYPE_CHECKING:
     from .._engine.render import ReleaseInputProcessor
     from .._engine.request import Problems
     from ._context_turns import DocumentsTurn, DocumentTurnPerDocument
-    from ._protocols import Head, TurnContext
+    from ._protocols import Head, OptionSet, TurnContext
     from ._system_blocks_layout import SystemBlocksLayout
 
 __all__ = ["SystemBlocksWriter"]
@@ -79,7 +79,7 @@ class SystemBlocksWriter:
             roles.add("assistant")
         self.verbatim_roles = frozenset(roles)
 
-    def typed_options(self, kwargs: Any) -> tuple[Mapping[str, Any], str | None] | None:
+    def typed_options(self, kwargs: Any) -> OptionSet | None:
         """No typed options object of its own: read by name."""
         return None
 
@@ -95,8 +95,7 @@ class SystemBlocksWriter:
         tools: Any,
         tools_field: str,
         documents: Any,
-        options: Mapping[str, Any],
-        prompt: str | None,
+        option_set: OptionSet,
         raw: Mapping[str, Any] | None,
         raw_messages: Any,
         policy: SpecialTokenPolicy,
@@ -167,6 +166,7 @@ class SystemBlocksWriter:
         else:
             out = []
         reasoning = release.reasoning
+        options = option_set[0]
         last_user = marked = -1
         if reasoning is None:
             generation = processor._generation_prompt
