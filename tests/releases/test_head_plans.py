@@ -160,3 +160,16 @@ def test_a_typed_request_s_options_are_read_at_each_call(release: Release, stric
             fresh = _new(release)
             expected = _answer(fresh, typed, today=DAY, strict=strict)
             assert _answer(processor, typed, today=DAY, strict=strict) == expected
+
+
+def test_the_same_options_are_one_option_set_whoever_holds_them(release: Release) -> None:
+    """Equal options are one kept option set, whether their inner dicts are literals or
+    also held elsewhere (marshal from version 3 flags an object with other references,
+    so the same options gave other bytes and were kept again)."""
+    processor = _new(release)
+    held = {"citations": True, "hallucinations": True}
+    shared = _request(chat_template_kwargs={"controls": held})
+    fresh = _request(chat_template_kwargs={"controls": {"citations": True, "hallucinations": True}})
+    first = _answer(processor, shared, today=DAY)
+    assert _answer(processor, fresh, today=DAY) == first
+    assert len(processor._option_sets) == 1

@@ -50,6 +50,10 @@ __all__ = ["ROLES", "ReleaseInputProcessor"]
 #: options key kept.
 _OPTION_SETS_KEPT = 32
 _OPTION_KEY_LENGTH = 4096
+#: The marshal format of an options key: version 2 writes no back-references, so equal
+#: options give equal bytes whoever else holds them (from version 3, an object another
+#: reference holds is flagged, and the same options would miss).
+_OPTION_KEY_VERSION = 2
 
 #: The roles every chat has.
 ROLES = frozenset({"system", "user", "assistant", "tool"})
@@ -234,10 +238,10 @@ class ReleaseInputProcessor(InputProcessor):
         # The documents turn(s) of a layout that has them (see DocumentTurns).
         self._documents = DocumentTurns(release, self._layout.documents_turns)
         # The option sets of recent chat_template_kwargs that raised no problem and name
-        # no tools, by the kwargs' marshal bytes (equal bytes: the same data of the same
-        # exact types, so the same options; kept options are read only), each with the
-        # generation prompt of its controls (None: none, or a release without them) and
-        # the layout's plans for it.
+        # no tools, by the kwargs' marshal bytes (_OPTION_KEY_VERSION; equal bytes: the
+        # same data of the same exact types, so the same options; kept options are read
+        # only), each with the generation prompt of its controls (None: none, or a release
+        # without them) and the layout's plans for it.
         self._option_sets: dict[bytes, OptionSet] = {}
         # The JSON lines of recently rendered tool and document lists (usually sent again
         # with every turn), keyed by the list's marshal bytes, the field and the policy.
@@ -362,7 +366,7 @@ class ReleaseInputProcessor(InputProcessor):
             option_set = self._default_set
         elif type(kwargs) is dict:
             try:  # (options of the same data: see _options)
-                option_set = self._option_sets.get(marshal.dumps(kwargs))
+                option_set = self._option_sets.get(marshal.dumps(kwargs, _OPTION_KEY_VERSION))
             except ValueError:  # (not marshalled: judged by _options)
                 option_set = None
         elif kwargs is not None and layout.reads_typed:
@@ -507,7 +511,7 @@ class ReleaseInputProcessor(InputProcessor):
         if type(kwargs) is dict and not self._reads_effort:
             # Options of the same exact data are the same (see _option_sets).
             try:
-                data = marshal.dumps(kwargs)
+                data = marshal.dumps(kwargs, _OPTION_KEY_VERSION)
             except ValueError:
                 pass
             else:
