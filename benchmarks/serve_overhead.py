@@ -104,12 +104,14 @@ FLOORS = (FLOOR_ASGI, FLOOR_AIOHTTP)
 
 
 class _Floor:
-    """The least proxy: read the chat request, format its prompt, forward it (not
+    """The least proxy: read the chat request, format its prompt (the model's formatter
+    looked up once per name, as serve's built registry answers it), forward it (not
     streamed) through one kept-alive aiohttp session, answer the backend's body as is."""
 
     def __init__(self, backend: str) -> None:
         self.url = backend.rstrip("/") + "/completions"
         self.session: Any = None
+        self.formatters: dict[str, Any] = {}
 
     async def forward(self, raw: bytes) -> tuple[int, bytes]:
         import aiohttp
@@ -117,7 +119,10 @@ class _Floor:
         from granite_formatters import get_formatter
 
         body = json.loads(raw)
-        prompt = get_formatter(body["model"]).format(body)
+        formatter = self.formatters.get(body["model"])
+        if formatter is None:
+            formatter = self.formatters[body["model"]] = get_formatter(body["model"])
+        prompt = formatter.format(body)
         generation = {"model": body["model"], "prompt": prompt, "stream": False,
                       "max_tokens": body.get("max_tokens") or 4096}  # fmt: skip
         if self.session is None:
