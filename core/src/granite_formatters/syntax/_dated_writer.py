@@ -222,9 +222,8 @@ class DatedWriter:
         if plan is None:
             plan = self._plan(key, option_set)
         system, unhonoured, generation = plan
-        if unhonoured:
-            for field, why in unhonoured:
-                problems.add(why, field)
+        for field, why in unhonoured:
+            problems.add(why, field)
         start = 0
         if system is not None:
             out = [system]

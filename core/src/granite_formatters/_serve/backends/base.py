@@ -62,8 +62,8 @@ class Usage:
         )
 
     def to_openai(self) -> dict[str, int]:
-        keys = ("prompt_tokens", "completion_tokens", "total_tokens")
-        return dict(zip(keys, self.counts(), strict=True))
+        prompt, completion, total = self.counts()
+        return {"prompt_tokens": prompt, "completion_tokens": completion, "total_tokens": total}
 
 
 @attrs.frozen
