@@ -77,7 +77,8 @@ class Script:
     ``write``: bytes per network write (``None``: one write per event; ``"mid-utf8"``: the
     whole stream cut inside every multi-byte character), so a character or an event can be
     split across writes.
-    ``fault``: ``status500``, ``garbage``, ``garbage_first``, ``truncate``, ``hang_headers``,
+    ``fault``: ``status500`` (or ``status400``, ``status404``, ``status413``, ``status422``,
+    ``status429``: that error answer, see :func:`error_answer`), ``garbage``, ``garbage_first``, ``truncate``, ``hang_headers``,
     ``hang_body``, ``nan_logprobs``, ``no_usage``, ``no_done`` (finish_reason, no
     ``[DONE]``), ``done_then_open`` and ``finish_then_open`` (the connection held open 8 s
     after the answer), ``endless`` (the first piece again and again, until cancelled; not
@@ -86,6 +87,7 @@ class Script:
     (logprobs asked for, none sent).
     ``fault_times``: the fault hits only the first that many requests for the prompt
     (``None``: every one), as a backend that fails for a while and recovers.
+    ``retry_after``: the ``Retry-After`` header of a ``status429`` answer (``None``: none).
     """
 
     output: str
@@ -96,6 +98,7 @@ class Script:
     fault_times: int | None = None
     #: How many requests for the prompt have come (for ``fault_times``).
     seen: int = 0
+    retry_after: str | None = None
 
 
 def cut_text(text: str, how: str) -> list[str]:
@@ -356,6 +359,39 @@ def vllm_error(message: str, status: int = 400) -> JSONResponse:
     )  # fmt: skip
 
 
+def error_answer(status: int, prompt: str, retry_after: str | None = None) -> Response:
+    """A backend's error answer of ``status``, as the servers (or what stands in front of
+    them) write it: vLLM's error body for a 400 (quoting the prompt here, as an error can)
+    or a 500,
+    FastAPI's for an unknown route (404) or a validation failure (422), nginx's page for a
+    body over its ``client_max_body_size`` (413), a rate-limiting gateway's for a 429."""
+    if status == 500:
+        return JSONResponse(
+            {"object": "error", "message": "CUDA out of memory", "code": 500}, status_code=500
+        )
+    if status == 400:
+        return vllm_error(f"top_p must be in (0, 1], got 2.0 for {prompt[:40]!r}.")
+    if status == 404:
+        return JSONResponse({"detail": "Not Found"}, status_code=404)
+    if status == 422:
+        return JSONResponse(
+            {"detail": [{"type": "less_than_equal", "loc": ["body", "top_p"],
+                         "msg": "Input should be less than or equal to 1",
+                         "input": 2, "ctx": {"le": 1}, "prompt": prompt[:40]}]},
+            status_code=422,
+        )  # fmt: skip
+    if status == 413:
+        page = "<html><head><title>413 Request Entity Too Large</title></head></html>\r\n"
+        return Response(page, status_code=413, media_type="text/html")
+    assert status == 429, status
+    headers = {"retry-after": retry_after} if retry_after is not None else None
+    return JSONResponse(
+        {"error": {"message": "Rate limit exceeded: too many requests", "type": "rate_limit"}},
+        status_code=429,
+        headers=headers,
+    )
+
+
 class FakeBackend:
     """The scripted completions server; records every request it gets.
 
@@ -501,11 +537,9 @@ class FakeBackend:
                         script = attrs.evolve(script, fault=None)
             if script is None:
                 return JSONResponse({"error": "no script for this prompt"}, status_code=400)
-            if script.fault == "status500":
-                return JSONResponse(
-                    {"object": "error", "message": "CUDA out of memory", "code": 500},
-                    status_code=500,
-                )
+            if script.fault is not None and script.fault.startswith("status"):
+                status = int(script.fault.removeprefix("status"))
+                return error_answer(status, body["prompt"], script.retry_after)
             if script.fault == "hang_headers":
                 await asyncio.sleep(8)
                 return JSONResponse({})

@@ -10,11 +10,12 @@ import time
 from typing import Any
 
 import httpx
+import openai
 import pytest
 
 from granite_formatters import get_formatter
 
-from .conftest import KINDS
+from .conftest import KINDS, proxy_for
 from .outputs import PLAIN_ANSWER
 from .servers import Script, count_tokens
 
@@ -289,3 +290,143 @@ def test_the_access_log_says_dash_when_the_backend_reported_no_usage(
     assert len(lines) == 1, lines
     assert " status=200 " in lines[0]
     assert lines[0].endswith(" prompt_tokens=- completion_tokens=-"), lines
+
+
+def requests_for(fake: Any, prompt: str) -> int:
+    """How many generation requests for ``prompt`` the fake backend has had."""
+    with fake.lock:
+        return sum(body.get("prompt") == prompt for _kind, body in fake.requests)
+
+
+def refused_error(status: int) -> dict[str, Any]:
+    return {
+        "message": f"the backend refused the request (HTTP {status})",
+        "type": "invalid_request_error",
+        "param": None,
+        "code": "backend_refused",
+    }
+
+
+@pytest.mark.parametrize("kind", KINDS)
+@pytest.mark.parametrize("status", [400, 413, 422])
+@pytest.mark.parametrize("stream", [False, True])
+def test_a_backend_refusal_is_the_clients_400(
+    proxy_factory: Any,
+    fake_backend: Any,
+    caplog: pytest.LogCaptureFixture,
+    kind: str,
+    status: int,
+    stream: bool,
+) -> None:
+    """Clients do not send a 400 again (they retry a 502); the backend's words (which can
+    quote the prompt) stay out of the answer and, without --log-prompts, of the log."""
+    fake, _ = fake_backend
+    tag = f"refused {status} {kind} {stream}"
+    with caplog.at_level(logging.INFO, logger="granite_formatters.serve"):
+        got = ask(proxy_factory(kind), fake, tag, Script("x", fault=f"status{status}"), stream)
+        assert isinstance(got, httpx.Response) and got.status_code == 400, got
+        assert got.json() == {"error": refused_error(status)}
+        for _ in range(200):  # (bounded wait for the access log line)
+            lines = [r.getMessage() for r in caplog.records if r.getMessage().startswith("chat ")]
+            if lines:
+                break
+            time.sleep(0.025)
+    assert len(lines) == 1 and " status=400 " in lines[0], lines
+    assert tag not in got.text and tag not in lines[0]
+
+
+@pytest.mark.parametrize("stream", [False, True])
+def test_vllms_400_for_a_prompt_over_the_context_is_a_400(
+    backend_factory: Any, stream: bool
+) -> None:
+    fake, thread = backend_factory(max_model_len=64)  # (the request asks 1000 tokens)
+    proxy = proxy_for(thread, "openai")
+    try:
+        got = ask(proxy, fake, f"over the context {stream}", Script("Hi."), stream)
+    finally:
+        proxy.stop()
+    assert isinstance(got, httpx.Response) and got.status_code == 400
+    assert got.json() == {"error": refused_error(400)}
+    assert "maximum context length" not in got.text
+
+
+@pytest.mark.parametrize("kind", KINDS)
+@pytest.mark.parametrize("stream", [False, True])
+@pytest.mark.parametrize(
+    ("sent", "passed"),
+    [
+        ("7", "7"),
+        ("0", "0"),
+        ("3600", "3600"),
+        ("3601", None),
+        ("10000", None),
+        ("1.5", None),
+        ("-1", None),
+        ("\u00b2", None),  # (a digit to str.isdigit, not a number of seconds)
+        ("Wed, 21 Oct 2026 07:28:00 GMT", None),
+        (None, None),
+    ],
+)
+def test_a_busy_backends_429_is_a_429_with_its_retry_after(
+    proxy_factory: Any,
+    fake_backend: Any,
+    kind: str,
+    stream: bool,
+    sent: str | None,
+    passed: str | None,
+) -> None:
+    fake, _ = fake_backend
+    script = Script("x", fault="status429", retry_after=sent)
+    got = ask(proxy_factory(kind), fake, f"busy {kind} {stream} {sent}", script, stream)
+    assert isinstance(got, httpx.Response) and got.status_code == 429, got
+    assert got.json() == {
+        "error": {
+            "message": "the backend answered HTTP 429",
+            "type": "rate_limit_error",
+            "param": None,
+            "code": None,
+        }
+    }
+    assert got.headers.get("retry-after") == passed
+
+
+@pytest.mark.parametrize("kind", KINDS)
+@pytest.mark.parametrize("status", [404, 500])
+@pytest.mark.parametrize("stream", [False, True])
+def test_other_backend_statuses_stay_a_502(
+    proxy_factory: Any, fake_backend: Any, kind: str, status: int, stream: bool
+) -> None:
+    """A 404 is the proxy's configuration (a wrong --backend), a 500 the backend's failure."""
+    fake, _ = fake_backend
+    script = Script("x", fault=f"status{status}")
+    got = ask(proxy_factory(kind), fake, f"status {status} {kind} {stream}", script, stream)
+    assert isinstance(got, httpx.Response) and got.status_code == 502, got
+    assert got.json()["error"] == {
+        "message": f"the backend answered HTTP {status}",
+        "type": "backend_error",
+        "param": None,
+        "code": None,
+    }
+    assert "retry-after" not in got.headers
+
+
+@pytest.mark.parametrize("stream", [False, True])
+def test_the_openai_client_sends_a_refused_request_once(
+    proxy_factory: Any, fake_backend: Any, stream: bool
+) -> None:
+    """The real client, with its default retries: a 400 raises ``BadRequestError`` at
+    once (a 502 would be sent three times and raise ``InternalServerError``)."""
+    fake, _ = fake_backend
+    proxy = proxy_factory("openai")
+    messages: list[Any] = [{"role": "user", "content": f"refused, asked once ({stream})"}]
+    prompt = get_formatter(MODEL).format({"messages": messages})
+    fake.script(prompt, Script("x", fault="status400"))
+    client = openai.OpenAI(base_url=proxy.url + "/v1", api_key="unused", timeout=30)
+    assert client.max_retries == openai.DEFAULT_MAX_RETRIES > 0
+    try:
+        with pytest.raises(openai.BadRequestError) as info:
+            client.chat.completions.create(model=MODEL, messages=messages, stream=stream)
+    finally:
+        client.close()
+    assert info.value.code == "backend_refused"
+    assert requests_for(fake, prompt) == 1

@@ -45,7 +45,7 @@ from .exchange import (
 from .guard import RequestGuard
 from .jsonbody import load_body
 from .options import ServeConfig
-from .public import backend_text, unknown_model_text
+from .public import BackendReply, backend_reply, unknown_model_text
 from .responses import (
     STREAMED_KEYS,
     ChunkMaker,
@@ -157,15 +157,20 @@ class _Server:
             LOGGER.warning("%s (warning %s)", text, SPECIAL_TOKENS_DROPPED)
         return [{"code": SPECIAL_TOKENS_DROPPED, "message": text}]
 
-    def _backend_failure(self, exc: BackendError, log: RequestLog) -> str:
-        """Record ``exc`` in the access log; the text the client is told."""
-        public = backend_text(exc)
-        log.status = exc.status
+    def _backend_failure(self, exc: BackendError, log: RequestLog) -> BackendReply:
+        """Record ``exc`` in the access log; what the client is told."""
+        reply = backend_reply(exc)
+        log.status = reply.status
         if self.config.log_prompts:
             log.error = f"{exc}: {exc.detail}" if exc.detail else str(exc)
         else:
-            log.error = public
-        return public
+            log.error = reply.text
+        return reply
+
+    def _backend_response(self, exc: BackendError, log: RequestLog) -> Response:
+        """The error response to ``exc`` (recorded in the access log, not yet written)."""
+        reply = self._backend_failure(exc, log)
+        return error_response(reply.status, reply.text, exc.param, reply.code, reply.headers)
 
     async def chat_route(self, request: Request) -> Response:
         """:meth:`chat` as a Starlette endpoint."""
@@ -187,18 +192,18 @@ class _Server:
             log.emit()
             return error_response(refused.status, str(refused), refused.param, refused.code)
         except BackendError as exc:
-            text = self._backend_failure(exc, log)
+            failed = self._backend_response(exc, log)
             log.emit()
-            return error_response(exc.status, text, exc.param)
+            return failed
         events = answer_events(self.backend, response, prepared, self.config.max_output_bytes)
         try:  # the first event before the first byte: a failure is still a 502/504
             first = await events.__anext__()
         except (BackendError, StopAsyncIteration) as exc:
             await response.aclose()
             error = exc if isinstance(exc, BackendError) else Backend.ended_early()
-            text = self._backend_failure(error, log)
+            failed = self._backend_response(error, log)
             log.emit()
-            return error_response(error.status, text)
+            return failed
         # The generator closes the backend response; the background task also does,
         # for a client gone before the generator ever started (aclose is idempotent).
         # On shutdown the stream goes on for most of the grace period, then ends with an
@@ -281,7 +286,7 @@ class _Server:
             log.status, log.error = 499, "client disconnected"
             return Response(status_code=499)
         except BackendError as exc:
-            return error_response(exc.status, self._backend_failure(exc, log), exc.param)
+            return self._backend_response(exc, log)
         finally:
             timer.cancel()
             watch.stop()
@@ -377,8 +382,8 @@ class _Server:
             if not finished:
                 raise Backend.ended_early()
         except BackendError as exc:
-            text = self._backend_failure(exc, log)
-            yield chunks(parser.close()) + _event(error_body(exc.status, text)) + _DONE
+            reply = self._backend_failure(exc, log)
+            yield chunks(parser.close()) + _event(error_body(reply.status, reply.text)) + _DONE
         except BaseException:
             log.status, log.error = 499, "client disconnected"
             raise

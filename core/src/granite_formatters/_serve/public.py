@@ -11,10 +11,13 @@ from __future__ import annotations
 
 import re
 
+import attrs
+
+from .._batch.lines import REFUSED_BY_BACKEND
 from .._errors import UnknownModelError, quote
 from .backends import BackendError
 
-__all__ = ["backend_text", "request_text", "unknown_model_text"]
+__all__ = ["BackendReply", "backend_reply", "backend_text", "request_text", "unknown_model_text"]
 
 # A sentence that names a Python argument of the library.
 _PYTHON_OPTION = re.compile(r"\b(?:strict|special_tokens)=")
@@ -47,6 +50,38 @@ def backend_text(error: BackendError) -> str:
         return str(error)
     head = str(error).split(": ", 1)[0]
     return re.sub(r" at \S+$", "", head)
+
+
+#: Backend statuses that refuse the request itself, for good (vLLM's and llama.cpp's 400
+#: for a prompt over the context or a value out of range, a 413, a 422): the client's
+#: error, answered 400, which clients do not send again (they retry a 502).
+REFUSED_STATUSES = frozenset({400, 413, 422})
+
+
+@attrs.frozen
+class BackendReply:
+    """What a client is told of a backend error: the status, text, error code and headers."""
+
+    status: int
+    text: str
+    code: str | None = None
+    headers: dict[str, str] | None = None
+
+
+def backend_reply(error: BackendError) -> BackendReply:
+    """The answer to ``error``: a backend's refusal of the request is the client's 400
+    (``backend_refused``), a busy backend's 429 a 429 with its ``Retry-After``; any
+    other error keeps its status (a 502 for another status the backend answered)."""
+    answered = error.backend_status
+    if answered in REFUSED_STATUSES:
+        return BackendReply(
+            400, f"the backend refused the request (HTTP {answered})", REFUSED_BY_BACKEND
+        )
+    if answered == 429:
+        seconds = error.retry_after
+        headers = {"retry-after": str(seconds)} if seconds is not None else None
+        return BackendReply(429, backend_text(error), headers=headers)
+    return BackendReply(error.status, backend_text(error))
 
 
 def unknown_model_text(name: str, error: UnknownModelError | None = None) -> str:

@@ -38,6 +38,7 @@ _ERROR_TYPES = {
     405: "invalid_request_error",
     413: "invalid_request_error",
     415: "invalid_request_error",
+    429: "rate_limit_error",
     502: "backend_error",
     503: "service_unavailable",
     504: "backend_timeout",

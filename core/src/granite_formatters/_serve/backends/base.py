@@ -112,7 +112,9 @@ class BackendError(Exception):
     when the request cannot fit the model, with ``param`` the field). The message never
     holds the backend's URL or text; ``detail`` holds what the backend wrote (cut short),
     for the log only, and only with ``--log-prompts``; ``backend_status`` is the error
-    status the backend answered with, if it answered one."""
+    status the backend answered with, if it answered one, and ``retry_after`` the seconds
+    its ``Retry-After`` header asked for (``None``: none, or not a plain number of at most
+    :data:`MAX_RETRY_AFTER`)."""
 
     def __init__(
         self,
@@ -121,12 +123,14 @@ class BackendError(Exception):
         param: str | None = None,
         detail: str = "",
         backend_status: int | None = None,
+        retry_after: int | None = None,
     ) -> None:
         super().__init__(message)
         self.status = status
         self.param = param
         self.detail = detail
         self.backend_status = backend_status
+        self.retry_after = retry_after
 
     @property
     def transient(self) -> bool:
@@ -136,6 +140,20 @@ class BackendError(Exception):
             return False
         code = self.backend_status
         return code is None or code >= 500 or code in (408, 429)
+
+
+#: The longest ``Retry-After`` of a backend that is kept (seconds); a longer one is dropped.
+MAX_RETRY_AFTER = 3600
+
+_SECONDS = re.compile("[0-9]{1,4}")
+
+
+def retry_after_of(value: str) -> int | None:
+    """A ``Retry-After`` header's seconds when it is a plain number of at most
+    :data:`MAX_RETRY_AFTER` (an HTTP date or anything else: ``None``)."""
+    if _SECONDS.fullmatch(value) is None or int(value) > MAX_RETRY_AFTER:
+        return None
+    return int(value)
 
 
 _JSON_HEADERS = {"content-type": "application/json"}
@@ -500,6 +518,7 @@ class Backend(ABC):
         except httpx.HTTPError:
             raise BackendError("cannot reach the backend") from None
         if response.status_code >= 400:
+            retry_after = retry_after_of(_header(response, "retry-after"))
             detail = ""
             try:
                 async for piece in response.aiter_text():
@@ -514,6 +533,7 @@ class Backend(ABC):
                 f"the backend answered HTTP {response.status_code}",
                 detail=clean_text(detail[:_DETAIL_LIMIT]),
                 backend_status=response.status_code,
+                retry_after=retry_after,
             )
         return response
 
