@@ -14,6 +14,7 @@ from hypothesis import example, given
 from hypothesis import strategies as st
 
 from granite_formatters._serve.backends import BackendError, Finish, Piece, make_backend
+from granite_formatters._serve.backends.base import clean_text
 from granite_formatters._serve.params import GenerationParams, backend_fields
 
 from .conftest import KINDS
@@ -166,3 +167,12 @@ def test_request_bodies(kind: str) -> None:
         "ollama": "http://h/api/generate",
     }
     assert make_backend(kind, "http://h/").url == urls[kind]
+
+
+@given(st.lists(st.one_of(TEXT, st.characters(categories=["Cs"])), max_size=8).map("".join))
+@example("bad \ud83d char")
+def test_backend_text_has_each_lone_surrogate_as_u_fffd(text: str) -> None:
+    """What a backend sends is kept but for lone surrogates (one U+FFFD each), which
+    JSON escapes can carry and UTF-8 cannot."""
+    expected = "".join("\ufffd" if "\ud800" <= char <= "\udfff" else char for char in text)
+    assert clean_text(text) == expected

@@ -87,12 +87,20 @@ def test_a_body_that_cannot_fail_the_walk_is_not_walked(monkeypatch: pytest.Monk
     assert len(walked) == 8
 
 
-@given(STEPS, st.sampled_from(["\ud800", "a\udfff", "\udbff\udbff"]))
-def test_a_lone_surrogate_anywhere_is_named(steps: list[int | str], bad: str) -> None:
-    body, field = embed(bad, steps)
+@given(
+    STEPS,
+    st.sampled_from(
+        [("\ud800", "\\ud800"), ("a\udfff", "\\udfff"), ("\udbff\udbff", "\\udbff"),
+         ("é \udc00\ud800", "\\udc00"), ("\U0001f600 \udfff", "\\udfff")]
+    ),
+)  # fmt: skip
+def test_a_lone_surrogate_anywhere_is_named(steps: list[int | str], bad: tuple[str, str]) -> None:
+    """The field is named, and the message quotes the text's first surrogate as an escape."""
+    body, field = embed(bad[0], steps)
     with pytest.raises(InvalidRequestError, match="lone surrogate") as info:
         load_body(json.dumps(body).encode())
     assert info.value.field == field
+    assert f"lone surrogate escape ({bad[1]})" in str(info.value)
 
 
 @given(STEPS, st.sampled_from(["1e999", "-1e400", "Infinity", "-Infinity", "NaN"]))

@@ -16,9 +16,10 @@ request is invalid, only that the full path must judge it.
 from __future__ import annotations
 
 import marshal
-import re
 from collections.abc import Callable
 from typing import Any, ClassVar
+
+from ._surrogates import has_lone_surrogate
 
 __all__ = [
     "OPENAI_REQUEST_PARAMETERS",
@@ -149,11 +150,8 @@ def are_plain_tools(tools: Any) -> bool:
     return type(tools) is list and all(map(is_plain_tool, tools))
 
 
-_SURROGATE = re.compile("[\ud800-\udfff]")
-
-
 def _is_plain_key(key: Any) -> bool:
-    return type(key) is str and (key.isascii() or _SURROGATE.search(key) is None)
+    return type(key) is str and not has_lone_surrogate(key)
 
 
 def are_plain_keys(data: dict[Any, Any]) -> bool:

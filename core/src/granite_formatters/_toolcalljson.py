@@ -25,10 +25,11 @@ from __future__ import annotations
 
 import json
 import math
-import re
 import threading
 from collections.abc import Iterable, Mapping
 from typing import Any
+
+from ._surrogates import has_lone_surrogate, replace_lone_surrogates
 
 __all__ = [
     "ARGUMENT_KEYS",
@@ -49,8 +50,6 @@ _NAME_AND_ID = frozenset(("name", "id"))
 
 #: The note for a tool call whose text had lone surrogates.
 SURROGATES_REPLACED = "replaced lone surrogates in a tool call with U+FFFD"
-
-_SURROGATE = re.compile("[\ud800-\udfff]")
 
 #: The note for tool-call JSON that held numbers JSON output cannot carry.
 NUMBERS_KEPT = (
@@ -114,9 +113,7 @@ def text_safe(text: str) -> str | None:
     A Python ``str`` can hold surrogate code points (a ``\\ud83d`` JSON escape decodes
     to one) that no UTF-8 encoder accepts. One character replaces one, so spans hold.
     """
-    if text.isascii() or _SURROGATE.search(text) is None:
-        return None
-    return _SURROGATE.sub("\ufffd", text)
+    return replace_lone_surrogates(text) if has_lone_surrogate(text) else None
 
 
 def json_safe(value: Any) -> Any:

@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from .._processors import OutputProcessor
+from .._surrogates import has_lone_surrogate
 from ..syntax._call_stage import CallMarkers
 from ..syntax._marked_stage import lane_firsts
 from .parse import ReleaseStreamParser
@@ -82,11 +83,8 @@ class ReleaseOutputProcessor(OutputProcessor):
         for first in firsts:  # (a few: str's search, not a set's walk of the text)
             if first in text:
                 return None
-        if not text.isascii():
-            try:
-                text.encode()
-            except UnicodeEncodeError:  # (a lone surrogate: the parser replaces and notes it)
-                return None
+        if has_lone_surrogate(text):  # (the parser replaces and notes it)
+            return None
         return message_type(
             content=text.strip(),
             reasoning_content=None,

@@ -14,13 +14,12 @@ import re
 from typing import Any
 
 from .._errors import InvalidRequestError, quote
+from .._surrogates import has_lone_surrogate
 
 __all__ = ["MAX_DEPTH", "load_body"]
 
 #: How deeply arrays and objects may nest in a request body.
 MAX_DEPTH = 64
-
-_SURROGATE = re.compile("[\ud800-\udfff]")
 
 #: A surrogate's escape in a body's text: only such a body can hold a lone surrogate
 #: (UTF-8 carries none).
@@ -63,10 +62,10 @@ def _field(path: _Path) -> str | None:
 
 def _surrogate(text: str) -> str | None:
     """The first lone surrogate in ``text`` as a JSON escape, or ``None``."""
-    if text.isascii():
+    if not has_lone_surrogate(text):
         return None
-    found = _SURROGATE.search(text)
-    return None if found is None else f"\\u{ord(found.group()):04x}"
+    first = next(char for char in text if "\ud800" <= char <= "\udfff")
+    return f"\\u{ord(first):04x}"
 
 
 def _check(value: Any) -> None:

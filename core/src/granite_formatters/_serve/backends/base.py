@@ -5,7 +5,6 @@ from __future__ import annotations
 import functools
 import json
 import math
-import re
 from abc import ABC, abstractmethod
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Mapping
 from typing import Any, Protocol, TypeVar, cast
@@ -15,6 +14,7 @@ import attrs
 import httpx
 from httpx_sse import SSEError
 
+from ..._surrogates import has_lone_surrogate, replace_lone_surrogates
 from ..aiohttp_transport import BackendClient
 from ..params import GenerationParams, backend_fields, kind_rules, place
 from .sse import SSEFrames, check_event_stream
@@ -44,8 +44,6 @@ __all__ = [
 DRAIN_SECONDS = 1.0
 
 _T = TypeVar("_T")
-
-_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 @attrs.frozen
@@ -178,13 +176,7 @@ def _sender(
 
 def clean_text(text: str) -> str:
     """``text`` with any lone surrogate (which JSON allows and UTF-8 cannot carry) as U+FFFD."""
-    if text.isascii():
-        return text
-    try:
-        text.encode()  # (cheaper than a search: the usual text has no lone surrogate)
-    except UnicodeEncodeError:
-        return _SURROGATE.sub("\ufffd", text)
-    return text
+    return replace_lone_surrogates(text) if has_lone_surrogate(text) else text
 
 
 def finite(value: Any) -> Any:
