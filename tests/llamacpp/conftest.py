@@ -171,14 +171,15 @@ def plain_llama_server(
     server.stop()
 
 
-def start_serve(backend: Process, kind: str, log: Path) -> Process:
-    """``granite-format serve`` in front of ``backend``, serving every bundled release."""
+def start_serve(backend: Process, kind: str, log: Path, *options: str) -> Process:
+    """``granite-format serve`` in front of ``backend``, serving every bundled release
+    (``options``: more serve options)."""
     from support.releases import RELEASES
 
     port = free_port()
     url = backend.url + "/v1" if kind == "openai" else backend.url
     command = [sys.executable, "-m", "granite_formatters", "serve", "--backend", url]
-    command += ["--backend-type", kind, "--port", str(port), "--log-level", "info"]
+    command += ["--backend-type", kind, "--port", str(port), "--log-level", "info", *options]
     for release in RELEASES:
         command += ["--model", release.model]
     return Process(command, log, f"http://127.0.0.1:{port}", "/v1/models")

@@ -415,6 +415,10 @@ class FakeBackend:
       on ``/completion``, ``skip_special_tokens`` ignored; ``logprobs`` N > 0 in the chat
       shape ``logprobs.content``, none for 0).
     * ``/api/generate`` (Ollama): ``options.num_predict`` absent is -1 likewise.
+    * ``api_key``: every route wants ``Authorization: Bearer API_KEY`` and answers a
+      missing or wrong one as vLLM started with ``--api-key`` does (``401``,
+      ``{"error": "Unauthorized"}``); ``authorizations`` records each request's path and
+      header (``None``: none sent).
     """
 
     def __init__(
@@ -425,6 +429,7 @@ class FakeBackend:
         served: tuple[str, ...] = ("ibm-granite/granite-served",),
         flavour: str = "vllm",
         special: bool = False,
+        api_key: str | None = None,
     ) -> None:
         assert overlong in ("reject", "clamp")
         assert flavour in ("vllm", "llamacpp")
@@ -441,7 +446,7 @@ class FakeBackend:
         self.cancelled = 0
         self.finished = 0
         self.lock = threading.Lock()
-        self.app = Starlette(
+        self.app: Any = Starlette(
             routes=[
                 Route("/v1/completions", self._handler("openai"), methods=["POST"]),
                 Route("/v1/models", self._models, methods=["GET"]),
@@ -450,6 +455,29 @@ class FakeBackend:
                 Route("/api/generate", self._handler("ollama"), methods=["POST"]),
             ]
         )
+        self.api_key = api_key
+        self.authorizations: list[tuple[str, str | None]] = []
+        self.app = self._key_checked(self.app) if api_key is not None else self.app
+
+    def _key_checked(self, app: Any) -> Any:
+        """``app`` behind vLLM's ``--api-key`` check (on every path, as vLLM's is on /v1)."""
+
+        async def checked(scope: Any, receive: Any, send: Any) -> None:
+            if scope["type"] != "http":
+                await app(scope, receive, send)
+                return
+            headers = dict(scope["headers"])
+            sent = headers.get(b"authorization")
+            value = None if sent is None else sent.decode("latin-1")
+            with self.lock:
+                self.authorizations.append((scope["path"], value))
+            if value != f"Bearer {self.api_key}":
+                answer = JSONResponse({"error": "Unauthorized"}, status_code=401)
+                await answer(scope, receive, send)
+                return
+            await app(scope, receive, send)
+
+        return checked
 
     def script(self, prompt: str, script: Script) -> None:
         with self.lock:

@@ -7,13 +7,18 @@ itself then says how to install it.
 from __future__ import annotations
 
 import argparse
+from collections.abc import Mapping
 
 __all__ = [
+    "BACKEND_KEY_ENV",
     "BACKEND_TYPES",
     "DEFAULT_MAX_BODY_BYTES",
     "DEFAULT_MAX_OUTPUT_BYTES",
     "DEFAULT_MAX_PROMPT_CHARS",
+    "add_backend_key_argument",
     "add_serve_arguments",
+    "backend_key",
+    "backend_key_problem",
 ]
 
 BACKEND_TYPES = ("openai", "llamacpp", "ollama")
@@ -21,6 +26,8 @@ DEFAULT_MAX_BODY_BYTES = 8 * 1024 * 1024
 DEFAULT_MAX_PROMPT_CHARS = 2_000_000
 #: The default of ``--max-output-bytes``: far above any context's worth of text.
 DEFAULT_MAX_OUTPUT_BYTES = 16 * 1024 * 1024
+#: The environment variable read for ``--backend-api-key`` when the option is not given.
+BACKEND_KEY_ENV = "GRANITE_BACKEND_API_KEY"
 
 
 def add_serve_arguments(parser: argparse.ArgumentParser) -> None:
@@ -88,8 +95,45 @@ def add_serve_arguments(parser: argparse.ArgumentParser) -> None:
     _add_backend_arguments(parser)
 
 
+def add_backend_key_argument(parser: argparse.ArgumentParser) -> None:
+    """``--backend-api-key``: the key sent to the backend (serve's and batch's option)."""
+    parser.add_argument(
+        "--backend-api-key", metavar="KEY",
+        help="send 'Authorization: Bearer KEY' on every request to the backend (vLLM or "
+        f"llama-server started with --api-key, a hosted endpoint); or set {BACKEND_KEY_ENV}",
+    )  # fmt: skip
+
+
+def backend_key_problem(key: str | None, name: str = "--backend-api-key") -> str | None:
+    """What makes ``key`` unfit for an ``Authorization`` header (``None``: nothing), the
+    option or variable ``name`` named and the key itself never shown."""
+    if key is None:
+        return None
+    if not key:
+        return f"{name}: empty"
+    if not all(" " <= char <= "~" for char in key) or key != key.strip():
+        return (
+            f"{name}: the key holds a character an HTTP header cannot carry (it must be "
+            "printable ASCII, without spaces around it)"
+        )
+    return None
+
+
+def backend_key(option: str | None, environ: Mapping[str, str]) -> str | None:
+    """The backend key: ``--backend-api-key`` when given, else :data:`BACKEND_KEY_ENV`'s
+    value (``None``: neither); :class:`ValueError` for one a header cannot carry."""
+    key, name = (option, "--backend-api-key") if option is not None else (
+        environ.get(BACKEND_KEY_ENV), BACKEND_KEY_ENV
+    )  # fmt: skip
+    problem = backend_key_problem(key, name)
+    if problem is not None:
+        raise ValueError(problem)
+    return key
+
+
 def _add_backend_arguments(parser: argparse.ArgumentParser) -> None:
     """The options about what is asked of the backend."""
+    add_backend_key_argument(parser)
     parser.add_argument(
         "--default-max-tokens", type=int, default=None, metavar="N",
         help="token limit for requests that set none when the backend does not list its "

@@ -5,13 +5,20 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import os
 import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import TextIO
 
-from .._serve_args import BACKEND_TYPES, DEFAULT_MAX_OUTPUT_BYTES, DEFAULT_MAX_PROMPT_CHARS
+from .._serve_args import (
+    BACKEND_TYPES,
+    DEFAULT_MAX_OUTPUT_BYTES,
+    DEFAULT_MAX_PROMPT_CHARS,
+    add_backend_key_argument,
+    backend_key,
+)
 
 __all__ = ["OptionError", "add_batch_arguments", "run"]
 
@@ -34,6 +41,7 @@ def add_batch_arguments(parser: argparse.ArgumentParser) -> None:
         help="openai = /v1/completions (vLLM, SGLang, llama.cpp); llamacpp = native "
         "/completion; ollama = /api/generate (default: openai)",
     )  # fmt: skip
+    add_backend_key_argument(parser)
     parser.add_argument(
         "-m", "--model", help="format every line for this model (default: each body's model)"
     )
@@ -134,6 +142,10 @@ def _run_backend(args: argparse.Namespace) -> int:
     problem = backend_problem(args.backend)
     if problem is not None:
         raise OptionError(problem)
+    try:
+        key = backend_key(args.backend_api_key, os.environ)
+    except ValueError as exc:
+        raise OptionError(str(exc)) from None
     options = BatchOptions(
         input=Path(args.paths[0]),
         output=Path(args.output),
@@ -146,6 +158,7 @@ def _run_backend(args: argparse.Namespace) -> int:
         backoff=args.backoff,
         default_max_tokens=args.default_max_tokens,
         max_output_bytes=DEFAULT_MAX_OUTPUT_BYTES,
+        backend_api_key=key,
     )
     started = time.monotonic()
     tally = Tally()

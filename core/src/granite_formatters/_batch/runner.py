@@ -66,6 +66,9 @@ class BatchOptions:
     default_max_tokens: int | None = None
     max_output_bytes: int = DEFAULT_MAX_OUTPUT_BYTES
     max_prompt_chars: int = DEFAULT_MAX_PROMPT_CHARS
+    #: The key sent to the backend as ``Authorization: Bearer`` (``None``: none); never
+    #: in the repr.
+    backend_api_key: str | None = attrs.field(default=None, repr=False)
 
 
 @attrs.define
@@ -105,6 +108,7 @@ class _Run:
         self.client = BackendClient(
             httpx.Timeout(options.timeout, connect=options.connect_timeout),
             max_connections=options.concurrency,
+            api_key=options.backend_api_key,
         )
 
     async def answer(self, request: BatchRequest) -> tuple[int, dict[str, Any]]:

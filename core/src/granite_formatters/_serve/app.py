@@ -81,7 +81,8 @@ class _Server:
     def client(self) -> httpx.AsyncClient:
         if self._client is None:
             self._client = BackendClient(
-                httpx.Timeout(self.config.read_timeout, connect=self.config.connect_timeout)
+                httpx.Timeout(self.config.read_timeout, connect=self.config.connect_timeout),
+                api_key=self.config.backend_api_key,
             )
         return self._client
 

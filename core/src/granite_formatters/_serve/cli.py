@@ -35,7 +35,7 @@ def run(args: argparse.Namespace) -> int:
     from .app import create_app
 
     try:
-        config = config_from_args(args, os.environ.get("GRANITE_SERVE_API_KEY"))
+        config = config_from_args(args, os.environ.get("GRANITE_SERVE_API_KEY"), os.environ)
     except ValueError as exc:
         for line in str(exc).splitlines():
             sys.stderr.write(f"granite-format serve: error: {line}\n")

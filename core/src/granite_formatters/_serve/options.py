@@ -15,6 +15,8 @@ from .._serve_args import (
     DEFAULT_MAX_OUTPUT_BYTES,
     DEFAULT_MAX_PROMPT_CHARS,
     add_serve_arguments,
+    backend_key,
+    backend_key_problem,
 )
 
 __all__ = [
@@ -83,7 +85,11 @@ class ServeConfig:
     host: str = "127.0.0.1"
     port: int = 8000
     models: Mapping[str, str] = attrs.field(factory=dict, converter=_as_dict)
-    api_key: str | None = None
+    #: The key clients must send (``None``: none); never in the repr.
+    api_key: str | None = attrs.field(default=None, repr=False)
+    #: The key sent to the backend as ``Authorization: Bearer`` (``None``: none); never
+    #: in the repr.
+    backend_api_key: str | None = attrs.field(default=None, repr=False)
     max_body_bytes: int = DEFAULT_MAX_BODY_BYTES
     max_prompt_chars: int = DEFAULT_MAX_PROMPT_CHARS
     connect_timeout: float = 10.0
@@ -119,6 +125,9 @@ def config_problems(config: ServeConfig) -> list[str]:
     backend = backend_problem(config.backend)
     if backend is not None:
         problems.append(backend)
+    key = backend_key_problem(config.backend_api_key)
+    if key is not None:
+        problems.append(key)
     if not config.host.strip():
         problems.append("--host: empty")
     if not 1 <= config.port <= 65535:
@@ -183,7 +192,13 @@ def build_parser(prog: str = "granite-format serve") -> argparse.ArgumentParser:
     return parser
 
 
-def config_from_args(args: argparse.Namespace, api_key_env: str | None = None) -> ServeConfig:
+def config_from_args(
+    args: argparse.Namespace,
+    api_key_env: str | None = None,
+    environ: Mapping[str, str] | None = None,
+) -> ServeConfig:
+    """The configuration of parsed options; ``environ`` holds the backend key's variable
+    (``None``: none is read)."""
     return ServeConfig(
         backend=args.backend,
         backend_type=args.backend_type,
@@ -191,6 +206,7 @@ def config_from_args(args: argparse.Namespace, api_key_env: str | None = None) -
         port=args.port,
         models=parse_model_map(args.model),
         api_key=args.api_key or api_key_env or None,
+        backend_api_key=backend_key(getattr(args, "backend_api_key", None), environ or {}),
         max_body_bytes=args.max_body_bytes,
         max_prompt_chars=args.max_prompt_chars,
         read_timeout=args.timeout,
