@@ -460,7 +460,9 @@ class FakeBackend:
         self.app = self._key_checked(self.app) if api_key is not None else self.app
 
     def _key_checked(self, app: Any) -> Any:
-        """``app`` behind vLLM's ``--api-key`` check (on every path, as vLLM's is on /v1)."""
+        """``app`` behind vLLM's ``--api-key`` check, on every path (vLLM checks its
+        ``/v1`` paths, llama-server all but ``/health`` and the model list: checking them
+        all shows that every request carries the key)."""
 
         async def checked(scope: Any, receive: Any, send: Any) -> None:
             if scope["type"] != "http":
