@@ -7,7 +7,11 @@ from hypothesis import example, given
 from hypothesis import strategies as st
 
 from granite_formatters._plaindicts import are_plain_keys
-from granite_formatters._surrogates import has_lone_surrogate, replace_lone_surrogates
+from granite_formatters._surrogates import (
+    first_lone_surrogate,
+    has_lone_surrogate,
+    replace_lone_surrogates,
+)
 from granite_formatters._toolcalljson import json_safe, text_safe
 
 #: Text of any code points, surrogates (paired or not) often among them.
@@ -35,6 +39,7 @@ def _replaced(text: str) -> str:
 def test_a_text_has_a_lone_surrogate_where_a_code_point_is_one(text: str) -> None:
     holds = any(map(_is_surrogate, text))
     assert has_lone_surrogate(text) is holds
+    assert first_lone_surrogate(text) == next(filter(_is_surrogate, text), None)
     replaced = replace_lone_surrogates(text)
     assert replaced == _replaced(text)
     assert len(replaced) == len(text)  # (spans hold)

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["has_lone_surrogate", "replace_lone_surrogates"]
+__all__ = ["first_lone_surrogate", "has_lone_surrogate", "replace_lone_surrogates"]
 
 _SURROGATE = re.compile("[\ud800-\udfff]")
 
@@ -30,3 +30,11 @@ def replace_lone_surrogates(text: str) -> str:
     """``text`` with each lone surrogate replaced by U+FFFD (one character for one, so
     spans hold)."""
     return _SURROGATE.sub("\ufffd", text)
+
+
+def first_lone_surrogate(text: str) -> str | None:
+    """The first lone surrogate in ``text``, or ``None``."""
+    if not has_lone_surrogate(text):
+        return None
+    found = _SURROGATE.search(text)
+    return None if found is None else found.group()

@@ -14,7 +14,7 @@ import re
 from typing import Any
 
 from .._errors import InvalidRequestError, quote
-from .._surrogates import has_lone_surrogate
+from .._surrogates import first_lone_surrogate
 
 __all__ = ["MAX_DEPTH", "load_body"]
 
@@ -62,10 +62,8 @@ def _field(path: _Path) -> str | None:
 
 def _surrogate(text: str) -> str | None:
     """The first lone surrogate in ``text`` as a JSON escape, or ``None``."""
-    if not has_lone_surrogate(text):
-        return None
-    first = next(char for char in text if "\ud800" <= char <= "\udfff")
-    return f"\\u{ord(first):04x}"
+    first = first_lone_surrogate(text)
+    return None if first is None else f"\\u{ord(first):04x}"
 
 
 def _check(value: Any) -> None:
