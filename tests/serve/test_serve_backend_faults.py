@@ -384,7 +384,7 @@ def test_a_busy_backends_429_is_a_429_with_its_retry_after(
             "message": "the backend answered HTTP 429",
             "type": "rate_limit_error",
             "param": None,
-            "code": None,
+            "code": "rate_limit_exceeded",
         }
     }
     assert got.headers.get("retry-after") == passed
@@ -429,4 +429,25 @@ def test_the_openai_client_sends_a_refused_request_once(
     finally:
         client.close()
     assert info.value.code == "backend_refused"
+    assert requests_for(fake, prompt) == 1
+
+
+@pytest.mark.parametrize("stream", [False, True])
+def test_the_openai_client_sees_a_busy_backend_as_a_rate_limit(
+    proxy_factory: Any, fake_backend: Any, stream: bool
+) -> None:
+    """The real client raises ``RateLimitError``, with OpenAI's code for it."""
+    fake, _ = fake_backend
+    proxy = proxy_factory("openai")
+    messages: list[Any] = [{"role": "user", "content": f"busy, asked once ({stream})"}]
+    prompt = get_formatter(MODEL).format({"messages": messages})
+    fake.script(prompt, Script("x", fault="status429", retry_after="7"))
+    client = openai.OpenAI(base_url=proxy.url + "/v1", api_key="unused", max_retries=0)
+    try:
+        with pytest.raises(openai.RateLimitError) as info:
+            client.chat.completions.create(model=MODEL, messages=messages, stream=stream)
+    finally:
+        client.close()
+    assert info.value.code == "rate_limit_exceeded"
+    assert info.value.response.headers["retry-after"] == "7"
     assert requests_for(fake, prompt) == 1

@@ -17,7 +17,18 @@ from .._batch.lines import REFUSED_BY_BACKEND
 from .._errors import UnknownModelError, quote
 from .backends import BackendError
 
-__all__ = ["BackendReply", "backend_reply", "backend_text", "request_text", "unknown_model_text"]
+__all__ = [
+    "RATE_LIMITED",
+    "BackendReply",
+    "backend_reply",
+    "backend_text",
+    "request_text",
+    "unknown_model_text",
+]
+
+#: The error ``code`` of a backend's 429, OpenAI's own for a rate limit (clients and agent
+#: frameworks that tell a rate limit by its code, not only by its status, see one).
+RATE_LIMITED = "rate_limit_exceeded"
 
 # A sentence that names a Python argument of the library.
 _PYTHON_OPTION = re.compile(r"\b(?:strict|special_tokens)=")
@@ -70,8 +81,9 @@ class BackendReply:
 
 def backend_reply(error: BackendError) -> BackendReply:
     """The answer to ``error``: a backend's refusal of the request is the client's 400
-    (``backend_refused``), a busy backend's 429 a 429 with its ``Retry-After``; any
-    other error keeps its status (a 502 for another status the backend answered)."""
+    (``backend_refused``), a busy backend's 429 a 429 (:data:`RATE_LIMITED`) with its
+    ``Retry-After``; any other error keeps its status (a 502 for another status the
+    backend answered)."""
     answered = error.backend_status
     if answered in REFUSED_STATUSES:
         return BackendReply(
@@ -80,7 +92,7 @@ def backend_reply(error: BackendError) -> BackendReply:
     if answered == 429:
         seconds = error.retry_after
         headers = {"retry-after": str(seconds)} if seconds is not None else None
-        return BackendReply(429, backend_text(error), headers=headers)
+        return BackendReply(429, backend_text(error), RATE_LIMITED, headers=headers)
     return BackendReply(error.status, backend_text(error))
 
 
