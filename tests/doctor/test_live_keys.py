@@ -192,7 +192,7 @@ def test_without_the_key_the_hint(pair: Pair) -> None:
 
 
 def test_without_the_key_and_a_backend_type_the_hint(pair: Pair) -> None:
-    kind = {"llamacpp": "llamacpp", "ollama": "ollama", "vllm": "vllm"}[pair.name]
+    kind = pair.name  # (the fixture's names are the --backend-type choices)
     code, out, err = doctor(pair.keyed, pair, "--backend-type", kind)
     if pair.runtime.refusal is None:
         assert (code, err) == (0, "")

@@ -47,6 +47,8 @@ BACKEND_TYPES = ("auto", "llamacpp", "vllm", "ollama")
 TIMEOUT = 30.0
 #: Most bytes of an answer read (a probe's prompt is a few kilobytes).
 _MAX_ANSWER = 16 * 1024 * 1024
+#: The statuses of a key missing or refused.
+_KEY_STATUSES = (401, 403)
 
 
 class HTTPFailure(DoctorError):
@@ -100,7 +102,7 @@ def _headers(api_key: str | None) -> dict[str, str]:
 
 def _refused(status: int, api_key: str | None) -> str:
     """What an error status says about the key (empty: nothing)."""
-    if status not in (401, 403):
+    if status not in _KEY_STATUSES:
         return ""
     if api_key is None:
         return f"; the server wants an API key: give --backend-api-key or set {BACKEND_KEY_ENV}"
@@ -155,7 +157,7 @@ def _answers(url: str, path: str, keys: tuple[str, ...], api_key: str | None) ->
     except Unreachable:
         raise
     except HTTPFailure as exc:
-        if exc.status in (401, 403):  # a key missing or refused: no runtime answers
+        if exc.status in _KEY_STATUSES:  # a key missing or refused: no runtime answers
             raise
         return False  # an error status: another runtime
     except DoctorError:  # not JSON: another runtime
