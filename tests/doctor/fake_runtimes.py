@@ -24,20 +24,37 @@ tokens (transformers' ``decode`` default) unless ``skip_special`` says otherwise
 Ollama's answer (``modelfile`` as ``ollama show --modelfile`` prints it, ``parameters``
 one ``name value`` a line, ``template``, ``details``, ``model_info``, ``capabilities``,
 ``renderer``/``parser`` when set), and Ollama's ``{"error": "model 'x' not found"}``.
+
+:func:`llamacpp_app` answers llama-server's ``GET /health``, ``GET /props`` (with the
+chat template) and ``POST /apply-template`` (the messages rendered with the template,
+``chat_template_kwargs`` as template variables), its errors ``{"error": {"code",
+"message", "type"}}``.
+
+:func:`with_key` puts each runtime's API-key check in front of an app, as the real one
+checks it (tried against the llama-server that tests/llamacpp builds, llama.cpp 0c1e570;
+read in vLLM's ``AuthenticationMiddleware``): vLLM ``--api-key`` guards ``/v1/*`` only
+and answers 401 ``{"error": "Unauthorized"}``; llama-server ``--api-key`` guards every
+path but ``/health`` and ``/v1/health`` (unknown paths too) with 401 ``{"error":
+{"message": "Invalid API Key", "type": "authentication_error", "code": 401}}``; Ollama
+has no key, so its guard is a reverse proxy's: every path, 401 ``Unauthorized`` as plain
+text with ``WWW-Authenticate: Bearer``. :func:`recording` notes each request's method,
+path and ``Authorization`` header.
 """
 
 from __future__ import annotations
 
 import datetime
 import json
+from collections.abc import Awaitable, Callable, MutableMapping
 from typing import Any
 
 import attrs
 import jinja2
 from starlette.applications import Starlette
+from starlette.datastructures import Headers
 from starlette.exceptions import HTTPException
 from starlette.requests import Request
-from starlette.responses import JSONResponse
+from starlette.responses import JSONResponse, PlainTextResponse, Response
 from starlette.routing import Route
 
 from support import oracle
@@ -304,3 +321,110 @@ def ollama_app(models: dict[str, OllamaModel]) -> Starlette:
 
     routes = [Route("/api/show", show, methods=["POST"]), Route("/api/version", version)]
     return Starlette(routes=routes)
+
+
+def llamacpp_app(template: str) -> Starlette:
+    """A ``llama-server --jinja`` with the chat template ``template``."""
+
+    async def health(request: Request) -> JSONResponse:
+        return JSONResponse({"status": "ok"})
+
+    async def props(request: Request) -> JSONResponse:
+        settings = {"n_ctx": 4096, "params": {"temperature": 0.8}}
+        return JSONResponse(
+            {"default_generation_settings": settings, "total_slots": 1, "chat_template": template}
+        )
+
+    async def apply_template(request: Request) -> JSONResponse:
+        try:
+            body = await _json_object(request)
+        except _BadRequest as exc:
+            return _llama_error(str(exc), "invalid_request_error", 400)
+        options = body.get("chat_template_kwargs") or {}
+        data = {
+            **options,
+            "messages": body.get("messages"),
+            "tools": body.get("tools"),
+            "add_generation_prompt": body.get("add_generation_prompt", True),
+        }
+        try:
+            prompt = oracle.load_renderer().render(template, data, datetime.datetime.now())
+        except (ValueError, TypeError, jinja2.TemplateError) as exc:
+            return _llama_error(str(exc), "invalid_request_error", 400)
+        return JSONResponse({"prompt": prompt})
+
+    routes = [
+        Route("/health", health),
+        Route("/v1/health", health),
+        Route("/props", props),
+        Route("/apply-template", apply_template, methods=["POST"]),
+    ]
+    return Starlette(routes=routes, exception_handlers={HTTPException: _llama_not_found})
+
+
+def _llama_error(message: str, kind: str, code: int) -> JSONResponse:
+    return JSONResponse({"error": {"code": code, "message": message, "type": kind}}, code)
+
+
+async def _llama_not_found(request: Request, exc: Exception) -> JSONResponse:
+    assert isinstance(exc, HTTPException)
+    return _llama_error("File Not Found", "not_found_error", exc.status_code)
+
+
+Scope = MutableMapping[str, Any]
+Receive = Callable[[], Awaitable[MutableMapping[str, Any]]]
+Send = Callable[[MutableMapping[str, Any]], Awaitable[None]]
+App = Callable[[Scope, Receive, Send], Awaitable[None]]
+
+
+@attrs.frozen
+class KeyCheck:
+    """How a runtime started with an API key refuses a request without it."""
+
+    guards: Callable[[str], bool]
+    refusal: Callable[[], Response]
+
+
+VLLM_KEY = KeyCheck(
+    lambda path: path.startswith("/v1"),
+    lambda: JSONResponse({"error": "Unauthorized"}, status_code=401),
+)
+LLAMACPP_KEY = KeyCheck(
+    lambda path: path not in ("/health", "/v1/health"),
+    lambda: JSONResponse(
+        {"error": {"message": "Invalid API Key", "type": "authentication_error", "code": 401}},
+        status_code=401,
+    ),
+)
+PROXY_KEY = KeyCheck(
+    lambda path: True,
+    lambda: PlainTextResponse("Unauthorized", 401, {"WWW-Authenticate": "Bearer"}),
+)
+
+
+def with_key(app: App, key: str, check: KeyCheck) -> App:
+    """``app`` refusing what ``check`` guards unless ``Authorization: Bearer key``."""
+
+    async def guarded(scope: Scope, receive: Receive, send: Send) -> None:
+        if (
+            scope["type"] == "http"
+            and check.guards(scope["path"])
+            and Headers(scope=scope).get("authorization") != f"Bearer {key}"
+        ):
+            await check.refusal()(scope, receive, send)
+            return
+        await app(scope, receive, send)
+
+    return guarded
+
+
+def recording(app: App, seen: list[tuple[str, str, str | None]]) -> App:
+    """``app``, noting each request's ``(method, path, Authorization header)`` in ``seen``."""
+
+    async def noted(scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "http":
+            authorization = Headers(scope=scope).get("authorization")
+            seen.append((scope["method"], scope["path"], authorization))
+        await app(scope, receive, send)
+
+    return noted

@@ -77,3 +77,65 @@ def test_an_unreachable_backend_is_one_error_line() -> None:
     url = f"http://127.0.0.1:{free_port()}"
     with pytest.raises(DoctorError, match=r"cannot reach http://127\.0\.0\.1:\d+/apply-template"):
         diagnose_live(url, "granite-4.2-8b", backend_type="llamacpp")
+
+
+KEY = "sk-d0ct0r-llama-9c4e"
+
+
+@pytest.fixture(scope="module")
+def keyed_server(
+    llama_server_binary: Path, tiny_model: Path, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[Process]:
+    """``llama-server --api-key KEY --jinja`` with the official 4.2 template (its
+    ``/health`` answers without the key, ``/props`` and ``/apply-template`` do not)."""
+    template = oracle.require_shared() / "chat-templates" / oracle.TEMPLATES["4.2"]
+    log = tmp_path_factory.mktemp("logs") / "llama-server-4.2-keyed.log"
+    args = ["llama-server", "-m", "MODEL", "--port", "0", "--jinja", "--api-key", KEY]
+    server = start_llama_server(
+        llama_server_binary, tiny_model, [*args, "--chat-template-file", str(template)], log
+    )
+    yield server
+    server.stop()
+
+
+def doctor(url: str, *options: str) -> tuple[int, str, str]:
+    out, err = io.StringIO(), io.StringIO()
+    argv = ["doctor", "--backend", url, "--model", MODELS["4.2"], *options]
+    code = cli.main(argv, stdout=out, stderr=err)
+    return code, out.getvalue(), err.getvalue()
+
+
+@pytest.mark.parametrize("templated_server", ["4.2"], indirect=True)
+def test_a_keyed_server_reports_with_its_key_as_an_open_one_does(
+    templated_server: tuple[str, Process], keyed_server: Process, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _, open_server = templated_server
+    monkeypatch.delenv("GRANITE_BACKEND_API_KEY", raising=False)
+    code, keyed, err = doctor(keyed_server.url, "--backend-api-key", KEY, "--json")
+    assert (code, err) == (0, "")
+    code, unkeyed, err = doctor(open_server.url, "--json")
+    assert (code, err) == (0, "")
+    assert keyed.replace(keyed_server.url, "URL") == unkeyed.replace(open_server.url, "URL")
+    assert json.loads(keyed)["templates"][0]["behaviour"]["differing"] == list(EXPECTED["4.2"])
+    monkeypatch.setenv("GRANITE_BACKEND_API_KEY", KEY)
+    code, text, err = doctor(keyed_server.url)
+    assert (code, err) == (0, "")
+    assert KEY not in keyed + text
+
+
+def test_a_keyed_server_without_the_key_gives_the_hint(
+    keyed_server: Process, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("GRANITE_BACKEND_API_KEY", raising=False)
+    code, out, err = doctor(keyed_server.url)
+    assert (code, out) == (1, "")
+    assert err == (
+        f"granite-format: error: {keyed_server.url}/props answered 401: 'Invalid API Key'; "
+        "the server wants an API key: give --backend-api-key or set GRANITE_BACKEND_API_KEY\n"
+    )
+    code, out, err = doctor(keyed_server.url, "--backend-api-key", "sk-wrong-0000")
+    assert (code, out) == (1, "")
+    assert err == (
+        f"granite-format: error: {keyed_server.url}/props answered 401: 'Invalid API Key'; "
+        "the server refused the key (--backend-api-key or GRANITE_BACKEND_API_KEY)\n"
+    )

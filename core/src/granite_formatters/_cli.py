@@ -501,7 +501,7 @@ def build_parser() -> argparse.ArgumentParser:
     plugins = command("plugins", "list installed plugins and their problems")
     plugins.add_argument("--json", action="store_true", help="print JSON")
     plugins.set_defaults(handler=_cmd_plugins)
-    from ._serve_args import add_serve_arguments
+    from ._serve_args import add_backend_key_argument, add_serve_arguments
 
     serve = command("serve", "an OpenAI-compatible chat endpoint in front of a completions server")
     add_serve_arguments(serve)  # the server itself is the optional 'serve' extra
@@ -576,6 +576,7 @@ def build_parser() -> argparse.ArgumentParser:
         default="auto",
         help="the runtime at --backend (default: auto, asked from the server)",
     )
+    add_backend_key_argument(doctor)
     doctor.add_argument(
         "--templates",
         metavar="DIR",
@@ -596,17 +597,24 @@ def build_parser() -> argparse.ArgumentParser:
 
 def _cmd_doctor(args: argparse.Namespace, out: TextIO, stdin: TextIO) -> int:
     from ._doctor import diagnose, diagnose_live
+    from ._serve_args import backend_key
 
     if (args.path is None) == (args.backend is None):
         raise _UserError("doctor needs a PATH or --backend URL (one of them)")
     if args.backend is not None:
         if args.model is None:
             raise _UserError("doctor --backend needs --model NAME (the model it serves)")
+        try:
+            key = backend_key(args.backend_api_key, os.environ)
+        except ValueError as exc:
+            raise _UserError(f"doctor: {exc}") from None
         model, _, served = args.model.partition("=")
         report = diagnose_live(
-            args.backend, model, backend_type=args.backend_type, served=served or None
+            args.backend, model, backend_type=args.backend_type, served=served or None, api_key=key
         )
     else:
+        if args.backend_api_key is not None:  # (the variable is machine-wide: not an error)
+            raise _UserError("doctor --backend-api-key goes with --backend URL, not a PATH")
         report = diagnose(args.path, templates=args.templates, model=args.model)
     if args.json:
         _dump(report.to_json(), out)

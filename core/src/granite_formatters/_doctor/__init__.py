@@ -112,7 +112,12 @@ def diagnose(path: str, *, templates: str | None = None, model: str | None = Non
 
 
 def diagnose_live(
-    url: str, model: str, *, backend_type: str = "auto", served: str | None = None
+    url: str,
+    model: str,
+    *,
+    backend_type: str = "auto",
+    served: str | None = None,
+    api_key: str | None = None,
 ) -> DoctorReport:
     """The doctor's report on the prompts the server at ``url`` really sends its model,
     against ``model``'s formatter.
@@ -120,29 +125,31 @@ def diagnose_live(
     ``backend_type`` is ``llamacpp`` (its ``/apply-template``), ``vllm`` (its
     ``/tokenize`` and ``/detokenize``), ``ollama`` (what its ``/api/show`` declares) or
     ``auto`` (ask the server). ``served`` is the model's name on the server (default:
-    ``model``; llama.cpp ignores it). Raises :class:`DoctorError` for a server that does
-    not answer as that runtime.
+    ``model``; llama.cpp ignores it). ``api_key`` is sent as ``Authorization: Bearer`` on
+    every request (a server started with ``--api-key``); it is in no report or error.
+    Raises :class:`DoctorError` for a server that does not answer as that runtime, or for
+    a key an HTTP header cannot carry.
     """
     from .remote import BACKEND_TYPES, detect, root
 
     if backend_type not in BACKEND_TYPES:
         raise DoctorError(f"unknown backend type {backend_type!r}: one of {BACKEND_TYPES}")
     served = served or model
-    kind = detect(url) if backend_type == "auto" else backend_type
+    kind = detect(url, api_key=api_key) if backend_type == "auto" else backend_type
     if kind == "ollama":
         from .ollama import live_modelfile
 
         ours = model if served != model else _our_name(served)
-        found = live_modelfile(url, served, ours)
+        found = live_modelfile(url, served, ours, api_key=api_key)
         return DoctorReport(root(url), "Ollama server", None, modelfile=found)
     if kind == "vllm":
         from .vllm import live_behaviour as vllm_behaviour
 
-        behaviour, capabilities, notes = vllm_behaviour(url, model, served)
+        behaviour, capabilities, notes = vllm_behaviour(url, model, served, api_key=api_key)
         report = TemplateReport("/tokenize", None, behaviour, (), (), capabilities, notes)
         return DoctorReport(root(url), "vLLM server", None, (report,))
     from .live import live_behaviour
 
-    behaviour, capabilities = live_behaviour(url, model)
+    behaviour, capabilities = live_behaviour(url, model, api_key=api_key)
     report = TemplateReport("/apply-template", None, behaviour, (), (), capabilities)
     return DoctorReport(url, "llama.cpp server", None, (report,))

@@ -39,11 +39,13 @@ def _body(probe: Probe) -> dict[str, Any]:
     return body
 
 
-def apply_template(url: str, probe: Probe, timeout: float = TIMEOUT) -> str:
-    """The prompt the server at ``url`` renders for ``probe``."""
+def apply_template(
+    url: str, probe: Probe, timeout: float = TIMEOUT, *, api_key: str | None = None
+) -> str:
+    """The prompt the server at ``url`` renders for ``probe`` (``api_key``: its key)."""
     endpoint = root(url) + "/apply-template"
     try:
-        answer = post(url, "/apply-template", _body(probe), timeout)
+        answer = post(url, "/apply-template", _body(probe), timeout, api_key=api_key)
     except HTTPFailure as exc:
         if exc.status == 404:
             raise DoctorError(
@@ -58,14 +60,16 @@ def apply_template(url: str, probe: Probe, timeout: float = TIMEOUT) -> str:
     return prompt
 
 
-def live_behaviour(url: str, model: str) -> tuple[Behaviour, Capabilities]:
+def live_behaviour(
+    url: str, model: str, *, api_key: str | None = None
+) -> tuple[Behaviour, Capabilities]:
     """The probe set rendered by the server at ``url`` against ``model``'s formatter."""
     cache: dict[str, str] = {}
 
     def theirs(probe: Probe) -> str:
         key = json.dumps([_body(probe)], sort_keys=True)
         if key not in cache:
-            cache[key] = apply_template(url, probe)
+            cache[key] = apply_template(url, probe, api_key=api_key)
         return cache[key]
 
     # the server renders the date of its clock

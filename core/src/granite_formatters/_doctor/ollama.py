@@ -26,10 +26,11 @@ def _text(answer: dict[str, Any], key: str) -> str | None:
     return value if isinstance(value, str) and value else None
 
 
-def show(url: str, tag: str) -> dict[str, Any]:
-    """Ollama's ``/api/show`` answer for the model ``tag``."""
+def show(url: str, tag: str, *, api_key: str | None = None) -> dict[str, Any]:
+    """Ollama's ``/api/show`` answer for the model ``tag`` (``api_key``: the key of a
+    proxy in front of it)."""
     try:
-        answer = post(url, "/api/show", {"model": tag})
+        answer = post(url, "/api/show", {"model": tag}, api_key=api_key)
     except HTTPFailure as exc:
         if exc.status == 404 and "not found" in str(exc):
             raise DoctorError(
@@ -42,10 +43,12 @@ def show(url: str, tag: str) -> dict[str, Any]:
     return answer
 
 
-def live_modelfile(url: str, tag: str, model: str | None) -> Modelfile:
+def live_modelfile(
+    url: str, tag: str, model: str | None, *, api_key: str | None = None
+) -> Modelfile:
     """What the Ollama server at ``url`` declares for ``tag``; ``model`` is our name for
     it (for the ``serve`` command)."""
-    answer = show(url, tag)
+    answer = show(url, tag, api_key=api_key)
     written = read_modelfile(_text(answer, "modelfile") or "")
     template = _text(answer, "template") or written.template
     stops = list(written.stops)

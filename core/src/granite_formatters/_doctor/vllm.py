@@ -70,14 +70,16 @@ def chat_body(probe: Probe, model: str) -> dict[str, Any]:
 
 @attrs.define
 class VllmServer:
-    """A vLLM server at ``url`` serving ``model``: its tokenizer, through HTTP."""
+    """A vLLM server at ``url`` serving ``model``: its tokenizer, through HTTP (with its
+    ``api_key``, never shown)."""
 
     url: str
     model: str
+    api_key: str | None = attrs.field(default=None, repr=False)
 
     def _post(self, path: str, body: dict[str, Any]) -> Any:
         try:
-            return post(self.url, path, body)
+            return post(self.url, path, body, api_key=self.api_key)
         except HTTPFailure as exc:
             if exc.status == 404 and "does not exist" not in str(exc):
                 raise DoctorError(
@@ -140,14 +142,14 @@ def _renders(
 
 
 def live_behaviour(
-    url: str, model: str, served: str
+    url: str, model: str, served: str, *, api_key: str | None = None
 ) -> tuple[Behaviour, Capabilities, tuple[str, ...]]:
     """The probe set as the vLLM server at ``url`` tokenizes it for ``served``, against
     ``model``'s formatter; with notes on what the comparison could not see."""
     lossy: list[str] = []
     # the server renders the date of its clock
     today = datetime.date.today()
-    theirs = _renders(VllmServer(url, served), model, today, lossy)
+    theirs = _renders(VllmServer(url, served, api_key), model, today, lossy)
     behaviour = compare_renders(theirs, model, label="the server", today=today)
     found = capabilities_of(theirs)
     notes: tuple[str, ...] = ()
