@@ -410,44 +410,40 @@ def test_other_backend_statuses_stay_a_502(
     assert "retry-after" not in got.headers
 
 
-@pytest.mark.parametrize("stream", [False, True])
-def test_the_openai_client_sends_a_refused_request_once(
-    proxy_factory: Any, fake_backend: Any, stream: bool
-) -> None:
-    """The real client, with its default retries: a 400 raises ``BadRequestError`` at
-    once (a 502 would be sent three times and raise ``InternalServerError``)."""
-    fake, _ = fake_backend
-    proxy = proxy_factory("openai")
-    messages: list[Any] = [{"role": "user", "content": f"refused, asked once ({stream})"}]
-    prompt = get_formatter(MODEL).format({"messages": messages})
-    fake.script(prompt, Script("x", fault="status400"))
-    client = openai.OpenAI(base_url=proxy.url + "/v1", api_key="unused", timeout=30)
-    assert client.max_retries == openai.DEFAULT_MAX_RETRIES > 0
-    try:
-        with pytest.raises(openai.BadRequestError) as info:
-            client.chat.completions.create(model=MODEL, messages=messages, stream=stream)
-    finally:
-        client.close()
-    assert info.value.code == "backend_refused"
-    assert requests_for(fake, prompt) == 1
+#: A backend's error as the real ``openai`` client raises it: the fault, the
+#: ``Retry-After`` sent, the client's retries (``None``: its default), the error class
+#: and its code.
+CLIENT_ERRORS: dict[str, tuple[str, str | None, int | None, type[openai.APIStatusError], str]] = {
+    "refused": ("status400", None, None, openai.BadRequestError, "backend_refused"),
+    "busy": ("status429", "7", 0, openai.RateLimitError, "rate_limit_exceeded"),
+}
 
 
 @pytest.mark.parametrize("stream", [False, True])
-def test_the_openai_client_sees_a_busy_backend_as_a_rate_limit(
-    proxy_factory: Any, fake_backend: Any, stream: bool
+@pytest.mark.parametrize("case", sorted(CLIENT_ERRORS))
+def test_the_openai_client_raises_a_backends_error_after_one_request(
+    proxy_factory: Any, fake_backend: Any, case: str, stream: bool
 ) -> None:
-    """The real client raises ``RateLimitError``, with OpenAI's code for it."""
+    """The real client. A refused request (400) raises ``BadRequestError`` at once with
+    the default retries (a 502 would be sent three times, then raise
+    ``InternalServerError``). A busy backend (429) raises ``RateLimitError`` with
+    OpenAI's code and the ``Retry-After`` (retries off: the client retries a 429 after
+    it, as it should)."""
+    fault, retry_after, retries, error, code = CLIENT_ERRORS[case]
     fake, _ = fake_backend
     proxy = proxy_factory("openai")
-    messages: list[Any] = [{"role": "user", "content": f"busy, asked once ({stream})"}]
+    messages: list[Any] = [{"role": "user", "content": f"{case}, asked once ({stream})"}]
     prompt = get_formatter(MODEL).format({"messages": messages})
-    fake.script(prompt, Script("x", fault="status429", retry_after="7"))
-    client = openai.OpenAI(base_url=proxy.url + "/v1", api_key="unused", max_retries=0)
+    fake.script(prompt, Script("x", fault=fault, retry_after=retry_after))
+    options: dict[str, Any] = {} if retries is None else {"max_retries": retries}
+    client = openai.OpenAI(base_url=proxy.url + "/v1", api_key="unused", timeout=30, **options)
+    if retries is None:
+        assert client.max_retries == openai.DEFAULT_MAX_RETRIES > 0
     try:
-        with pytest.raises(openai.RateLimitError) as info:
+        with pytest.raises(error) as info:
             client.chat.completions.create(model=MODEL, messages=messages, stream=stream)
     finally:
         client.close()
-    assert info.value.code == "rate_limit_exceeded"
-    assert info.value.response.headers["retry-after"] == "7"
+    assert info.value.code == code
+    assert info.value.response.headers.get("retry-after") == retry_after
     assert requests_for(fake, prompt) == 1
