@@ -50,6 +50,13 @@ def line(custom_id: str, data: dict[str, Any], **more: Any) -> str:
     return json.dumps({**fields, "body": data, **more})
 
 
+def input_file(folder: Path, datas: list[dict[str, Any]]) -> Path:
+    """``folder/in.jsonl``: a line per body, with the custom ids ``q0``, ``q1``, ..."""
+    source = folder / "in.jsonl"
+    source.write_text("".join(line(f"q{i}", d) + "\n" for i, d in enumerate(datas)), "utf-8")
+    return source
+
+
 def prompt_of(data: dict[str, Any]) -> str:
     request = {k: v for k, v in data.items() if k in ("messages", "tools")}
     return get_formatter(str(data["model"])).format(request)
@@ -169,8 +176,7 @@ def test_backend_failing_for_a_while_is_retried(fake: Any, tmp_path: Path) -> No
     for i, data in enumerate(datas):
         fault = {"fault": "status500", "fault_times": 2} if i % 2 else {}
         script(backend, data, f"Answer {i}.", **fault)
-    source = tmp_path / "in.jsonl"
-    source.write_text("".join(line(f"q{i}", d) + "\n" for i, d in enumerate(datas)), "utf-8")
+    source = input_file(tmp_path, datas)
     out = tmp_path / "out.jsonl"
     code, err = run(str(source), "--backend", thread.url + "/v1", "-o", str(out),
                     "--retries", "2", "--backoff", "0.01")  # fmt: skip
@@ -209,8 +215,7 @@ def test_stalled_backend_then_rerun_completes(fake: Any, tmp_path: Path) -> None
     for i, data in enumerate(datas):
         fault = {"fault": "hang_headers", "fault_times": 1} if i == 2 else {}
         script(backend, data, f"Answer {i}.", **fault)
-    source = tmp_path / "in.jsonl"
-    source.write_text("".join(line(f"q{i}", d) + "\n" for i, d in enumerate(datas)), "utf-8")
+    source = input_file(tmp_path, datas)
     out = tmp_path / "out.jsonl"
     args = (str(source), "--backend", thread.url + "/v1", "-o", str(out), "--timeout", "0.5")
     code, err = run(*args, "--retries", "0")
@@ -237,8 +242,7 @@ def test_resume_drops_a_cut_last_line(fake: Any, tmp_path: Path) -> None:
     datas = [body(f"Question {i}") for i in range(3)]
     for i, data in enumerate(datas):
         script(backend, data, f"Answer {i}.")
-    source = tmp_path / "in.jsonl"
-    source.write_text("".join(line(f"q{i}", d) + "\n" for i, d in enumerate(datas)), "utf-8")
+    source = input_file(tmp_path, datas)
     out = tmp_path / "out.jsonl"
     code, err = run(str(source), "--backend", thread.url + "/v1", "-o", str(out))
     assert code == 0, err
@@ -258,8 +262,7 @@ def test_interrupt_leaves_whole_lines_and_rerun_completes(fake: Any, tmp_path: P
     datas = [body(f"Question {i}") for i in range(6)]
     for i, data in enumerate(datas):
         script(backend, data, f"Answer {i}.", **({"fault": "hang_body"} if i >= 2 else {}))
-    source = tmp_path / "in.jsonl"
-    source.write_text("".join(line(f"q{i}", d) + "\n" for i, d in enumerate(datas)), "utf-8")
+    source = input_file(tmp_path, datas)
     out = tmp_path / "out.jsonl"
     command = [sys.executable, "-m", "granite_formatters", "batch", str(source),
                "--backend", thread.url + "/v1", "-o", str(out), "--concurrency", "1"]  # fmt: skip

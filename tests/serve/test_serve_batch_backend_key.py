@@ -11,7 +11,7 @@ import pytest
 
 from .conftest import KINDS, backend_url
 from .servers import FakeBackend, ServerThread
-from .test_serve_batch import body, line, message, results, run, script
+from .test_serve_batch import body, input_file, message, results, run, script
 
 KEY = "sk-b4tch-K3Y-77aa"
 ENV = "GRANITE_BACKEND_API_KEY"
@@ -34,8 +34,7 @@ def batch(
     datas = [body(f"Key question {i}") for i in range(2)]
     for i, data in enumerate(datas):
         script(fake, data, f"Answer {i}.")
-    source = tmp_path / "in.jsonl"
-    source.write_text("".join(line(f"q{i}", d) + "\n" for i, d in enumerate(datas)), "utf-8")
+    source = input_file(tmp_path, datas)
     out = tmp_path / "out.jsonl"
     code, err = run(str(source), "--backend", backend_url(thread, kind), "--backend-type", kind,
                     "-o", str(out), "--backoff", "0.01", "--no-progress", *options)  # fmt: skip
