@@ -206,7 +206,7 @@ def config_from_args(
         port=args.port,
         models=parse_model_map(args.model),
         api_key=args.api_key or api_key_env or None,
-        backend_api_key=backend_key(getattr(args, "backend_api_key", None), environ or {}),
+        backend_api_key=backend_key(args.backend_api_key, environ or {}),
         max_body_bytes=args.max_body_bytes,
         max_prompt_chars=args.max_prompt_chars,
         read_timeout=args.timeout,
